@@ -1,0 +1,1 @@
+"""Storage: SQLModel tables, engine/session factory, migrations, queries. No Qt."""

@@ -1,0 +1,52 @@
+"""Schema migrations with Alembic, run programmatically on open.
+
+A project made with an older version of the app is upgraded to the current
+schema when it is opened; a project made by a newer app is refused rather
+than damaged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+
+
+class SchemaTooNewError(RuntimeError):
+    """The database was written by a newer version of the app."""
+
+
+def alembic_config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return cfg
+
+
+def head_revision() -> str:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the database to `revision` (default: the newest schema)."""
+    current = current_revision(engine)
+    script = ScriptDirectory.from_config(alembic_config())
+    if current is not None and script.get_revision(current) is None:
+        raise SchemaTooNewError(
+            f"the project's database has schema revision {current}, which this version "
+            "of the app does not know; update the app to open it"
+        )
+    cfg = alembic_config()
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)

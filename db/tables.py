@@ -1,0 +1,236 @@
+"""SQLModel tables of a review project.
+
+One module for the whole schema, as in the SQLModel application template.
+Conventions:
+- classes are ImageNet-1k indices 0..999 in sorted-wnid order;
+- append-only history: votes, decisions and notes are never updated in place;
+  the current state is the latest row (highest id) of its key;
+- times are timezone-aware UTC.
+Schema changes go through an Alembic migration in db/migrations/versions.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Optional
+
+from sqlalchemy import Column, Index, JSON, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class ProjectSetting(SQLModel, table=True):
+    """Key/value settings of the project (name, images root, created, ...)."""
+
+    __tablename__ = "project_setting"
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(default="")
+
+
+class Image(SQLModel, table=True):
+    __tablename__ = "image"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    file_name: str = Field(index=True, unique=True, max_length=255)
+    # Path relative to the project's images root, or absolute; None: no file.
+    path: Optional[str] = Field(default=None, max_length=1024)
+    original_label: Optional[int] = Field(default=None, index=True)
+    problematic: bool = Field(default=False)
+    # Position in the ImageNet validation set (ILSVRC2012_val_00000001 -> 0).
+    val_index: Optional[int] = Field(default=None, index=True)
+
+
+class LabelSource(SQLModel, table=True):
+    """A file (or other origin) that labels came from."""
+
+    __tablename__ = "label_source"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=32)  # tfds_v3, annotated20k, real, folder, export, ...
+    path: str = Field(default="", max_length=1024)
+    sha256: str = Field(default="", max_length=64)
+    imported_at: datetime = Field(default_factory=utcnow)
+
+
+class Label(SQLModel, table=True):
+    """One class of one image judged correct, wrong or unclear by a label source."""
+
+    __tablename__ = "label"
+    __table_args__ = (UniqueConstraint("image_id", "class_index", name="uq_label_image_class"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    image_id: int = Field(foreign_key="image.id", index=True)
+    class_index: int
+    kind: str = Field(max_length=8)  # correct | wrong | unclear
+    source_id: int = Field(foreign_key="label_source.id")
+
+
+class ProblematicMark(SQLModel, table=True):
+    """Metadata of an imported 'problematic image' mark (reason, who, when)."""
+
+    __tablename__ = "problematic_mark"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    image_id: int = Field(foreign_key="image.id", index=True)
+    source_id: int = Field(foreign_key="label_source.id")
+    meta: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class ImageSlice(SQLModel, table=True):
+    """A named subset of images (e.g. the imported or curated ImageNet-M split)."""
+
+    __tablename__ = "image_slice"
+    __table_args__ = (UniqueConstraint("name", "image_id", name="uq_slice_image"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(index=True, max_length=64)
+    image_id: int = Field(foreign_key="image.id")
+
+
+class Model(SQLModel, table=True):
+    __tablename__ = "model"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, max_length=255)  # timm name or a user's name
+    # hub | checkpoint | bundled | logits | review
+    source: str = Field(max_length=16)
+    checkpoint: Optional[str] = Field(default=None, max_length=1024)
+    weights_sha256: Optional[str] = Field(default=None, max_length=64)
+
+
+class Run(SQLModel, table=True):
+    """One pass of a model over the project's images (or a slice of them)."""
+
+    __tablename__ = "run"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    model_id: int = Field(foreign_key="model.id", index=True)
+    # running | complete | cancelled | failed
+    status: str = Field(default="running", max_length=16)
+    image_slice: Optional[str] = Field(default=None, max_length=64)
+    num_images: int = 0
+    device: str = Field(default="", max_length=32)
+    preprocessing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    # Figures of the run: seconds, images/s, skipped images with reasons, ...
+    report: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    # Full softmax, float16 [num_images, 1000], relative to the project folder.
+    probs_path: Optional[str] = Field(default=None, max_length=1024)
+    created_at: datetime = Field(default_factory=utcnow)
+    finished_at: Optional[datetime] = None
+
+
+class Prediction(SQLModel, table=True):
+    """Top-5 classes and probabilities of one image in one run."""
+
+    __tablename__ = "prediction"
+    run_id: int = Field(foreign_key="run.id", primary_key=True)
+    image_id: int = Field(foreign_key="image.id", primary_key=True, index=True)
+    # Row of this image in the run's probability file.
+    row: int = 0
+    pred_1: int
+    pred_2: int
+    pred_3: int
+    pred_4: int
+    pred_5: int
+    prob_1: float
+    prob_2: float
+    prob_3: float
+    prob_4: float
+    prob_5: float
+
+
+class Mistake(SQLModel, table=True):
+    """An image whose top-1 prediction in a run is not among its valid labels."""
+
+    __tablename__ = "mistake"
+    __table_args__ = (UniqueConstraint("run_id", "image_id", name="uq_mistake_run_image"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    image_id: int = Field(foreign_key="image.id", index=True)
+    predicted: int
+    probability: float
+    # True when the prediction was never reviewed before (not a wrong label).
+    novel: bool = True
+    hierarchy_distance: Optional[int] = None
+
+
+class Reviewer(SQLModel, table=True):
+    __tablename__ = "reviewer"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, max_length=128)
+    is_chair: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Vote(SQLModel, table=True):
+    """A panelist's vote on one (image, predicted class); append-only.
+
+    Each row holds the complete state of that panelist's vote after the act;
+    the latest row per (reviewer, image, predicted) is the current vote. An
+    undo appends a row restoring the previous state (retracted=True when
+    there was none).
+    """
+
+    __tablename__ = "vote"
+    __table_args__ = (Index("ix_vote_item", "image_id", "predicted", "reviewer_id"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    image_id: int = Field(foreign_key="image.id")
+    predicted: int
+    reviewer_id: int = Field(foreign_key="reviewer.id", index=True)
+    verdict: Optional[str] = Field(default=None, max_length=8)  # correct | wrong | unclear
+    problematic: bool = False
+    severity: Optional[str] = Field(default=None, max_length=16)  # major | minor
+    category: Optional[str] = Field(default=None, max_length=32)
+    oov_name: Optional[str] = Field(default=None, max_length=255)
+    note: str = Field(default="")
+    retracted: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Decision(SQLModel, table=True):
+    """The panel's final decision on one (image, predicted class); append-only."""
+
+    __tablename__ = "decision"
+    __table_args__ = (Index("ix_decision_item", "image_id", "predicted"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    image_id: int = Field(foreign_key="image.id")
+    predicted: int
+    verdict: Optional[str] = Field(default=None, max_length=8)
+    problematic: bool = False
+    severity: Optional[str] = Field(default=None, max_length=16)
+    category: Optional[str] = Field(default=None, max_length=32)
+    oov_name: Optional[str] = Field(default=None, max_length=255)
+    method: str = Field(default="majority", max_length=16)  # majority | override | reopened
+    reason: str = Field(default="")
+    decided_by: Optional[int] = Field(default=None, foreign_key="reviewer.id")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class DiscussionNote(SQLModel, table=True):
+    __tablename__ = "discussion_note"
+    __table_args__ = (Index("ix_note_item", "image_id", "predicted"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    image_id: int = Field(foreign_key="image.id")
+    predicted: int
+    reviewer_id: int = Field(foreign_key="reviewer.id")
+    text: str
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ImportedReview(SQLModel, table=True):
+    """A published panel review of one model (imagenet-mistakes metadata format)."""
+
+    __tablename__ = "imported_review"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    model_id: int = Field(foreign_key="model.id", index=True)
+    path: str = Field(default="", max_length=1024)
+    sha256: str = Field(default="", max_length=64)
+    imported_at: datetime = Field(default_factory=utcnow)
+
+
+class ImportedReviewItem(SQLModel, table=True):
+    __tablename__ = "imported_review_item"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    review_id: int = Field(foreign_key="imported_review.id", index=True)
+    image_id: int = Field(foreign_key="image.id", index=True)
+    predicted: int
+    category: str = Field(max_length=32)  # normalised, see reviewer.vocab_terms
+    severity: str = Field(max_length=16)  # major | minor | borderline
+    category_raw: str = Field(default="", max_length=64)
+    severity_raw: str = Field(default="", max_length=32)

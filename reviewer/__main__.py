@@ -1,0 +1,3 @@
+from reviewer.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,135 @@
+"""A review project: a folder holding its settings, its database (SQLite by
+default, or a URL to a shared PostgreSQL server) and the runs' probability files.
+
+    PROJECT/
+      project.json     {"format": 1, "db_url": null | "postgresql://..."}
+      project.db       the SQLite database (when db_url is null)
+      runs/            run_<id>.probs.f16.npy, one per model run
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+from sqlmodel import select
+
+from db import migrate
+from db.engine import create_engine, read_session, sqlite_url, write_session
+from db.tables import Image, ProjectSetting
+from reviewer._files import atomic_write_text
+from reviewer.errors import UserError
+
+PROJECT_FILE = "project.json"
+FORMAT = 1
+
+
+class ProjectError(UserError):
+    """A project folder that cannot be created or opened; the message says why."""
+
+
+@dataclass
+class Project:
+    root: Path
+    db_url: str
+    engine: Engine
+
+    # -- opening -----------------------------------------------------------
+    @classmethod
+    def create(cls, root: str | Path, *, db_url: str | None = None) -> "Project":
+        """Make a new project folder (or reuse an empty one) and its schema."""
+        root = Path(root).expanduser().resolve()
+        if (root / PROJECT_FILE).exists():
+            raise ProjectError(f"{root} is already a project; open it instead")
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "runs").mkdir(exist_ok=True)
+        atomic_write_text(root / PROJECT_FILE, json.dumps({"format": FORMAT, "db_url": db_url}, indent=2))
+        project = cls._connect(root, db_url)
+        project.set_setting("name", root.name)
+        return project
+
+    @classmethod
+    def open(cls, root: str | Path) -> "Project":
+        """Open an existing project, upgrading its schema if it is older."""
+        root = Path(root).expanduser().resolve()
+        config_path = root / PROJECT_FILE
+        if not config_path.exists():
+            raise ProjectError(
+                f"{root} is not a review project (no {PROJECT_FILE}); create one with "
+                f"'reviewer init {root}'"
+            )
+        try:
+            config = json.loads(config_path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ProjectError(f"{config_path} is unreadable ({exc}); restore it from a backup") from exc
+        return cls._connect(root, config.get("db_url"))
+
+    @classmethod
+    def open_or_create(cls, root: str | Path, *, db_url: str | None = None) -> "Project":
+        root = Path(root).expanduser()
+        if (root / PROJECT_FILE).exists():
+            return cls.open(root)
+        return cls.create(root, db_url=db_url)
+
+    @classmethod
+    def _connect(cls, root: Path, db_url: str | None) -> "Project":
+        url = os.path.expandvars(db_url) if db_url else sqlite_url(root / "project.db")
+        engine = create_engine(url)
+        try:
+            migrate.upgrade(engine)
+        except migrate.SchemaTooNewError as exc:
+            raise ProjectError(f"{root}: {exc}") from exc
+        except Exception as exc:  # connection refused, bad URL, ...
+            raise ProjectError(f"cannot open the database of {root} ({url}): {exc}") from exc
+        return cls(root=root, db_url=url, engine=engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- settings ----------------------------------------------------------
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        with read_session(self.engine) as session:
+            row = session.get(ProjectSetting, key)
+            return row.value if row else default
+
+    def set_setting(self, key: str, value: str) -> None:
+        with write_session(self.engine) as session:
+            row = session.get(ProjectSetting, key) or ProjectSetting(key=key)
+            row.value = value
+            session.add(row)
+
+    @property
+    def name(self) -> str:
+        return self.setting("name", self.root.name) or self.root.name
+
+    @property
+    def images_root(self) -> Path | None:
+        value = self.setting("images_root")
+        return Path(value) if value else None
+
+    @property
+    def runs_dir(self) -> Path:
+        path = self.root / "runs"
+        path.mkdir(exist_ok=True)
+        return path
+
+    # -- images --------------------------------------------------------------
+    def image_file(self, image: Image) -> Path | None:
+        """The image's file on disk, or None when the project has no file for it."""
+        if not image.path:
+            return None
+        path = Path(image.path)
+        if not path.is_absolute():
+            base = self.images_root or self.root
+            path = base / path
+        return path
+
+    def image_count(self) -> int:
+        from sqlalchemy import func
+
+        with read_session(self.engine) as session:
+            return session.exec(select(func.count()).select_from(Image)).one()
+
