@@ -57,11 +57,15 @@ class Label(SQLModel, table=True):
     """One class of one image judged correct, wrong or unclear by a label source."""
 
     __tablename__ = "label"
-    __table_args__ = (UniqueConstraint("image_id", "class_index", name="uq_label_image_class"),)
+    __table_args__ = (
+        UniqueConstraint("label_set", "image_id", "class_index", name="uq_label_set_image_class"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
+    # "multilabel": the correct/wrong/unclear labels under review; "real": ReaL labels.
+    label_set: str = Field(default="multilabel", max_length=16)
     image_id: int = Field(foreign_key="image.id", index=True)
     class_index: int
-    kind: str = Field(max_length=8)  # correct | wrong | unclear
+    kind: str = Field(max_length=8)  # correct | wrong | unclear (ReaL: correct)
     source_id: int = Field(foreign_key="label_source.id")
 
 
