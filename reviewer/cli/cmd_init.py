@@ -1,0 +1,78 @@
+"""`reviewer init`, `import-images`, `import-labels`, `import-review`."""
+
+from __future__ import annotations
+
+import argparse
+
+from reviewer.project import Project
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("init", help="create a project from an image folder and label files")
+    p.add_argument("project", help="folder of the new project")
+    p.add_argument("--images", metavar="DIR", help="folder of images (flat <wnid>_*.JPEG, per-wnid folders, "
+                                                   "or ILSVRC2012_val_*.JPEG)")
+    p.add_argument("--labels", metavar="FILE", nargs="+", action="extend", default=[],
+                   help="label files: TFDS multilabel annotations, the 20k annotated list, ReaL labels, "
+                        "or a text/CSV 'file_name label' list")
+    p.add_argument("--db", metavar="URL", help="database URL (default: SQLite in the project folder), "
+                                               "e.g. postgresql://host/dbname for a panel on several machines")
+    p.set_defaults(func=run_init)
+
+    p = subparsers.add_parser("import-images", help="add the images of a folder to a project")
+    p.add_argument("project")
+    p.add_argument("directory")
+    p.set_defaults(func=run_import_images)
+
+    p = subparsers.add_parser("import-labels", help="add label files to a project")
+    p.add_argument("project")
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=run_import_labels)
+
+    p = subparsers.add_parser("import-review", help="import a published panel review of a model "
+                                                    "(imagenet-mistakes metadata JSON)")
+    p.add_argument("project")
+    p.add_argument("file")
+    p.add_argument("--model", required=True, help="name of the reviewed model, e.g. vit3b")
+    p.set_defaults(func=run_import_review)
+
+
+def _print_summaries(summaries) -> None:
+    for summary in summaries:
+        print(summary.describe())
+        for warning in summary.warnings:
+            print(f"  note: {warning}")
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from reviewer.importers import init_project
+
+    project, summaries = init_project(args.project, images=args.images, labels=args.labels, db_url=args.db)
+    _print_summaries(summaries)
+    print(f"project {project.root}: {project.image_count()} images")
+    return 0
+
+
+def run_import_images(args: argparse.Namespace) -> int:
+    from reviewer.importers import import_images
+
+    _print_summaries([import_images(Project.open(args.project), args.directory)])
+    return 0
+
+
+def run_import_labels(args: argparse.Namespace) -> int:
+    from reviewer.importers import import_labels, parse_labels
+
+    project = Project.open(args.project)
+    for path in args.files:  # validate all files before importing any
+        parse_labels(path)
+    _print_summaries([import_labels(project, path) for path in args.files])
+    return 0
+
+
+def run_import_review(args: argparse.Namespace) -> int:
+    from reviewer.importers import import_review
+
+    count = import_review(Project.open(args.project), args.file, model=args.model)
+    print(f"imported a review of {args.model}: {count} reviewed mistakes")
+    return 0

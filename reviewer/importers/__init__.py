@@ -1,0 +1,79 @@
+"""Importers of image sets, label files and published reviews.
+
+Each importer validates the whole input first and writes it in one
+transaction: malformed input raises an `InputError` naming the file, the
+record and the problem, and nothing is imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewer.errors import InputError
+from reviewer.importers import annotated, folders, real, tfds
+from reviewer.importers._plan import ImportPlan, ImportSummary, apply_plan
+from reviewer.importers._read import read_json
+from reviewer.importers.reviews import import_review
+from reviewer.project import Project
+
+__all__ = ["import_images", "import_labels", "import_review", "init_project", "parse_labels", "ImportSummary"]
+
+
+def parse_labels(path: str | Path, *, project_images: set[str] | None = None) -> ImportPlan:
+    """Read a label file of any supported format, told apart by its content."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        data = read_json(path)
+        if tfds.looks_like(data):
+            return tfds.parse(path, data)
+        if annotated.looks_like(data):
+            return annotated.parse(path, data)
+        if real.looks_like(data):
+            return real.parse(path, data, only=project_images or None)
+        if isinstance(data, dict) and data and all(
+                isinstance(v, dict) and "top_prediction" in v for v in list(data.values())[:10]):
+            raise InputError(str(path), "this is a published model review, not a label file",
+                             hint="import it with 'reviewer import-review PROJECT FILE --model NAME'")
+        raise InputError(str(path), "unrecognised JSON label file",
+                         hint="expected a TFDS multilabel annotation file, the 20k annotated-image list, "
+                              "or ReaL labels")
+    return folders.parse_label_file(path)
+
+
+def import_labels(project: Project, path: str | Path) -> ImportSummary:
+    from sqlalchemy import select
+
+    from db.engine import read_session
+    from db.tables import Image
+
+    with read_session(project.engine) as session:
+        names = set(session.execute(select(Image.file_name)).scalars())
+    return apply_plan(project, parse_labels(path, project_images=names))
+
+
+def import_images(project: Project, directory: str | Path) -> ImportSummary:
+    """Add the images of a folder; the folder becomes the project's images root."""
+    plan = folders.scan(directory)
+    summary = apply_plan(project, plan)
+    project.set_setting("images_root", plan.source_path)
+    return summary
+
+
+def init_project(root: str | Path, *, images: str | Path | None = None, labels: list[str | Path] = (),
+                 db_url: str | None = None) -> tuple[Project, list[ImportSummary]]:
+    """Create a project and import its images and label files (`reviewer init`).
+
+    All inputs are parsed before the project folder is made, so a bad file
+    leaves no half-made project behind.
+    """
+    if images is not None:
+        folders.scan(images)  # validate before creating anything
+    for path in labels:
+        parse_labels(path)
+    project = Project.create(root, db_url=db_url)
+    summaries = []
+    if images is not None:
+        summaries.append(import_images(project, images))
+    for path in labels:
+        summaries.append(import_labels(project, path))
+    return project, summaries

@@ -1,0 +1,169 @@
+"""What an importer found, and how it is written: all of it in one transaction.
+
+Parsers read a file into an `ImportPlan` (plain data, validated, nothing
+written). `apply_plan` then writes the plan in a single write transaction, so
+a malformed record anywhere means nothing is imported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlmodel import Session
+
+from db.engine import write_session
+from db.tables import Image, ImageSlice, Label, LabelSource, ProblematicMark
+from reviewer._files import sha256_file
+from reviewer.project import Project
+
+VAL_NAME = re.compile(r"^ILSVRC2012_val_(\d{8})\.JPEG$")
+
+
+def val_index(file_name: str) -> int | None:
+    """ILSVRC2012_val_00000001.JPEG -> 0; None for other names."""
+    match = VAL_NAME.match(file_name)
+    return int(match.group(1)) - 1 if match else None
+
+
+@dataclass
+class ImageEntry:
+    path: str | None = None
+    original_label: int | None = None
+
+
+@dataclass
+class ImportPlan:
+    """Everything one input file contributes to a project."""
+
+    kind: str
+    source_path: str
+    images: dict[str, ImageEntry] = field(default_factory=dict)
+    # (file_name, class_index, kind) in the multi-label set, and in the ReaL set.
+    labels: list[tuple[str, int, str]] = field(default_factory=list)
+    real_labels: list[tuple[str, int]] = field(default_factory=list)
+    problematic: dict[str, dict] = field(default_factory=dict)
+    slices: dict[str, list[str]] = field(default_factory=dict)
+    # Images that label rows may reference without the file naming them itself.
+    create_missing_images: bool = True
+    warnings: list[str] = field(default_factory=list)
+
+    def image(self, file_name: str) -> ImageEntry:
+        return self.images.setdefault(file_name, ImageEntry())
+
+
+@dataclass
+class ImportSummary:
+    kind: str
+    source: str
+    images_added: int = 0
+    images_updated: int = 0
+    labels: int = 0
+    real_labels: int = 0
+    problematic: int = 0
+    slices: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        parts = [f"{self.kind} from {self.source}:", f"{self.images_added} images added"]
+        if self.images_updated:
+            parts.append(f"{self.images_updated} updated")
+        if self.labels:
+            parts.append(f"{self.labels} labels")
+        if self.real_labels:
+            parts.append(f"{self.real_labels} ReaL labels")
+        if self.problematic:
+            parts.append(f"{self.problematic} problematic")
+        for name, count in self.slices.items():
+            parts.append(f"slice '{name}' of {count}")
+        return ", ".join(parts[:1]) + " " + ", ".join(parts[1:])
+
+
+def apply_plan(project: Project, plan: ImportPlan) -> ImportSummary:
+    """Write `plan` into the project in one transaction."""
+    summary = ImportSummary(kind=plan.kind, source=plan.source_path, warnings=list(plan.warnings))
+    sha = sha256_file(plan.source_path) if Path(plan.source_path).is_file() else ""
+    with write_session(project.engine) as session:
+        source = LabelSource(kind=plan.kind, path=str(plan.source_path), sha256=sha)
+        session.add(source)
+        session.flush()
+        ids = _write_images(session, plan, summary)
+        _write_labels(session, "multilabel", [(f, c, k) for f, c, k in plan.labels], ids, source.id)
+        _write_labels(session, "real", [(f, c, "correct") for f, c in plan.real_labels], ids, source.id)
+        summary.labels, summary.real_labels = len(plan.labels), len(plan.real_labels)
+        if plan.problematic:
+            session.execute(
+                update(Image)
+                .where(Image.id.in_([ids[name] for name in plan.problematic]))
+                .values(problematic=True)
+            )
+            session.execute(
+                insert(ProblematicMark),
+                [{"image_id": ids[n], "source_id": source.id, "meta": meta} for n, meta in plan.problematic.items()],
+            )
+            summary.problematic = len(plan.problematic)
+        for name, files in plan.slices.items():
+            session.execute(ImageSlice.__table__.delete().where(ImageSlice.name == name))
+            if files:
+                session.execute(insert(ImageSlice), [{"name": name, "image_id": ids[f]} for f in files])
+            summary.slices[name] = len(files)
+    return summary
+
+
+def _write_images(session: Session, plan: ImportPlan, summary: ImportSummary) -> dict[str, int]:
+    existing = {name: (id_, path, label) for id_, name, path, label in session.execute(
+        select(Image.id, Image.file_name, Image.path, Image.original_label))}
+    referenced = set(plan.images)
+    referenced.update(f for f, _, _ in plan.labels)
+    referenced.update(f for f, _ in plan.real_labels)
+    referenced.update(plan.problematic)
+    for files in plan.slices.values():
+        referenced.update(files)
+    new_rows, updates = [], []
+    for name in referenced:
+        entry = plan.images.get(name, ImageEntry())
+        if name in existing:
+            id_, path, label = existing[name]
+            changes = {}
+            if entry.path and entry.path != path:
+                changes["path"] = entry.path
+            if entry.original_label is not None and entry.original_label != label:
+                changes["original_label"] = entry.original_label
+            if changes:
+                updates.append({"id": id_, **changes})
+        elif plan.create_missing_images or name in plan.images:
+            new_rows.append({
+                "file_name": name, "path": entry.path, "original_label": entry.original_label,
+                "problematic": False, "val_index": val_index(name),
+            })
+    if new_rows:
+        session.execute(insert(Image), sorted(new_rows, key=lambda r: r["file_name"]))
+    for row in updates:  # few: paths or labels refreshed by a later import
+        session.execute(update(Image).where(Image.id == row.pop("id")).values(**row))
+    summary.images_added, summary.images_updated = len(new_rows), len(updates)
+    return {name: id_ for id_, name in session.execute(select(Image.id, Image.file_name))}
+
+
+def _write_labels(session: Session, label_set: str, rows: list[tuple[str, int, str]],
+                  ids: dict[str, int], source_id: int) -> None:
+    """Insert labels; a label already present for (image, class) takes the new kind."""
+    if not rows:
+        return
+    existing = {(img, cls): id_ for id_, img, cls in session.execute(
+        select(Label.id, Label.image_id, Label.class_index).where(Label.label_set == label_set))}
+    inserts, changed = [], []
+    for name, cls, kind in rows:
+        key = (ids[name], cls)
+        if key in existing:
+            changed.append({"_id": existing[key], "kind": kind})
+        else:
+            inserts.append({"label_set": label_set, "image_id": key[0], "class_index": cls,
+                            "kind": kind, "source_id": source_id})
+    if inserts:
+        session.execute(insert(Label), inserts)
+    if changed:
+        stmt = (update(Label.__table__).where(Label.__table__.c.id == bindparam("_id"))
+                .values(kind=bindparam("kind"), source_id=source_id))
+        session.connection().execute(stmt, changed)

@@ -1,0 +1,73 @@
+"""The annotation file behind TFDS `imagenet2012_multilabel` v3.0.0.
+
+Layout: {"initial_annots": {image: {"correct": [wnid], "wrong": [...],
+"unclear": [...]}}, "problematic_images": {image: {reason, reviewer, ...}},
+"imagenet_m": [image, ...]}. A missing kind means an empty list; keys that are
+not validation images (no ILSVRC2012_val_ prefix) are skipped, as TFDS does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewer.errors import InputError
+from reviewer.importers._plan import ImportPlan
+from reviewer.importers._read import class_of_wnid, read_json
+from reviewer.terms import LABEL_KINDS
+
+IMAGENET_M_SLICE = "imagenet_m"
+
+
+def looks_like(data: object) -> bool:
+    return isinstance(data, dict) and "initial_annots" in data
+
+
+def parse(path: str | Path, data: object | None = None) -> ImportPlan:
+    source = str(path)
+    data = read_json(path) if data is None else data
+    if not looks_like(data):
+        raise InputError(source, "no 'initial_annots' key: not a TFDS imagenet2012_multilabel annotation file")
+    plan = ImportPlan(kind="tfds_v3", source_path=source)
+    annots = data["initial_annots"]
+    if not isinstance(annots, dict):
+        raise InputError(source, "'initial_annots' must map image names to label dicts")
+    skipped = 0
+    for name, entry in annots.items():
+        if not name.startswith("ILSVRC2012_val_"):
+            skipped += 1
+            continue
+        if not isinstance(entry, dict):
+            raise InputError(source, "expected {correct, wrong, unclear} lists", record=f"initial_annots/{name}")
+        unknown = set(entry) - set(LABEL_KINDS)
+        if unknown:
+            raise InputError(source, f"unknown keys {sorted(unknown)}", record=f"initial_annots/{name}")
+        seen: dict[int, str] = {}
+        for kind in LABEL_KINDS:
+            wnids = entry.get(kind, [])
+            if not isinstance(wnids, list):
+                raise InputError(source, f"'{kind}' must be a list of wnids", record=f"initial_annots/{name}")
+            for wnid in wnids:
+                cls = class_of_wnid(wnid, source=source, record=f"initial_annots/{name}/{kind}")
+                if cls in seen and seen[cls] != kind:
+                    raise InputError(source, f"{wnid} is both {seen[cls]} and {kind}",
+                                     record=f"initial_annots/{name}")
+                seen[cls] = kind
+        plan.image(name)
+        plan.labels.extend((name, cls, kind) for cls, kind in seen.items())
+    if skipped:
+        plan.warnings.append(f"skipped {skipped} entries that are not validation images")
+    problematic = data.get("problematic_images", {})
+    if not isinstance(problematic, dict):
+        raise InputError(source, "'problematic_images' must map image names to metadata dicts")
+    for name, meta in problematic.items():
+        if not name.startswith("ILSVRC2012_val_"):
+            continue
+        if not isinstance(meta, dict):
+            raise InputError(source, "metadata must be a dict", record=f"problematic_images/{name}")
+        plan.problematic[name] = meta
+    imagenet_m = data.get("imagenet_m", [])
+    if not isinstance(imagenet_m, list) or not all(isinstance(n, str) for n in imagenet_m):
+        raise InputError(source, "'imagenet_m' must be a list of image names")
+    if imagenet_m:
+        plan.slices[IMAGENET_M_SLICE] = list(dict.fromkeys(imagenet_m))
+    return plan

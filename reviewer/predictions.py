@@ -1,0 +1,79 @@
+"""A run's stored predictions as numpy arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import select
+
+from db.engine import read_session
+from db.tables import Prediction, Run
+from reviewer.project import Project
+
+TOPK_COLUMNS = [getattr(Prediction, f"pred_{i}") for i in range(1, 6)]
+PROB_COLUMNS = [getattr(Prediction, f"prob_{i}") for i in range(1, 6)]
+
+
+@dataclass(frozen=True)
+class RunPredictions:
+    run_id: int
+    image_ids: np.ndarray  # int64 [M], sorted
+    topk: np.ndarray  # int16 [M, 5]
+    probs: np.ndarray  # float32 [M, 5]
+    rows: np.ndarray  # int64 [M]: row of each image in the run's probability file
+
+    @property
+    def top1(self) -> np.ndarray:
+        return self.topk[:, 0]
+
+    def __len__(self) -> int:
+        return len(self.image_ids)
+
+
+def load_predictions(project: Project, run_id: int) -> RunPredictions:
+    with read_session(project.engine) as session:
+        result = session.connection().execute(
+            select(Prediction.image_id, Prediction.row, *TOPK_COLUMNS, *PROB_COLUMNS)
+            .where(Prediction.run_id == run_id).order_by(Prediction.image_id)
+        ).all()
+    table = np.array(result, dtype=np.float64).reshape(len(result), 12)
+    return RunPredictions(
+        run_id=run_id,
+        image_ids=table[:, 0].astype(np.int64),
+        rows=table[:, 1].astype(np.int64),
+        topk=table[:, 2:7].astype(np.int16),
+        probs=table[:, 7:12].astype(np.float32),
+    )
+
+
+def probability_file(project: Project, run: Run) -> Path | None:
+    if not run.probs_path:
+        return None
+    path = project.root / run.probs_path
+    return path if path.exists() else None
+
+
+def open_probabilities(project: Project, run: Run) -> np.ndarray | None:
+    """The run's full softmax [num_images, 1000] float16, memory-mapped (not read into memory)."""
+    path = probability_file(project, run)
+    return np.load(path, mmap_mode="r") if path else None
+
+
+def ranked_classes(project: Project, run: Run, predictions: RunPredictions, k: int) -> np.ndarray:
+    """Each prediction's top-k classes, best first: from the probability file when
+    k > 5 and the file is there, else the stored top-5 (k capped at 5)."""
+    if k <= 5:
+        return predictions.topk[:, :k].astype(np.int64)
+    probs = open_probabilities(project, run)
+    if probs is None:
+        return predictions.topk.astype(np.int64)
+    out = np.empty((len(predictions), k), dtype=np.int64)
+    chunk = 4096
+    for start in range(0, len(predictions), chunk):  # bounded memory on a 50,000-image run
+        block = np.asarray(probs[predictions.rows[start:start + chunk]], dtype=np.float32)
+        part = np.argpartition(-block, k - 1, axis=1)[:, :k]
+        order = np.argsort(-np.take_along_axis(block, part, axis=1), axis=1, kind="stable")
+        out[start:start + chunk] = np.take_along_axis(part, order, axis=1)
+    return out

@@ -1,0 +1,91 @@
+"""Metrics against small hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from reviewer.labelset import CORRECT, UNCLEAR, WRONG, LabelSet
+from reviewer.metrics import accepted, multilabel_accuracy, real_accuracy, top1_accuracy
+from reviewer.metrics_topk import variable_topk
+
+TENCH, GOLDFISH, ESKIMO_DOG, HUSKY, AIRLINER, WARPLANE = 0, 1, 248, 250, 404, 895
+
+
+def make(original, labels, problematic=(), real=()):
+    """labels: list of (image position, class, kind)."""
+    n = len(original)
+    rows, classes, kinds = (np.array(x) for x in zip(*labels)) if labels else ([], [], [])
+    r_rows, r_cls = (np.array(x) for x in zip(*real)) if real else ([], [])
+    return LabelSet(
+        image_ids=np.arange(1, n + 1, dtype=np.int64), original=np.array(original, np.int16),
+        problematic=np.isin(np.arange(n), list(problematic)),
+        rows=np.asarray(rows, np.int32), classes=np.asarray(classes, np.int16), kinds=np.asarray(kinds, np.int8),
+        real_rows=np.asarray(r_rows, np.int32), real_classes=np.asarray(r_cls, np.int16))
+
+
+def test_top1_against_original_label():
+    labels = make([TENCH, TENCH, AIRLINER, -1], [(0, TENCH, CORRECT)])
+    score = top1_accuracy(labels, np.arange(4), np.array([TENCH, GOLDFISH, AIRLINER, TENCH]))
+    assert (score.correct, score.total) == (2, 3)  # unknown original label not counted
+
+
+def test_correct_or_unclear_accepted_wrong_not():
+    labels = make([TENCH] * 3, [(0, TENCH, CORRECT), (0, GOLDFISH, UNCLEAR), (1, TENCH, CORRECT),
+                                (1, GOLDFISH, WRONG), (2, TENCH, CORRECT)])
+    assert accepted(labels, np.arange(3), np.array([GOLDFISH, GOLDFISH, WARPLANE])).tolist() == [True, False, False]
+
+
+def test_collapsed_mappings_one_way():
+    # Label husky (250) accepts prediction Eskimo dog (248); label 248 does not accept 250.
+    labels = make([HUSKY, ESKIMO_DOG], [(0, HUSKY, CORRECT), (1, ESKIMO_DOG, CORRECT)])
+    assert accepted(labels, np.arange(2), np.array([ESKIMO_DOG, HUSKY])).tolist() == [True, False]
+
+
+def test_mla_is_mean_of_per_class_accuracy_and_skips_problematic():
+    # Class tench: 3 images, 2 right -> 2/3. Class airliner: 1 image, right -> 1.
+    # A problematic airliner image predicted wrong is skipped. MLA = (2/3 + 1) / 2.
+    original = [TENCH, TENCH, TENCH, AIRLINER, AIRLINER]
+    labels = make(original, [(i, c, CORRECT) for i, c in enumerate(original)], problematic=[4])
+    pred = np.array([TENCH, TENCH, GOLDFISH, AIRLINER, WARPLANE])
+    mla = multilabel_accuracy(labels, np.arange(5), pred)
+    assert mla.all.value == pytest.approx((2 / 3 + 1) / 2)
+    assert (mla.all.correct, mla.all.total) == (3, 4)
+    assert mla.organisms.value == pytest.approx(2 / 3)  # tench is an organism
+    assert mla.objects.value == pytest.approx(1.0)  # airliner is an object
+
+
+def test_mla_only_over_predicted_images():
+    labels = make([TENCH, AIRLINER], [(0, TENCH, CORRECT), (1, AIRLINER, CORRECT)])
+    mla = multilabel_accuracy(labels, np.array([1]), np.array([WARPLANE]))
+    assert mla.all.value == 0.0 and mla.all.total == 1 and math.isnan(mla.organisms.value)
+
+
+def test_real_accuracy_skips_empty_sets():
+    labels = make([TENCH, TENCH, TENCH], [], real=[(0, TENCH), (0, GOLDFISH), (1, TENCH)])
+    score = real_accuracy(labels, np.arange(3), np.array([GOLDFISH, GOLDFISH, TENCH]))
+    assert (score.correct, score.total) == (1, 2)
+
+
+def test_variable_topk():
+    # Image 0: labels {0,1}, top-2 [1, 5] -> 1 of 2 found. Image 1: {0}, top-1 [0] -> found.
+    # Image 2: {0,1,2}, top-3 [2, 0, 1] -> all found.
+    labels = make([0, 0, 0], [(0, 0, CORRECT), (0, 1, CORRECT), (1, 0, CORRECT),
+                              (2, 0, CORRECT), (2, 1, CORRECT), (2, 2, CORRECT), (2, 7, UNCLEAR)])
+    ranked = np.array([[1, 5, 0, 9], [0, 1, 2, 3], [2, 0, 1, 4]])
+    v = variable_topk(labels, np.arange(3), ranked)
+    assert v.all_in_topk == pytest.approx(2 / 3)
+    assert v.mean_hit_rate == pytest.approx((0.5 + 1 + 1) / 3)
+    assert v.by_label_count[2]["mean_hit_rate"] == 0.5
+    assert v.asma == pytest.approx((1 + 0.5 + 1) / 3)
+    assert v.truncated == 0
+    assert variable_topk(labels, np.arange(3), ranked[:, :2]).truncated == 1
+
+
+def test_with_judgements_overrides():
+    labels = make([TENCH], [(0, TENCH, CORRECT), (0, GOLDFISH, WRONG)])
+    judged = labels.with_judgements(np.array([1]), np.array([GOLDFISH]), np.array([UNCLEAR]))
+    assert judged.labels_of(0) == {"correct": [TENCH], "wrong": [], "unclear": [GOLDFISH]}
+    assert labels.labels_of(0)["wrong"] == [GOLDFISH]  # the original is untouched
