@@ -54,7 +54,8 @@ def _configure_sqlite(engine: Engine) -> None:
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        cur.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across app crashes
+        # FULL: a committed vote survives a power cut, not only an app crash.
+        cur.execute("PRAGMA synchronous=FULL")
         cur.close()
 
     @event.listens_for(engine, "begin")

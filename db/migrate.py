@@ -37,11 +37,18 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
+def _known(script: ScriptDirectory, revision: str) -> bool:
+    try:
+        return script.get_revision(revision) is not None
+    except Exception:  # alembic raises for an unknown revision id
+        return False
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the database to `revision` (default: the newest schema)."""
     current = current_revision(engine)
     script = ScriptDirectory.from_config(alembic_config())
-    if current is not None and script.get_revision(current) is None:
+    if current is not None and not _known(script, current):
         raise SchemaTooNewError(
             f"the project's database has schema revision {current}, which this version "
             "of the app does not know; update the app to open it"

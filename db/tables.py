@@ -184,6 +184,8 @@ class Vote(SQLModel, table=True):
     oov_name: Optional[str] = Field(default=None, max_length=255)
     note: str = Field(default="")
     retracted: bool = False
+    # Set on a row written by an undo: the id of the vote row it reverses.
+    undoes: Optional[int] = Field(default=None, foreign_key="vote.id")
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -19,7 +19,7 @@ import reviewer, models, db
 count = 0
 for pkg in (reviewer, models, db):
     for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):
-        if info.name.startswith('reviewer.ui') or '.migrations' in info.name:
+        if info.name.startswith('reviewer.ui') or '.migrations' in info.name or info.name.endswith('__main__'):
             continue
         __import__(info.name)
         count += 1

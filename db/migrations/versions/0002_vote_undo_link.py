@@ -1,0 +1,28 @@
+"""vote.undoes: an undo is a new vote row that names the row it reverses
+
+Revision ID: 0002
+Revises: 0001
+Create Date: 2026-11-22
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("vote", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("undoes", sa.Integer(), nullable=True))
+        batch_op.create_foreign_key("fk_vote_undoes_vote", "vote", ["undoes"], ["id"])
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("vote", schema=None) as batch_op:
+        batch_op.drop_constraint("fk_vote_undoes_vote", type_="foreignkey")
+        batch_op.drop_column("undoes")

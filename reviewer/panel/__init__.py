@@ -1,0 +1,1 @@
+"""The panel: votes, final decisions, phases and agreement (headless)."""
