@@ -1,0 +1,45 @@
+"""The `reviewer` command on real files: what a user types and reads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from reviewer.cli import main
+
+
+def test_init_import_review_and_report_json(tmp_path, shared_data, capsys):
+    project = tmp_path / "proj"
+    assert main(["init", str(project), "--labels", str(shared_data / "formats" / "imagenet-annotatedval20k.json"),
+                 str(shared_data / "formats" / "tfds_v3_sample.json")]) == 0
+    out = capsys.readouterr().out
+    assert "20000 images added" in out and "project" in out
+    assert main(["import-review", str(project), str(shared_data / "imagenet-mistakes" / "vit3b_mistakes.json"),
+                 "--model", "vit3b"]) == 0
+    assert "378 reviewed mistakes" in capsys.readouterr().out
+    assert main(["report", str(project), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["project"]["images"] == 20_000
+    assert report["project"]["problematic"] == 10
+    review = report["imported_reviews"][0]
+    assert review["model"] == "vit3b" and review["items"] == 378
+    assert review["severities"]["major"] == {"count": 154, "share": 154 / 378}
+    assert main(["report", str(project)]) == 0
+    assert "Imported review of vit3b: 378 reviewed mistakes" in capsys.readouterr().out
+
+
+def test_bad_input_exits_2_with_a_message(tmp_path, capsys):
+    bad = tmp_path / "labels.json"
+    bad.write_text('{"initial_annots": {"ILSVRC2012_val_00000001.JPEG": {"correct": ["n0"]}}}')
+    assert main(["init", str(tmp_path / "p"), "--labels", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "labels.json, record initial_annots/ILSVRC2012_val_00000001.JPEG/correct" in err
+    assert "Traceback" not in err
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    assert "is not a review project" in capsys.readouterr().err
+
+
+def test_python_dash_m_and_console_script(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "reviewer", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and "init" in result.stdout and "report" in result.stdout
