@@ -89,8 +89,10 @@ def load_labelset(project: Project) -> LabelSet:
     """Read all images and labels of the project (one query per table)."""
     with read_session(project.engine) as session:
         conn = session.connection()
-        images = conn.execute(select(Image.id, Image.original_label, Image.problematic).order_by(Image.id)).all()
-        labels = conn.execute(select(Label.image_id, Label.class_index, Label.kind, Label.label_set)).all()
+        images = [tuple(r) for r in conn.execute(
+            select(Image.id, Image.original_label, Image.problematic).order_by(Image.id))]
+        labels = [tuple(r) for r in conn.execute(
+            select(Label.image_id, Label.class_index, Label.kind, Label.label_set))]
     image_ids = np.fromiter((r[0] for r in images), np.int64, len(images))
     original = np.fromiter((-1 if r[1] is None else r[1] for r in images), np.int16, len(images))
     problematic = np.fromiter((bool(r[2]) for r in images), bool, len(images))

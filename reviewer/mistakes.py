@@ -38,14 +38,19 @@ def novel_mask(labels: LabelSet, positions: np.ndarray, predicted: np.ndarray) -
     return ~np.isin(np.asarray(positions, np.int64) * 1000 + predicted, wrong_keys)
 
 
-def distance_to_labels(labels: LabelSet, position: int, predicted: int) -> int | None:
-    """WordNet hierarchy distance from the prediction to the nearest correct label."""
-    sel = (labels.rows == position) & (labels.kinds == CORRECT)
-    targets = [int(c) for c in labels.classes[sel]] or ([int(labels.original[position])]
-                                                        if labels.original[position] >= 0 else [])
-    if not targets:
-        return None
-    return min(hierarchy_distance(predicted, t).distance for t in targets)
+def distances_to_labels(labels: LabelSet, positions: np.ndarray, predicted: np.ndarray) -> list[int | None]:
+    """WordNet hierarchy distance from each prediction to the nearest correct label
+    of its image (the original label where the image has no correct label)."""
+    correct = labels.kinds == CORRECT
+    order = np.argsort(labels.rows[correct], kind="stable")
+    rows, classes = labels.rows[correct][order], labels.classes[correct][order]
+    starts = np.searchsorted(rows, positions, side="left")
+    ends = np.searchsorted(rows, positions, side="right")
+    out: list[int | None] = []
+    for pos, pred, lo, hi in zip(positions.tolist(), predicted.tolist(), starts.tolist(), ends.tolist()):
+        targets = classes[lo:hi].tolist() or ([int(labels.original[pos])] if labels.original[pos] >= 0 else [])
+        out.append(min(hierarchy_distance(pred, t).distance for t in targets) if targets else None)
+    return out
 
 
 def store_mistakes(project: Project, run_id: int) -> int:
@@ -56,14 +61,14 @@ def store_mistakes(project: Project, run_id: int) -> int:
     positions = labels.positions(predictions.image_ids[idx])
     predicted = predictions.top1[idx].astype(np.int64)
     novel = novel_mask(labels, positions, predicted)
+    distances = distances_to_labels(labels, positions, predicted)
     rows = [
         {"run_id": run_id, "image_id": int(predictions.image_ids[i]), "predicted": int(p),
-         "probability": float(predictions.probs[i, 0]), "novel": bool(n),
-         "hierarchy_distance": distance_to_labels(labels, int(pos), int(p))}
-        for i, p, n, pos in zip(idx, predicted, novel, positions)
+         "probability": float(predictions.probs[i, 0]), "novel": bool(n), "hierarchy_distance": d}
+        for i, p, n, d in zip(idx, predicted, novel, distances)
     ]
     with write_session(project.engine) as session:
         session.execute(delete(Mistake).where(Mistake.run_id == run_id))
         if rows:
-            session.execute(insert(Mistake), rows)
+            session.connection().execute(insert(Mistake.__table__), rows)
     return len(rows)

@@ -66,14 +66,14 @@ def init_project(root: str | Path, *, images: str | Path | None = None, labels: 
     All inputs are parsed before the project folder is made, so a bad file
     leaves no half-made project behind.
     """
-    if images is not None:
-        folders.scan(images)  # validate before creating anything
+    plans = [folders.scan(images)] if images is not None else []
+    names: set[str] = set(plans[0].images) if plans else set()
     for path in labels:
-        parse_labels(path)
+        plan = parse_labels(path, project_images=names)
+        names.update(plan.images)
+        plans.append(plan)
     project = Project.create(root, db_url=db_url)
-    summaries = []
+    summaries = [apply_plan(project, plan) for plan in plans]
     if images is not None:
-        summaries.append(import_images(project, images))
-    for path in labels:
-        summaries.append(import_labels(project, path))
+        project.set_setting("images_root", plans[0].source_path)
     return project, summaries

@@ -99,15 +99,15 @@ def apply_plan(project: Project, plan: ImportPlan) -> ImportSummary:
                 .where(Image.id.in_([ids[name] for name in plan.problematic]))
                 .values(problematic=True)
             )
-            session.execute(
-                insert(ProblematicMark),
+            session.connection().execute(
+                insert(ProblematicMark.__table__),
                 [{"image_id": ids[n], "source_id": source.id, "meta": meta} for n, meta in plan.problematic.items()],
             )
             summary.problematic = len(plan.problematic)
         for name, files in plan.slices.items():
             session.execute(ImageSlice.__table__.delete().where(ImageSlice.name == name))
             if files:
-                session.execute(insert(ImageSlice), [{"name": name, "image_id": ids[f]} for f in files])
+                session.connection().execute(insert(ImageSlice.__table__), [{"name": name, "image_id": ids[f]} for f in files])
             summary.slices[name] = len(files)
     return summary
 
@@ -139,7 +139,8 @@ def _write_images(session: Session, plan: ImportPlan, summary: ImportSummary) ->
                 "problematic": False, "val_index": val_index(name),
             })
     if new_rows:
-        session.execute(insert(Image), sorted(new_rows, key=lambda r: r["file_name"]))
+        # Core inserts (not ORM bulk): several times faster on 50,000 rows.
+        session.connection().execute(insert(Image.__table__), sorted(new_rows, key=lambda r: r["file_name"]))
     for row in updates:  # few: paths or labels refreshed by a later import
         session.execute(update(Image).where(Image.id == row.pop("id")).values(**row))
     summary.images_added, summary.images_updated = len(new_rows), len(updates)
@@ -162,7 +163,7 @@ def _write_labels(session: Session, label_set: str, rows: list[tuple[str, int, s
             inserts.append({"label_set": label_set, "image_id": key[0], "class_index": cls,
                             "kind": kind, "source_id": source_id})
     if inserts:
-        session.execute(insert(Label), inserts)
+        session.connection().execute(insert(Label.__table__), inserts)
     if changed:
         stmt = (update(Label.__table__).where(Label.__table__.c.id == bindparam("_id"))
                 .values(kind=bindparam("kind"), source_id=source_id))

@@ -72,12 +72,12 @@ def import_review(project: Project, path: str | Path, *, model: str) -> int:
         ids = dict(session.execute(select(Image.file_name, Image.id)).all())
         missing = sorted({r.file_name for r in records} - set(ids))
         if missing:
-            session.execute(insert(Image), [
+            session.connection().execute(insert(Image.__table__), [
                 {"file_name": n, "path": None, "original_label": None, "problematic": False, "val_index": val_index(n)}
                 for n in missing])
             ids = dict(session.execute(select(Image.file_name, Image.id)).all())
         if records:
-            session.execute(insert(ImportedReviewItem), [
+            session.connection().execute(insert(ImportedReviewItem.__table__), [
                 {"review_id": review.id, "image_id": ids[r.file_name], "predicted": r.predicted,
                  "category": r.category, "severity": r.severity, "category_raw": r.category_raw,
                  "severity_raw": r.severity_raw} for r in records])

@@ -14,8 +14,10 @@ recorded, it is on disk (SQLite FULL sync, or the PostgreSQL server).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from datetime import datetime
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from db.engine import read_session, with_retry
@@ -74,7 +76,18 @@ def get_reviewer(project: Project, name: str, *, chair: bool | None = None) -> R
         session.flush()
         return row
 
-    return with_retry(project.engine, work)
+    try:
+        return with_retry(project.engine, work)
+    except IntegrityError:
+        # Another process created the same name at the same moment (PostgreSQL
+        # does not serialise the two inserts as SQLite's BEGIN IMMEDIATE does).
+        return with_retry(project.engine, work)
+
+
+def panelists(project: Project) -> list[Reviewer]:
+    """The panel: every reviewer of the project (the chair votes too), by id."""
+    with read_session(project.engine) as session:
+        return list(session.execute(select(Reviewer).order_by(Reviewer.id)).scalars())
 
 
 def _validate(state: VoteState) -> None:
@@ -118,6 +131,28 @@ def cast_vote(project: Project, *, reviewer_id: int, image_id: int, predicted: i
         return row
 
     return with_retry(project.engine, work)
+
+
+def amend_vote(project: Project, *, reviewer_id: int, vote_id: int, verdict=UNSET, problematic=UNSET,
+               severity=UNSET, category=UNSET, oov_name=UNSET, note=UNSET) -> Vote:
+    """Change the vote shown as row `vote_id` (e.g. in the group view): a new row
+    for the same item, the old one kept. Only its own panelist may change it;
+    the chair overrides the panel's *decision* instead (reviewer.panel.decisions).
+    """
+    with read_session(project.engine) as session:
+        row = session.get(Vote, vote_id)
+        actor = session.get(Reviewer, reviewer_id)
+        owner = session.get(Reviewer, row.reviewer_id) if row is not None else None
+    if row is None:
+        raise VoteError(f"no vote with id {vote_id}")
+    if actor is None:
+        raise VoteError(f"no reviewer with id {reviewer_id}")
+    if row.reviewer_id != reviewer_id:
+        raise VoteError(f"{actor.name} cannot change {owner.name}'s vote: a panelist changes only their own "
+                        "vote (the chair may override the final decision, with a reason)")
+    return cast_vote(project, reviewer_id=reviewer_id, image_id=row.image_id, predicted=row.predicted,
+                     verdict=verdict, problematic=problematic, severity=severity, category=category,
+                     oov_name=oov_name, note=note)
 
 
 def undo_last(project: Project, *, reviewer_id: int) -> Vote | None:
@@ -169,16 +204,64 @@ def current_votes(project: Project, *, image_id: int | None = None, predicted: i
     return [r for r in rows if not r.retracted]
 
 
+@dataclass(frozen=True)
+class SeenVote:
+    """Another panelist's current vote as a viewer may see it: in blind mode a
+    field stays None until the viewer has voted that field themselves."""
+
+    vote_id: int
+    reviewer_id: int
+    verdict: str | None
+    problematic: bool | None
+    severity: str | None
+    category: str | None
+    oov_name: str | None
+    note: str | None
+    created_at: datetime
+
+
+def voted_fields(vote: Vote | VoteState | None) -> frozenset[str]:
+    """The fields a vote has a value for (problematic goes with the verdict: it is
+    part of the correctness vote)."""
+    if vote is None or getattr(vote, "retracted", False):
+        return frozenset()
+    voted = {f for f in ("verdict", "severity", "category") if getattr(vote, f) is not None}
+    if vote.verdict is not None or vote.problematic:
+        voted.add("problematic")
+    return frozenset(voted)
+
+
+def seen_vote(vote: Vote, viewer_fields: frozenset[str] | None) -> SeenVote:
+    """`vote` masked for a viewer who has voted `viewer_fields` (None: not blind)."""
+    def show(field: str) -> bool:
+        return viewer_fields is None or field in viewer_fields
+
+    return SeenVote(
+        vote_id=vote.id, reviewer_id=vote.reviewer_id,
+        verdict=vote.verdict if show("verdict") else None,
+        problematic=vote.problematic if show("problematic") else None,
+        severity=vote.severity if show("severity") else None,
+        category=vote.category if show("category") else None,
+        oov_name=vote.oov_name if show("category") else None,
+        # A note argues for the whole vote: shown once the viewer has voted at all.
+        note=vote.note if viewer_fields is None or viewer_fields else None,
+        created_at=vote.created_at)
+
+
 def visible_votes(project: Project, *, viewer_id: int, image_id: int, predicted: int,
-                  blind: bool = True) -> list[Vote] | None:
+                  blind: bool = True) -> list[SeenVote] | None:
     """Others' current votes on an item as the viewer may see them.
 
-    Blind mode: None (hidden) until the viewer has voted on the item.
+    Blind mode: None (hidden) until the viewer has voted on the item; then
+    each field of the others' votes shows once the viewer has voted that field
+    (a verdict does not reveal the others' severity before one's own).
     """
     votes = current_votes(project, image_id=image_id, predicted=predicted)
-    if blind and not any(v.reviewer_id == viewer_id and v.verdict is not None for v in votes):
+    mine = next((v for v in votes if v.reviewer_id == viewer_id), None)
+    viewer_fields = voted_fields(mine) if blind else None
+    if blind and not viewer_fields:
         return None
-    return [v for v in votes if v.reviewer_id != viewer_id]
+    return [seen_vote(v, viewer_fields) for v in votes if v.reviewer_id != viewer_id]
 
 
 def vote_history(project: Project, *, image_id: int, predicted: int) -> list[Vote]:

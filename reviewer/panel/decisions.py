@@ -1,0 +1,254 @@
+"""Final decisions: unanimity, the majority rule, locking and the chair's override.
+
+The rule, applied to the latest vote of every panelist:
+- verdict: the most voted verdict; a tie between the top verdicts gives
+  "unclear" (the paper's rule);
+- problematic: flagged only when more than half of the votes flag it, so a
+  tie leaves the image in the evaluation;
+- severity (ordinal, minor < major): the most voted; a tie gives "major", the
+  cautious side: a mistake half the panel calls major stays in the
+  major-error split until the chair decides otherwise;
+- category: the most voted; a tie gives no category (None) and is reported
+  as a tie, since categories have no order to break it; the chair overrides.
+Severity and category describe a mistake judged wrong; a decision with any
+other verdict records neither.
+
+Only the chair (Reviewer.is_chair) locks: `lock_decision` appends a Decision
+row with method "majority" (its reason lists the counts); `override_decision`
+appends one with method "override" and the chair's reason. Votes are never
+touched by either: the history keeps who voted what and what the chair did.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from db.engine import read_session, with_retry
+from db.tables import Decision, Mistake, Reviewer, Vote
+from reviewer.errors import UserError
+from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status
+from reviewer.panel.snapshot import FIELDS, LOCKING_METHODS, PanelSnapshot, field_value, load_snapshot
+from reviewer.panel.votes import Item
+from reviewer.project import Project
+from reviewer.terms import CATEGORIES, SEVERITIES, VERDICTS
+
+
+class DecisionError(UserError):
+    """A decision that cannot be recorded: not the chair, no votes, no reason, ..."""
+
+
+@dataclass(frozen=True)
+class Majority:
+    verdict: str | None
+    problematic: bool
+    severity: str | None
+    category: str | None
+    oov_name: str | None
+    counts: dict[str, dict]  # field -> {value: number of votes}
+    ties: tuple[str, ...]  # fields whose top values were tied
+
+    def describe(self) -> str:
+        """'verdict: wrong 2, correct 1; problematic: no 3; ...' for the decision's reason."""
+        parts = []
+        for name in FIELDS:
+            cells = ", ".join(f"{_show(v)} {n}" for v, n in sorted(self.counts.get(name, {}).items(),
+                                                                   key=lambda kv: (-kv[1], str(kv[0]))))
+            if cells:
+                parts.append(f"{name}: {cells}" + (" (tie)" if name in self.ties else ""))
+        return "; ".join(parts)
+
+
+def _show(value) -> str:
+    return {True: "yes", False: "no"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
+def _top(counts: Counter) -> tuple[list, int]:
+    if not counts:
+        return [], 0
+    best = max(counts.values())
+    return [v for v, n in counts.items() if n == best], best
+
+
+def majority_of(votes: Iterable[Vote]) -> Majority:
+    """The majority rule (module docstring) over the given current votes."""
+    votes = sorted(votes, key=lambda v: v.id or 0)
+    counts = {name: Counter(field_value(v, name) for v in votes if field_value(v, name) is not None)
+              for name in FIELDS}
+    ties = []
+    top, _ = _top(counts["verdict"])
+    verdict = top[0] if len(top) == 1 else ("unclear" if top else None)
+    if len(top) > 1:
+        ties.append("verdict")
+    flags = counts["problematic"]
+    problematic = flags[True] * 2 > flags[True] + flags[False]
+    if flags and flags[True] * 2 == flags[True] + flags[False]:
+        ties.append("problematic")
+    top, _ = _top(counts["severity"])
+    severity = top[0] if len(top) == 1 else ("major" if top else None)
+    if len(top) > 1:
+        ties.append("severity")
+    top, _ = _top(counts["category"])
+    category = top[0] if len(top) == 1 else None
+    if len(top) > 1:
+        ties.append("category")
+    oov_name = None
+    if category == "fine_grained_oov":
+        names = Counter(v.oov_name for v in votes if v.category == category and v.oov_name)
+        # Most common name; on a tie the earliest vote's (Counter keeps insertion order).
+        oov_name = names.most_common(1)[0][0] if names else None
+    return Majority(verdict, problematic, severity, category, oov_name,
+                    {k: dict(c) for k, c in counts.items() if c}, tuple(ties))
+
+
+# -- reading ------------------------------------------------------------------
+def field_unanimity(snapshot: PanelSnapshot, item: Item) -> dict[str, bool | None]:
+    """Per field: True (all panelists voted the same), False (they differ), None (not all voted)."""
+    out = {}
+    for name in FIELDS:
+        values = snapshot.values(item, name)
+        complete = bool(snapshot.panelists) and all(p.id in values for p in snapshot.panelists)
+        out[name] = (len(set(values.values())) == 1) if complete else None
+    return out
+
+
+def non_unanimous_items(snapshot: PanelSnapshot, *, fields: Iterable[str] = FIELDS) -> list[Item]:
+    """The items every panelist has voted on a field of `fields` and disagree on it:
+    what the group meets about. Items not yet voted by all stay out (and so
+    nobody sees a vote on an item they have not voted)."""
+    fields = tuple(fields)
+    return [item for item in snapshot.items
+            if any(field_unanimity(snapshot, item)[name] is False for name in fields)]
+
+
+def current_decision(project: Project, *, image_id: int, predicted: int) -> Decision | None:
+    """The item's latest decision row (a "reopened" row means no decision stands)."""
+    with read_session(project.engine) as session:
+        return session.execute(select(Decision).where(Decision.image_id == image_id, Decision.predicted == predicted)
+                               .order_by(Decision.id.desc()).limit(1)).scalar_one_or_none()
+
+
+def decision_history(project: Project, *, image_id: int, predicted: int) -> list[Decision]:
+    with read_session(project.engine) as session:
+        return list(session.execute(select(Decision).where(Decision.image_id == image_id,
+                                                           Decision.predicted == predicted)
+                                    .order_by(Decision.id)).scalars())
+
+
+# -- writing ------------------------------------------------------------------
+def _chair(session: Session, chair_id: int) -> Reviewer:
+    chair = session.get(Reviewer, chair_id)
+    if chair is None:
+        raise DecisionError(f"no reviewer with id {chair_id}")
+    if not chair.is_chair:
+        raise DecisionError(f"{chair.name} is not the chair: only the chair locks or overrides decisions "
+                            "(make one with 'reviewer panelist PROJECT NAME --chair')")
+    return chair
+
+
+def _item_votes(session: Session, item: Item) -> list[Vote]:
+    latest = (select(func.max(Vote.id)).where(Vote.image_id == item.image_id, Vote.predicted == item.predicted)
+              .group_by(Vote.reviewer_id))
+    rows = session.execute(select(Vote).where(Vote.id.in_(latest.scalar_subquery()))).scalars().all()
+    return [v for v in rows if not v.retracted]
+
+
+def _carried_verdict(session: Session, item: Item) -> tuple[str | None, bool]:
+    """(verdict that stands without the panel's vote, whether the item is in phase 1)."""
+    decisions = session.execute(select(Decision).where(Decision.image_id == item.image_id,
+                                                       Decision.predicted == item.predicted)
+                                .order_by(Decision.id)).scalars().all()
+    novel = session.execute(select(func.count(Mistake.id)).where(
+        Mistake.image_id == item.image_id, Mistake.predicted == item.predicted, Mistake.novel.is_(False))
+    ).scalar_one() == 0
+    reopened = any(d.method == "reopened" for d in decisions)
+    latest = decisions[-1] if decisions else None
+    if latest is not None and latest.method in LOCKING_METHODS:
+        return latest.verdict, novel or reopened
+    if not novel and latest is None:
+        return "wrong", False
+    return None, True
+
+
+def lock_decision(project: Project, *, chair_id: int, image_id: int, predicted: int) -> Decision:
+    """The chair locks the majority of the latest votes as the item's final decision."""
+    item = Item(image_id, predicted)
+
+    def work(session: Session) -> Decision:
+        _chair(session, chair_id)
+        votes = _item_votes(session, item)
+        carried, phase_1 = _carried_verdict(session, item)
+        majority = majority_of(votes)
+        # Outside phase 1 the verdict is not up for a vote (reopen the item to vote it).
+        verdict = majority.verdict if phase_1 and majority.verdict is not None else carried
+        if verdict is None:
+            raise DecisionError(f"image {image_id} predicted {predicted}: no panelist has voted a verdict yet")
+        wrong = verdict == "wrong"
+        row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=majority.problematic,
+                       severity=majority.severity if wrong else None,
+                       category=majority.category if wrong else None,
+                       oov_name=majority.oov_name if wrong else None,
+                       method="majority", reason=majority.describe(), decided_by=chair_id)
+        session.add(row)
+        session.flush()
+        return row
+
+    return with_retry(project.engine, work)
+
+
+def override_decision(project: Project, *, chair_id: int, image_id: int, predicted: int, verdict: str,
+                      reason: str, problematic: bool = False, severity: str | None = None,
+                      category: str | None = None, oov_name: str | None = None) -> Decision:
+    """The chair sets the final decision against the majority; the reason is required and kept."""
+    if not reason or not reason.strip():
+        raise DecisionError("an override needs a reason (it is kept in the item's history)")
+    if verdict not in VERDICTS:
+        raise DecisionError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+    if severity is not None and severity not in SEVERITIES:
+        raise DecisionError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
+    if category is not None and category not in CATEGORIES:
+        raise DecisionError(f"category must be one of {', '.join(CATEGORIES)}, not {category!r}")
+    if verdict != "wrong" and (severity or category):
+        raise DecisionError("severity and category describe a prediction judged wrong; "
+                            f"leave them out for a {verdict!r} verdict")
+
+    def work(session: Session) -> Decision:
+        _chair(session, chair_id)
+        row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=bool(problematic),
+                       severity=severity, category=category,
+                       oov_name=oov_name if category == "fine_grained_oov" else None,
+                       method="override", reason=reason.strip(), decided_by=chair_id)
+        session.add(row)
+        session.flush()
+        return row
+
+    return with_retry(project.engine, work)
+
+
+def lockable_items(snapshot: PanelSnapshot, *, unanimous_only: bool = False) -> list[Item]:
+    """Items fully voted in their current phase and without a decision for it yet."""
+    out = []
+    for item in snapshot.items:
+        for phase in (1, 2):
+            if not in_phase(snapshot, item, phase):
+                continue
+            state = status(snapshot, item, phase)
+            locked = snapshot.locked(item)
+            locked_here = locked is not None and (phase == 1 or locked.severity is not None
+                                                  or locked.category is not None)
+            wanted = (DECIDED,) if unanimous_only else (DECIDED, AWAITS_GROUP)
+            if state != VOTING and state in wanted and not locked_here:
+                out.append(item)
+                break
+    return out
+
+
+def lock_all(project: Project, *, chair_id: int, unanimous_only: bool = False) -> list[Decision]:
+    """Lock the majority decision of every fully voted item not yet decided."""
+    snapshot = load_snapshot(project)
+    return [lock_decision(project, chair_id=chair_id, image_id=item.image_id, predicted=item.predicted)
+            for item in lockable_items(snapshot, unanimous_only=unanimous_only)]

@@ -1,0 +1,111 @@
+"""Discussion notes and an item's history: who voted what, when, and what changed.
+
+Notes are append-only (a DiscussionNote row per note). The history merges
+every vote row, decision row and note of an item in time order and says in
+words what each act changed, so the group can retrace how a decision came
+about.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+
+from db.engine import read_session, with_retry
+from db.tables import Decision, DiscussionNote, Reviewer, Vote
+from reviewer.errors import UserError
+from reviewer.panel.votes import VoteState
+from reviewer.project import Project
+
+NOTE_MAX_CHARS = 20_000
+
+
+class NoteError(UserError):
+    """A discussion note that cannot be recorded."""
+
+
+def add_note(project: Project, *, reviewer_id: int, image_id: int, predicted: int, text: str) -> DiscussionNote:
+    """Append a panelist's discussion note on an item."""
+    text = text.strip()
+    if not text:
+        raise NoteError("a discussion note needs some text")
+    if len(text) > NOTE_MAX_CHARS:
+        raise NoteError(f"a discussion note holds at most {NOTE_MAX_CHARS} characters; this one has {len(text)}")
+
+    def work(session) -> DiscussionNote:
+        if session.get(Reviewer, reviewer_id) is None:
+            raise NoteError(f"no reviewer with id {reviewer_id}")
+        row = DiscussionNote(image_id=image_id, predicted=predicted, reviewer_id=reviewer_id, text=text)
+        session.add(row)
+        session.flush()
+        return row
+
+    return with_retry(project.engine, work)
+
+
+def notes(project: Project, *, image_id: int, predicted: int) -> list[DiscussionNote]:
+    """The item's discussion notes, oldest first."""
+    with read_session(project.engine) as session:
+        return list(session.execute(select(DiscussionNote).where(
+            DiscussionNote.image_id == image_id, DiscussionNote.predicted == predicted)
+            .order_by(DiscussionNote.id)).scalars())
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    when: datetime
+    who: str
+    kind: str  # vote | undo | decision | override | reopened | note
+    text: str
+
+
+def _describe_change(before: VoteState, after: VoteState) -> str:
+    changes = []
+    for name in ("verdict", "problematic", "severity", "category", "oov_name", "note"):
+        old, new = getattr(before, name), getattr(after, name)
+        if old != new:
+            if name == "note":
+                changes.append(f"note: {new!r}" if new else "note removed")
+            elif name == "problematic":
+                changes.append("flagged problematic" if new else "problematic flag removed")
+            else:
+                changes.append(f"{name}: {old or '-'} -> {new or '-'}")
+    return ", ".join(changes) or "no change"
+
+
+def item_history(project: Project, *, image_id: int, predicted: int) -> list[HistoryEntry]:
+    """Every act on an item in time order, described."""
+    with read_session(project.engine) as session:
+        names = dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
+        votes = session.execute(select(Vote).where(Vote.image_id == image_id, Vote.predicted == predicted)
+                                .order_by(Vote.id)).scalars().all()
+        decisions = session.execute(select(Decision).where(Decision.image_id == image_id,
+                                                           Decision.predicted == predicted)
+                                    .order_by(Decision.id)).scalars().all()
+        note_rows = session.execute(select(DiscussionNote).where(DiscussionNote.image_id == image_id,
+                                                                 DiscussionNote.predicted == predicted)
+                                    .order_by(DiscussionNote.id)).scalars().all()
+    entries: list[tuple[datetime, int, HistoryEntry]] = []
+    last: dict[int, VoteState] = {}
+    for vote in votes:
+        state = VoteState.of(vote)
+        text = _describe_change(last.get(vote.reviewer_id, VoteState()), state)
+        last[vote.reviewer_id] = state
+        kind = "undo" if vote.undoes is not None else "vote"
+        entries.append((vote.created_at, 0, HistoryEntry(vote.created_at, names.get(vote.reviewer_id, "?"),
+                                                          kind, ("undo: " if kind == "undo" else "") + text)))
+    for d in decisions:
+        who = names.get(d.decided_by, "?")
+        if d.method == "reopened":
+            text = "reopened for a correctness vote" + (f": {d.reason}" if d.reason else "")
+        else:
+            fields = [f"verdict {d.verdict}"] + (["problematic"] if d.problematic else []) + \
+                     [f"{n} {getattr(d, n)}" for n in ("severity", "category", "oov_name") if getattr(d, n)]
+            text = ", ".join(fields) + (f" ({d.reason})" if d.reason else "")
+        kind = "decision" if d.method == "majority" else d.method
+        entries.append((d.created_at, 1, HistoryEntry(d.created_at, who, kind, text)))
+    for n in note_rows:
+        entries.append((n.created_at, 2, HistoryEntry(n.created_at, names.get(n.reviewer_id, "?"), "note", n.text)))
+    return [e for _, _, e in sorted(entries, key=lambda t: (t[0], t[1]))]

@@ -1,0 +1,156 @@
+"""The panel's two phases and where the project stands.
+
+Phase 1, correctness: every *novel* mistake (its prediction never reviewed
+before) needs every panelist's verdict (correct / wrong / unclear) and
+problematic flag. A mistake whose prediction was already judged wrong (a
+wrong label of the image, or a published review) skips phase 1, but any
+panelist may reopen it (`reopen`), which puts it back to phase 1 and is
+recorded as a Decision row with method "reopened".
+
+Phase 2, severity and category: every mistake whose correctness stands as
+wrong: already judged wrong, locked wrong by the chair, or voted wrong by
+the whole panel unanimously.
+
+In each phase an item is
+- "voting": some panelist has not voted the phase's fields yet;
+- "awaits_group": everyone has, but they differ on a field (the group meets);
+- "decided": unanimous, or the chair locked a decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from db.engine import with_retry
+from db.tables import Decision, Reviewer
+from reviewer.errors import UserError
+from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot, load_snapshot
+from reviewer.panel.votes import Item
+from reviewer.project import Project
+
+VOTING, AWAITS_GROUP, DECIDED = "voting", "awaits_group", "decided"
+
+
+class PhaseError(UserError):
+    """An act that does not fit the item's phase (e.g. reopening an open item)."""
+
+
+def correctness(snapshot: PanelSnapshot, item: Item) -> str | None:
+    """The item's verdict as it stands, or None while the panel has not settled it.
+
+    A locked decision wins; then a prior judgement (not novel, never
+    reopened); then a unanimous verdict of the whole panel.
+    """
+    locked = snapshot.locked(item)
+    if locked is not None:
+        return locked.verdict
+    facts = snapshot.facts.get(item)
+    latest = snapshot.decisions.get(item)
+    if facts is not None and not facts.novel and (latest is None or latest.method != "reopened"):
+        return "wrong"
+    if snapshot.complete(item, "verdict"):
+        values = set(snapshot.values(item, "verdict").values())
+        if len(values) == 1:
+            return values.pop()
+    return None
+
+
+def in_phase(snapshot: PanelSnapshot, item: Item, phase: int) -> bool:
+    facts = snapshot.facts.get(item)
+    if facts is None:
+        return False
+    if phase == 1:
+        return facts.novel or item in snapshot.reopened
+    return correctness(snapshot, item) == "wrong"
+
+
+def phase_items(snapshot: PanelSnapshot, phase: int) -> list[Item]:
+    """The items of a phase, in (image, predicted) order."""
+    return [item for item in snapshot.items if in_phase(snapshot, item, phase)]
+
+
+def unanimous(snapshot: PanelSnapshot, item: Item, name: str) -> bool | None:
+    """True/False once every panelist has voted field `name`; None before."""
+    if not snapshot.complete(item, name):
+        return None
+    return len(set(snapshot.values(item, name).values())) == 1
+
+
+def status(snapshot: PanelSnapshot, item: Item, phase: int) -> str:
+    """VOTING, AWAITS_GROUP or DECIDED: the item's state in `phase`."""
+    locked = snapshot.locked(item)
+    if locked is not None and (phase == 1 or locked.severity is not None or locked.category is not None):
+        return DECIDED
+    agreement = [unanimous(snapshot, item, name) for name in PHASE_FIELDS[phase]]
+    if any(a is None for a in agreement):
+        return VOTING
+    return DECIDED if all(agreement) else AWAITS_GROUP
+
+
+def has_voted(snapshot: PanelSnapshot, item: Item, reviewer_id: int, phase: int) -> bool:
+    return all(reviewer_id in snapshot.values(item, name) for name in PHASE_FIELDS[phase])
+
+
+@dataclass
+class PanelistProgress:
+    reviewer_id: int
+    name: str
+    done: int = 0  # items of the phase this panelist has voted
+    to_do: int = 0  # items still waiting for this panelist's vote
+    awaits_group: int = 0  # voted by all, not unanimous: this panelist's part of the meeting
+
+
+@dataclass
+class PhaseProgress:
+    phase: int
+    items: int = 0
+    voting: int = 0
+    awaits_group: int = 0
+    decided: int = 0
+    panelists: list[PanelistProgress] = field(default_factory=list)
+
+
+def progress(project: Project | None = None, *, snapshot: PanelSnapshot | None = None) -> list[PhaseProgress]:
+    """Where the project stands: per phase, per panelist, done / to do / awaiting the group."""
+    snapshot = snapshot if snapshot is not None else load_snapshot(project)
+    out = []
+    for phase in (1, 2):
+        report = PhaseProgress(phase, panelists=[PanelistProgress(p.id, p.name) for p in snapshot.panelists])
+        for item in phase_items(snapshot, phase):
+            report.items += 1
+            state = status(snapshot, item, phase)
+            setattr(report, state, getattr(report, state) + 1)
+            for entry in report.panelists:
+                if has_voted(snapshot, item, entry.reviewer_id, phase):
+                    entry.done += 1
+                    entry.awaits_group += state == AWAITS_GROUP
+                elif state != DECIDED:
+                    entry.to_do += 1
+        out.append(report)
+    return out
+
+
+def reopen(project: Project, *, reviewer_id: int, image_id: int, predicted: int, reason: str = "") -> Decision:
+    """Put a mistake judged wrong before (or decided) back to phase 1; any panelist may.
+
+    Recorded as a Decision row (method "reopened", no verdict, who and why),
+    so the item's standing decision is lifted until the chair locks a new one.
+    """
+    item = Item(image_id, predicted)
+    snapshot = load_snapshot(project)
+    if item not in snapshot.facts:
+        raise PhaseError(f"image {image_id} predicted {predicted} is not a mistake of any run of this project")
+    if in_phase(snapshot, item, 1) and snapshot.locked(item) is None:
+        raise PhaseError(f"image {image_id} predicted {predicted} is already open for the panel's correctness "
+                         "vote; nothing to reopen")
+
+    def work(session) -> Decision:
+        if session.get(Reviewer, reviewer_id) is None:
+            raise PhaseError(f"no reviewer with id {reviewer_id}")
+        row = Decision(image_id=image_id, predicted=predicted, verdict=None, method="reopened",
+                       reason=reason.strip(), decided_by=reviewer_id)
+        session.add(row)
+        session.flush()
+        return row
+
+    return with_retry(project.engine, work)

@@ -1,0 +1,135 @@
+"""One consistent read of the panel's state: items, panelists, current votes
+and decisions, loaded in a handful of queries.
+
+Phases, final decisions, agreement and the group view all work on this
+snapshot, so a screen or a report is computed from one moment of the
+database and costs a fixed number of queries however many items there are.
+
+An *item* is one image and one predicted class taken from the Mistake table
+across all runs (two runs making the same prediction on the same image ask
+the panel one question).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+
+from db.engine import read_session
+from db.tables import Decision, Mistake, Reviewer, Vote
+from reviewer.panel.votes import Item, voted_fields
+from reviewer.project import Project
+
+FIELDS = ("verdict", "problematic", "severity", "category")
+PHASE_FIELDS = {1: ("verdict", "problematic"), 2: ("severity", "category")}
+FIELD_PHASE = {f: phase for phase, names in PHASE_FIELDS.items() for f in names}
+# Methods of a Decision row that settle an item (a "reopened" row unsettles it).
+LOCKING_METHODS = ("majority", "override")
+
+
+@dataclass(frozen=True)
+class Panelist:
+    id: int
+    name: str
+    is_chair: bool
+
+
+@dataclass(frozen=True)
+class ItemFacts:
+    """What the Mistake rows say about an item."""
+
+    item: Item
+    # False when any run found the prediction already among the image's wrong labels.
+    novel: bool
+    runs: tuple[int, ...]
+    probability: float  # highest top-1 probability among the runs
+    hierarchy_distance: int | None
+
+
+def field_value(vote: Vote | None, name: str):
+    """The value a vote gives a field, or None when it has not voted that field."""
+    if vote is None or name not in voted_fields(vote):
+        return None
+    return getattr(vote, name)
+
+
+@dataclass
+class PanelSnapshot:
+    panelists: list[Panelist]
+    facts: dict[Item, ItemFacts]
+    # Current (latest, not retracted) vote of each panelist on each item.
+    votes: dict[Item, dict[int, Vote]]
+    # Latest decision row of each item, and the items ever reopened.
+    decisions: dict[Item, Decision]
+    reopened: set[Item]
+    last_vote_id: int = 0
+    _names: dict[int, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def items(self) -> list[Item]:
+        return sorted(self.facts, key=lambda i: (i.image_id, i.predicted))
+
+    @property
+    def panelist_ids(self) -> list[int]:
+        return [p.id for p in self.panelists]
+
+    def name(self, reviewer_id: int) -> str:
+        if not self._names:
+            self._names = {p.id: p.name for p in self.panelists}
+        return self._names.get(reviewer_id, f"reviewer {reviewer_id}")
+
+    def values(self, item: Item, name: str) -> dict[int, object]:
+        """{panelist id: value} of the panelists who have voted field `name` on `item`."""
+        out = {}
+        for rid, vote in self.votes.get(item, {}).items():
+            value = field_value(vote, name)
+            if value is not None:
+                out[rid] = value
+        return out
+
+    def complete(self, item: Item, name: str) -> bool:
+        """Every panelist has voted field `name` on `item`."""
+        voted = self.values(item, name)
+        return bool(self.panelists) and all(p.id in voted for p in self.panelists)
+
+    def locked(self, item: Item) -> Decision | None:
+        """The item's standing final decision (None if none, or reopened since)."""
+        decision = self.decisions.get(item)
+        return decision if decision is not None and decision.method in LOCKING_METHODS else None
+
+
+def load_snapshot(project: Project) -> PanelSnapshot:
+    """Read the panel's whole state in one read transaction."""
+    with read_session(project.engine) as session:
+        panel = [Panelist(r.id, r.name, r.is_chair)
+                 for r in session.execute(select(Reviewer).order_by(Reviewer.id)).scalars()]
+        mistakes = session.execute(select(Mistake.image_id, Mistake.predicted, Mistake.novel, Mistake.run_id,
+                                          Mistake.probability, Mistake.hierarchy_distance)).all()
+        latest_votes = select(func.max(Vote.id)).group_by(Vote.reviewer_id, Vote.image_id, Vote.predicted)
+        votes = session.execute(select(Vote).where(Vote.id.in_(latest_votes.scalar_subquery()))).scalars().all()
+        latest_decisions = select(func.max(Decision.id)).group_by(Decision.image_id, Decision.predicted)
+        decisions = session.execute(
+            select(Decision).where(Decision.id.in_(latest_decisions.scalar_subquery()))).scalars().all()
+        reopened = session.execute(select(Decision.image_id, Decision.predicted)
+                                   .where(Decision.method == "reopened").distinct()).all()
+        last_vote_id = session.execute(select(func.max(Vote.id))).scalar_one() or 0
+
+    facts: dict[Item, ItemFacts] = {}
+    for image_id, predicted, novel, run_id, probability, distance in mistakes:
+        item = Item(image_id, predicted)
+        old = facts.get(item)
+        if old is None:
+            facts[item] = ItemFacts(item, bool(novel), (run_id,), probability, distance)
+        else:
+            facts[item] = ItemFacts(item, old.novel and bool(novel), tuple(sorted({*old.runs, run_id})),
+                                    max(old.probability, probability),
+                                    old.hierarchy_distance if distance is None else distance)
+    by_item: dict[Item, dict[int, Vote]] = {}
+    for vote in votes:
+        if not vote.retracted:
+            by_item.setdefault(Item(vote.image_id, vote.predicted), {})[vote.reviewer_id] = vote
+    return PanelSnapshot(
+        panelists=panel, facts=facts, votes=by_item,
+        decisions={Item(d.image_id, d.predicted): d for d in decisions},
+        reopened={Item(i, p) for i, p in reopened}, last_vote_id=last_vote_id)
