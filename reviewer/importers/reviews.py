@@ -34,6 +34,9 @@ def parse(path: str | Path) -> list[ReviewRecord]:
     data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(source, "expected an object mapping image names to review records")
+    if "initial_annots" in data or "image_filenames" in data:
+        raise InputError(source, "this is a label file, not a published model review",
+                         hint="import it with 'reviewer import-labels PROJECT FILE'")
     records = []
     for name, rec in data.items():
         if not isinstance(rec, dict):
