@@ -15,6 +15,7 @@ imagenet-mistakes export read this one table, so they cannot disagree.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import func, select
 
@@ -25,7 +26,7 @@ from reviewer.project import Project
 DECISION_COLUMNS = ["image_id", "predicted", "verdict", "problematic", "severity", "category", "oov_name",
                     "method", "reason", "decided_by", "reviewer", "created_at"]
 REVIEWED_COLUMNS = ["model", "source", "image_id", "file_name", "predicted", "original_label", "category",
-                    "severity", "category_raw", "severity_raw"]
+                    "severity", "category_raw", "severity_raw", "import_order"]
 
 
 def current_decisions(project: Project) -> pd.DataFrame:
@@ -55,7 +56,7 @@ def _imported_items(project: Project) -> pd.DataFrame:
                                                              "severity", "category_raw", "severity_raw", "item_id"])
     frame = frame.astype({"image_id": "int64", "predicted": "int64", "item_id": "int64"})
     frame = frame.sort_values("item_id").drop_duplicates(["model", "image_id", "predicted"], keep="last")
-    return frame.drop(columns="item_id").assign(source="imported")
+    return frame.assign(source="imported")
 
 
 def _run_mistakes(project: Project) -> pd.DataFrame:
@@ -69,45 +70,50 @@ def _run_mistakes(project: Project) -> pd.DataFrame:
 
 
 def reviewed_mistakes(project: Project, *, decisions: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per (model, image, predicted class) judged a mistake, sorted by model and file name.
+    """One row per (model, image, predicted class) judged a mistake.
 
-    Columns: model, source ("imported" or "panel"), image_id, file_name,
-    predicted, original_label (-1 when unknown), category, severity (canonical
-    names, None where the panel did not set one), category_raw and severity_raw
-    (the published spelling of imported items, "" for the panel's).
+    Columns: model, source ("imported": as a published review judged it;
+    "panel": the current final decision says "wrong"), image_id, file_name,
+    predicted, original_label (-1 when unknown), category and severity
+    (canonical names; None where the panel did not set one and no published
+    review did), category_raw and severity_raw (the published spelling where
+    the value is the imported one, else ""), import_order (the imported item's
+    id, -1 for the panel's own items). Sorted by model, import order (imported
+    items as in their file), then file name.
     """
     decisions = current_decisions(project) if decisions is None else decisions
-    keyed = decisions.set_index(["image_id", "predicted"])
+    decided = decisions[decisions["verdict"].notna()].set_index(["image_id", "predicted"])
     imported = _imported_items(project)
-    mistakes = _run_mistakes(project)
+    runs = _run_mistakes(project)
+    known = set(zip(imported["model"], imported["image_id"], imported["predicted"]))
+    runs = runs[[k not in known for k in zip(runs["model"], runs["image_id"], runs["predicted"])]]
+    frame = pd.concat([imported, runs.assign(item_id=-1)], ignore_index=True)
+    frame = frame.astype({"image_id": "int64", "predicted": "int64", "item_id": "int64"})
+    for column in ("category", "severity", "category_raw", "severity_raw"):
+        frame[column] = frame[column].astype(object)
 
-    # Panel-decided mistakes of the runs: items whose current decision is "wrong".
-    wrong = decisions[decisions["verdict"] == "wrong"][["image_id", "predicted", "category", "severity"]]
-    panel = mistakes.merge(wrong, on=["image_id", "predicted"]).assign(source="panel", category_raw="",
-                                                                       severity_raw="")
-    # Imported items: drop those a decision found not to be mistakes, and let a
-    # "wrong" decision's own fields replace the imported ones.
-    if len(imported):
-        index = pd.MultiIndex.from_frame(imported[["image_id", "predicted"]])
-        verdict = keyed["verdict"].reindex(index).to_numpy()
-        decided = pd.notna(verdict)
-        imported = imported[~decided | (verdict == "wrong")]
-        panel_keys = set(zip(panel["model"], panel["image_id"], panel["predicted"]))
-        overridden = [k in panel_keys for k in zip(imported["model"], imported["image_id"], imported["predicted"])]
-        # The panel row carries the decision; where it left a field empty, keep the imported value.
-        fill = imported[overridden].set_index(["model", "image_id", "predicted"])
-        panel = panel.set_index(["model", "image_id", "predicted"])
-        for column in ("category", "severity"):
-            panel[column] = panel[column].fillna(fill[column].reindex(panel.index))
-        panel = panel.reset_index()
-        imported = imported[[not o for o in overridden]]
-    frame = pd.concat([imported, panel], ignore_index=True) if len(imported) else panel
-    frame = frame.astype({"image_id": "int64", "predicted": "int64"})
+    index = pd.MultiIndex.from_frame(frame[["image_id", "predicted"]])
+    verdict = decided["verdict"].reindex(index).to_numpy()
+    has_decision = pd.notna(verdict)
+    # Undecided run mistakes are not reviewed yet; decided "correct"/"unclear" items are no mistakes.
+    keep = np.where(has_decision, verdict == "wrong", frame["item_id"].to_numpy() >= 0)
+    for column in ("category", "severity"):
+        ours = decided[column].reindex(index).to_numpy()
+        use = has_decision & pd.notna(ours)
+        changed = use & (ours != frame[column].to_numpy())
+        frame[column] = np.where(use, ours, frame[column].to_numpy())
+        # The published spelling stays only where the value is still the published one.
+        frame[f"{column}_raw"] = np.where(changed, "", frame[f"{column}_raw"].to_numpy())
+    frame["source"] = np.where(has_decision, "panel", "imported")
+    frame = frame[keep].rename(columns={"item_id": "import_order"})
     images = image_table(project, image_ids=frame["image_id"].unique().tolist())
     frame = frame.merge(images, left_on="image_id", right_index=True, how="left")
-    for column in ("category", "severity"):
-        frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
-    return frame.sort_values(["model", "file_name", "predicted"], ignore_index=True)[REVIEWED_COLUMNS]
+    for column in ("category", "severity", "category_raw", "severity_raw"):
+        empty = frame[column].isna()
+        frame[column] = frame[column].astype(object).where(~empty, None if "raw" not in column else "")
+    frame["_panel_only"] = frame["import_order"] < 0
+    frame = frame.sort_values(["model", "_panel_only", "import_order", "file_name", "predicted"], ignore_index=True)
+    return frame[REVIEWED_COLUMNS]
 
 
 def image_table(project: Project, *, image_ids: list[int] | None = None) -> pd.DataFrame:

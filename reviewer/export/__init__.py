@@ -1,0 +1,14 @@
+"""Exports of a review project: refreshed multi-labels, reviewed mistakes, manifest.
+
+- `export_project(project, out_dir)`: a new versioned folder (see `bundle`);
+- `write_model_mistakes(project, model, path)`: one model's reviewed mistakes in
+  the imagenet-mistakes metadata format.
+"""
+
+from __future__ import annotations
+
+from reviewer.export.bundle import ExportError, ExportResult, export_project, parse_formats
+from reviewer.export.mistakes import ModelMistakes, model_mistakes, write_model_mistakes
+
+__all__ = ["ExportError", "ExportResult", "ModelMistakes", "export_project", "model_mistakes", "parse_formats",
+           "write_model_mistakes"]

@@ -1,0 +1,168 @@
+"""A versioned export folder, written atomically, with its manifest.
+
+    OUT_DIR/export-0003/
+      multilabel_annotations.json  the TFDS-layout labels after review (initial_annots,
+                                   problematic_images, imagenet_m)
+      original_labels.json         original labels, ImageNetV2 annotated-list layout
+      labels.csv / labels.parquet  one row per image
+      mistakes/<model>_mistakes.json  each model's reviewed mistakes (imagenet-mistakes format)
+      manifest.json                app version, time, models and runs, review counts, the
+                                   split and its rule, sha256 of every input and output
+
+Everything is written into a hidden temporary folder beside the target and
+renamed into place at the end, so a crash leaves no half-written export (at
+most a hidden `.export-*.partial` folder). Data files are deterministic:
+exporting the same labels again gives byte-identical files; only the
+manifest's time differs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from reviewer._files import atomic_write_bytes, sha256_file
+from reviewer.errors import UserError
+from reviewer.export import manifest as manifest_mod
+from reviewer.export.labels import annotation_file, label_table, original_labels
+from reviewer.export.mistakes import model_mistakes, models_with_reviews
+from reviewer.judgements import reviewed_labelset
+from reviewer.project import Project
+from reviewer.reviewed import current_decisions, image_table, reviewed_mistakes
+
+FORMATS = ("json", "csv", "parquet")
+ANNOTATIONS = "multilabel_annotations.json"
+ORIGINAL_LABELS = "original_labels.json"
+MANIFEST = "manifest.json"
+FOLDER = re.compile(r"^export-(\d{4,})$")
+
+
+class ExportError(UserError):
+    """An export that cannot be written as asked."""
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    path: Path
+    manifest: dict
+
+    def data_files(self) -> list[Path]:
+        """The exported files other than the manifest, sorted."""
+        return sorted(p for p in self.path.rglob("*") if p.is_file() and p.name != MANIFEST)
+
+
+def parse_formats(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """'json,csv' -> ('json', 'csv'); an ExportError naming the bad format."""
+    items = [f.strip().lower() for f in (text.split(",") if isinstance(text, str) else text) if f.strip()]
+    bad = [f for f in items if f not in FORMATS]
+    if bad or not items:
+        raise ExportError(f"unknown export format {', '.join(bad) or '(none)'}; choose from {', '.join(FORMATS)}")
+    if "parquet" in items:
+        try:
+            import pyarrow  # noqa: F401  (pandas writes Parquet through it)
+        except ImportError:
+            raise ExportError("Parquet needs the pyarrow package, which is not installed: "
+                              "'pip install pyarrow', or export --format json,csv") from None
+    return tuple(dict.fromkeys(items))
+
+
+def model_file_name(model: str) -> str:
+    """A safe file name for a model's mistakes file (hub names hold '/' and ':')."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") + "_mistakes.json"
+
+
+def _json_bytes(data: object) -> bytes:
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def next_version(out_dir: Path) -> int:
+    versions = [int(m.group(1)) for p in out_dir.iterdir() if (m := FOLDER.match(p.name))] if out_dir.is_dir() else []
+    return max(versions, default=0) + 1
+
+
+def _write_files(project: Project, folder: Path, formats: tuple[str, ...], split: str | None) -> dict:
+    """Write the data files into `folder`; returns what the manifest says about them."""
+    labels = reviewed_labelset(project, after_review=True)
+    decisions = current_decisions(project)
+    images = image_table(project)
+    annotation = annotation_file(project, labels, split=split, decisions=decisions, images=images)
+    reviewed = reviewed_mistakes(project, decisions=decisions)
+    notes: dict = {"models": {}}
+    if "json" in formats:
+        atomic_write_bytes(folder / ANNOTATIONS, _json_bytes(annotation))
+        atomic_write_bytes(folder / ORIGINAL_LABELS, _json_bytes(original_labels(project, images=images)))
+        for model in models_with_reviews(reviewed):
+            result = model_mistakes(project, model, reviewed=reviewed)
+            name = f"mistakes/{model_file_name(model)}"
+            atomic_write_bytes(folder / name, result.to_json().encode("utf-8"))
+            notes["models"][model] = {"file": name, "mistakes": len(result.records),
+                                      "left_out_incomplete": len(result.incomplete),
+                                      "left_out_second_prediction": len(result.duplicates)}
+    if "csv" in formats or "parquet" in formats:
+        table = label_table(project, labels, annotation, images=images)
+        if "csv" in formats:
+            atomic_write_bytes(folder / "labels.csv", table.to_csv(index=False, lineterminator="\n").encode("utf-8"))
+        if "parquet" in formats:
+            table.to_parquet(folder / "labels.parquet", index=False)
+    notes["counts"] = {"annotated_images": len(annotation["initial_annots"]),
+                       "problematic_images": len(annotation["problematic_images"]),
+                       "split_images": len(annotation["imagenet_m"])}
+    return notes
+
+
+def export_project(project: Project, out_dir: str | Path, *, formats=("json", "csv"),
+                   split: str | None = "imagenet_m") -> ExportResult:
+    """Export the project's labels after review into a new versioned folder under `out_dir`."""
+    formats = parse_formats(formats)
+    out_dir = Path(out_dir).expanduser().resolve()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ExportError(f"{out_dir} is a file; give a folder to export into")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    created = datetime.now(timezone.utc)
+    tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=".export-", suffix=".partial"))
+    try:
+        notes = _write_files(project, tmp, formats, split)
+        _make_readable(tmp)
+        outputs = {p.relative_to(tmp).as_posix(): {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+                   for p in sorted(tmp.rglob("*")) if p.is_file()}
+        while True:  # another export may take a version number meanwhile: then try the next
+            version = next_version(out_dir)
+            manifest = manifest_mod.build(project, created=created, version=version, formats=formats, split=split,
+                                          notes=notes, outputs=outputs)
+            atomic_write_bytes(tmp / MANIFEST, _json_bytes(manifest))
+            (tmp / MANIFEST).chmod(0o644)
+            _fsync_dir(tmp)
+            target = out_dir / f"export-{version:04d}"
+            try:
+                os.rename(tmp, target)  # atomic; fails if the target exists (non-empty)
+            except OSError:
+                if target.exists():
+                    continue
+                raise
+            _fsync_dir(out_dir)
+            return ExportResult(target, manifest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _make_readable(folder: Path) -> None:
+    """Temporary files and folders are private (0600/0700); an export is for sharing."""
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def _fsync_dir(path: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,83 @@
+"""The manifest of an export: what it was made from and what it holds."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import func, select
+
+from db.engine import read_session
+from db.tables import ImportedReview, ImportedReviewItem, LabelSource, Model, Prediction, Reviewer, Run, Vote
+from reviewer import __version__
+from reviewer._files import sha256_file
+from reviewer.project import Project
+from reviewer.reviewed import current_decisions
+from reviewer.slices import slice_names, slice_rule
+
+FORMAT_NAME = "imagenet-mistake-reviewer export"
+FORMAT_VERSION = 1
+
+
+def _runs(project: Project, session) -> list[dict]:
+    counts = dict(session.execute(select(Prediction.run_id, func.count()).group_by(Prediction.run_id)).all())
+    out = []
+    for run, model in session.execute(select(Run, Model).join(Model, Model.id == Run.model_id).order_by(Run.id)):
+        probs = project.root / run.probs_path if run.probs_path else None
+        out.append({"id": run.id, "model": model.name, "source": model.source, "checkpoint": model.checkpoint,
+                    "weights_sha256": model.weights_sha256, "status": run.status, "image_slice": run.image_slice,
+                    "predictions": int(counts.get(run.id, 0)), "device": run.device,
+                    "created_at": run.created_at.isoformat() if run.created_at else None,
+                    "probabilities": run.probs_path,
+                    "probabilities_sha256": sha256_file(probs) if probs and probs.is_file() else None})
+    return out
+
+
+def _inputs(session) -> list[dict]:
+    """Files the project's labels and reviews came from, with the hash taken at import."""
+    inputs = [{"kind": s.kind, "path": s.path, "sha256": s.sha256, "imported_at": s.imported_at.isoformat()}
+              for s in session.execute(select(LabelSource).order_by(LabelSource.id)).scalars()]
+    for review, model in session.execute(select(ImportedReview, Model).join(Model, Model.id == ImportedReview.model_id)
+                                         .order_by(ImportedReview.id)):
+        inputs.append({"kind": "review", "model": model.name, "path": review.path, "sha256": review.sha256,
+                       "imported_at": review.imported_at.isoformat()})
+    return inputs
+
+
+def review_counts(project: Project) -> dict:
+    """Final decisions by verdict, problematic flags, votes, panelists, imported items."""
+    decisions = current_decisions(project)
+    verdicts = decisions["verdict"].fillna("none").value_counts().to_dict()
+    with read_session(project.engine) as session:
+        votes = session.execute(select(func.count(Vote.id))).scalar_one()
+        reviewers = session.execute(select(func.count(Reviewer.id))).scalar_one()
+        imported = session.execute(select(func.count(ImportedReviewItem.id))).scalar_one()
+    return {"decided_items": int(len(decisions)), "verdicts": {k: int(v) for k, v in sorted(verdicts.items())},
+            "problematic_flags": int(decisions["problematic"].sum()), "vote_rows": int(votes),
+            "reviewers": int(reviewers), "imported_review_items": int(imported)}
+
+
+def build(project: Project, *, created: datetime, version: int, formats: tuple[str, ...], split: str | None,
+          notes: dict, outputs: dict[str, dict]) -> dict:
+    """The manifest dict (written as manifest.json)."""
+    with read_session(project.engine) as session:
+        runs = _runs(project, session)
+        inputs = _inputs(session)
+    for run in runs:
+        if run["probabilities_sha256"]:
+            inputs.append({"kind": "probabilities", "run": run["id"], "path": run["probabilities"],
+                           "sha256": run["probabilities_sha256"]})
+    has_split = bool(split) and split in slice_names(project)
+    return {
+        "format": FORMAT_NAME, "format_version": FORMAT_VERSION, "export_version": version,
+        "app_version": __version__, "created_at": created.isoformat(),
+        "project": {"name": project.name, "root": str(project.root), "images": project.image_count()},
+        "formats": list(formats),
+        "models": notes.get("models", {}),
+        "runs": runs,
+        "reviews": review_counts(project),
+        "split": {"slice": split if has_split else None, "images": notes["counts"]["split_images"],
+                  "rule": slice_rule(project, split) if has_split else None},
+        "counts": notes["counts"],
+        "inputs": inputs,
+        "outputs": outputs,
+    }
