@@ -59,3 +59,35 @@ def postgres_url():
             yield admin_url.set(database=name).render_as_string(hide_password=False)
         finally:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def add_mistakes():
+    """add_mistakes(project, [(predicted, novel), ...]) -> [Item]: one image per
+    spec, found as a mistake by a run of a model (panel tests need no model run)."""
+    return _add_mistakes
+
+
+def _add_mistakes(project, specs: list[tuple[int, bool]], *, model: str = "demo-model") -> list:
+    from sqlalchemy import func, select
+
+    from db.engine import write_session
+    from db.tables import Image, Mistake, Model, Run
+    from reviewer.panel.votes import Item
+
+    with write_session(project.engine) as session:
+        first = session.execute(select(func.count(Image.id))).scalar_one() + 1
+        images = [Image(file_name=f"ILSVRC2012_val_{first + i:08d}.JPEG", original_label=i % 1000)
+                  for i in range(len(specs))]
+        session.add_all(images)
+        row = (session.execute(select(Model).where(Model.name == model)).scalar_one_or_none()
+               or Model(name=model, source="hub"))
+        session.add(row)
+        session.flush()
+        run = Run(model_id=row.id, status="complete", num_images=len(specs))
+        session.add(run)
+        session.flush()
+        session.add_all([Mistake(run_id=run.id, image_id=image.id, predicted=predicted, probability=0.5,
+                                 novel=novel, hierarchy_distance=3)
+                         for image, (predicted, novel) in zip(images, specs)])
+        return [Item(image.id, predicted) for image, (predicted, _) in zip(images, specs)]
