@@ -25,12 +25,14 @@ from reviewer.project import Project
 
 DECISION_COLUMNS = ["image_id", "predicted", "verdict", "problematic", "severity", "category", "oov_name",
                     "method", "reason", "decided_by", "reviewer", "created_at"]
+REOPENED = "reopened"
 REVIEWED_COLUMNS = ["model", "source", "image_id", "file_name", "predicted", "original_label", "category",
                     "severity", "category_raw", "severity_raw", "import_order"]
 
 
 def current_decisions(project: Project) -> pd.DataFrame:
-    """The latest final decision of every decided item, one row per (image_id, predicted)."""
+    """The standing final decision of every decided item, one row per (image_id, predicted):
+    its latest Decision row, unless that row reopened the item."""
     latest = select(func.max(Decision.id)).group_by(Decision.image_id, Decision.predicted).scalar_subquery()
     query = (select(Decision.image_id, Decision.predicted, Decision.verdict, Decision.problematic,
                     Decision.severity, Decision.category, Decision.oov_name, Decision.method, Decision.reason,
@@ -39,8 +41,10 @@ def current_decisions(project: Project) -> pd.DataFrame:
              .where(Decision.id.in_(latest)).order_by(Decision.image_id, Decision.predicted))
     with read_session(project.engine) as session:
         rows = session.connection().execute(query).all()
-    return pd.DataFrame([tuple(r) for r in rows], columns=DECISION_COLUMNS).astype(
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=DECISION_COLUMNS).astype(
         {"image_id": "int64", "predicted": "int64", "problematic": bool})
+    # A "reopened" row unsettles the item: no decision stands until it is locked again.
+    return frame[frame["method"] != REOPENED].reset_index(drop=True)
 
 
 def _imported_items(project: Project) -> pd.DataFrame:

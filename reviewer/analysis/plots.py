@@ -1,0 +1,131 @@
+"""The report's figures, as PNG files (matplotlib's object API, Agg canvas).
+
+No pyplot: figures are plain `Figure` objects, so plotting holds no global
+state and is safe in a worker thread of the GUI.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from reviewer.analysis.calibration import Calibration
+from reviewer.analysis.tables import shares
+from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
+
+SHORT_TITLES = {"fine_grained": "Fine-grained", "fine_grained_oov": "Fine-grained OOV",
+                "spurious_correlation": "Spurious corr.", "non_prototypical": "Non-prototypical"}
+
+
+def _save(figure: Figure, path: Path) -> Path:
+    figure.tight_layout()
+    figure.savefig(path)
+    return path
+
+
+def _stacked_bars(axes, table: pd.DataFrame, titles: dict[str, str]) -> None:
+    left = np.zeros(len(table))
+    for column in table.columns:
+        values = table[column].fillna(0).to_numpy()
+        axes.barh(list(map(str, table.index)), values, left=left, label=titles.get(column, column))
+        for y, (x0, v) in enumerate(zip(left, values)):
+            if v >= 0.06:
+                axes.text(x0 + v / 2, y, f"{100 * v:.0f}%", ha="center", va="center", fontsize=8, color="white")
+        left += values
+    axes.set_xlim(0, 1)
+    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(4, len(table.columns)))
+
+
+def plot_shares(categories: pd.DataFrame, severities: pd.DataFrame, path: Path) -> Path | None:
+    """Category and severity shares of each model's reviewed mistakes (stacked bars)."""
+    if categories.empty:
+        return None
+    figure = Figure(figsize=(8, 2.2 + 0.9 * len(categories)), dpi=100)
+    top, bottom = figure.subplots(2, 1)
+    _stacked_bars(top, shares(categories), SHORT_TITLES)
+    top.set_title("Failure categories of the reviewed mistakes")
+    _stacked_bars(bottom, shares(severities), SEVERITY_TITLES)
+    bottom.set_title("Severity")
+    return _save(figure, path)
+
+
+def plot_confusions(confusions: pd.DataFrame, path: Path, *, model: str, top: int = 20) -> Path | None:
+    """The most frequent confused class pairs of one model."""
+    data = confusions[confusions["model"] == model].head(top)
+    if data.empty:
+        return None
+    figure = Figure(figsize=(7, 1.2 + 0.28 * len(data)), dpi=100)
+    axes = figure.subplots()
+    labels = [f"{a} / {b}" for a, b in zip(data["name_a"], data["name_b"])]
+    axes.barh(labels[::-1], data["frequency"].to_numpy()[::-1])
+    axes.set_xlabel("reviewed mistakes")
+    axes.set_title(f"{model}: most confused class pairs (prediction / label)")
+    axes.tick_params(axis="y", labelsize=8)
+    return _save(figure, path)
+
+
+def plot_category_by_distance(table: pd.DataFrame, path: Path) -> Path | None:
+    """Share of each category at each WordNet distance (stacked bars, mistakes on top)."""
+    if table.empty:
+        return None
+    figure = Figure(figsize=(8, 4), dpi=100)
+    axes = figure.subplots()
+    columns = [c for c in CATEGORY_TITLES if c in table.columns]
+    bottom = np.zeros(len(table))
+    x = [str(int(d)) for d in table.index]
+    for column in columns:
+        values = table[column].fillna(0).to_numpy()
+        axes.bar(x, values, bottom=bottom, label=SHORT_TITLES[column])
+        bottom += values
+    for xi, n in zip(x, table["mistakes"]):
+        axes.text(xi, 1.01, str(int(n)), ha="center", va="bottom", fontsize=7)
+    axes.set_ylim(0, 1.08)
+    axes.set_xlabel("WordNet distance between prediction and nearest correct label")
+    axes.set_ylabel("share of the mistakes")
+    axes.legend(fontsize=8, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.15))
+    return _save(figure, path)
+
+
+def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Path | None:
+    """Reliability diagram: accuracy per confidence bin against the diagonal."""
+    if not calibration.images:
+        return None
+    bins = calibration.bins
+    width = float(bins["upper"].iloc[0] - bins["lower"].iloc[0])
+    centers = ((bins["lower"] + bins["upper"]) / 2).to_numpy()
+    figure = Figure(figsize=(4.5, 4.5), dpi=100)
+    axes = figure.subplots()
+    accuracy = bins["accuracy"].fillna(0).to_numpy()
+    confidence = bins["confidence"].fillna(0).to_numpy()
+    axes.bar(centers, accuracy, width=width, edgecolor="black", linewidth=0.5, label="accuracy")
+    axes.bar(centers, confidence - accuracy, bottom=accuracy, width=width, color="red", alpha=0.25,
+             label="gap to confidence")
+    axes.plot([0, 1], [0, 1], "k--", linewidth=1)
+    axes.set_xlim(0, 1)
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("top-1 confidence")
+    axes.set_ylabel("multi-label accuracy")
+    axes.set_title(f"{title}\nECE {100 * calibration.ece:.2f}% ({calibration.images} images, {len(bins)} bins)",
+                   fontsize=9)
+    axes.legend(fontsize=8, loc="upper left")
+    return _save(figure, path)
+
+
+def plot_topk(topk: pd.DataFrame, path: Path) -> Path | None:
+    """Variable top-k hit rate per label-count subgroup, one line per run."""
+    if topk.empty:
+        return None
+    figure = Figure(figsize=(6, 4), dpi=100)
+    axes = figure.subplots()
+    for (run_id, model), group in topk.groupby(["run_id", "model"]):
+        axes.plot(group["labels"], 100 * group["mean_hit_rate"], marker="o",
+                  label=f"{model} (#{run_id}), ASMA {100 * group['asma'].iloc[0]:.1f}%")
+    axes.set_xlabel("correct labels of the image (k)")
+    axes.set_ylabel("labels found in the top-k (%)")
+    axes.set_title("Variable top-k by label count")
+    axes.legend(fontsize=8)
+    axes.grid(alpha=0.3)
+    return _save(figure, path)

@@ -1,0 +1,130 @@
+"""`reviewer export`, `export-reviews`, `split`, `leaderboard`: what the review produces."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from reviewer.project import Project
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("export", help="export the labels after review into a new versioned folder "
+                                             "(TFDS multilabel layout, flat CSV/Parquet, reviewed mistakes, manifest)")
+    p.add_argument("project")
+    p.add_argument("out_dir", help="folder to create the export-NNNN folder in")
+    p.add_argument("--format", default="json,csv", help="comma-separated: json, csv, parquet (default json,csv)")
+    p.add_argument("--split", default="imagenet_m", metavar="SLICE",
+                   help="slice written as 'imagenet_m' (default: the slice named imagenet_m)")
+    p.set_defaults(func=run_export)
+
+    p = subparsers.add_parser("export-reviews", help="one model's reviewed mistakes in the imagenet-mistakes "
+                                                     "format (image -> top_prediction, failure category, severity)")
+    p.add_argument("project")
+    p.add_argument("out", help="JSON file to write")
+    p.add_argument("--model", required=True)
+    p.set_defaults(func=run_export_reviews)
+
+    p = subparsers.add_parser("split", help="the major-error split: images where at least k of the given runs "
+                                            "or reviews made a mistake the panel rated major")
+    p.add_argument("project")
+    p.add_argument("--runs", nargs="+", required=True, metavar="RUN",
+                   help="run ids, model names (their latest full run, else imported review), run:ID or review:ID")
+    p.add_argument("--k", type=int, default=3, help="how many of them must have made a major mistake (default 3)")
+    p.add_argument("--show", choices=["selected", "needs-review", "excluded", "none"], default="needs-review",
+                   help="which images to list (default: those needing a final review)")
+    p.add_argument("--save", metavar="SLICE", help="store the selected images as this slice")
+    p.add_argument("--replace", action="store_true", help="with --save: replace an existing slice of that name")
+    p.add_argument("--export", metavar="FILE", help="write the rule and every candidate image to this JSON file")
+    p.set_defaults(func=run_split)
+
+    p = subparsers.add_parser("leaderboard", help="every run's top-1, MLA and score on a slice with a 95%% interval")
+    p.add_argument("project")
+    p.add_argument("--slice", default="imagenet_m")
+    p.add_argument("--plot", metavar="PNG", help="also draw the slice score against top-1 into this file")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_leaderboard)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from reviewer.export import export_project
+
+    result = export_project(Project.open(args.project), args.out_dir, formats=args.format, split=args.split)
+    m = result.manifest
+    print(f"exported to {result.path}: {m['counts']['annotated_images']} annotated images, "
+          f"{m['counts']['problematic_images']} problematic, split of {m['counts']['split_images']}")
+    for model, info in m["models"].items():
+        left = info["left_out_incomplete"] + info["left_out_second_prediction"]
+        print(f"  {info['file']}: {info['mistakes']} reviewed mistakes of {model}"
+              + (f" ({left} left out: no category or severity, or a second prediction on an image)" if left else ""))
+    return 0
+
+
+def run_export_reviews(args: argparse.Namespace) -> int:
+    from reviewer.export import write_model_mistakes
+
+    result = write_model_mistakes(Project.open(args.project), args.model, args.out)
+    print(f"wrote {len(result.records)} reviewed mistakes of {args.model} to {args.out}")
+    if result.incomplete:
+        print(f"  left out {len(result.incomplete)} decided mistakes without a category or severity "
+              f"(e.g. {result.incomplete[0]})")
+    if result.duplicates:
+        print(f"  left out {len(result.duplicates)} second predictions on an image (the format holds one)")
+    return 0
+
+
+def run_split(args: argparse.Namespace) -> int:
+    from reviewer._files import atomic_write_text
+    from reviewer.split import (EXCLUDED, NEEDS_REVIEW, SELECTED, SplitRule, apply_split_rule, resolve_members,
+                                save_split)
+
+    project = Project.open(args.project)
+    rule = SplitRule(resolve_members(project, args.runs), k=args.k)
+    result = apply_split_rule(project, rule)
+    counts = result.counts()
+    print(f"rule: at least {rule.k} of {len(rule.members)} ({', '.join(m.label for m in rule.members)}) "
+          f"made a major mistake, no prediction decided correct")
+    print(f"  {counts[SELECTED]} selected, {counts[NEEDS_REVIEW]} need a final review, "
+          f"{counts[EXCLUDED]} excluded (a prediction decided correct)")
+    status = {"selected": SELECTED, "needs-review": NEEDS_REVIEW, "excluded": EXCLUDED}.get(args.show)
+    if status:
+        shown = result.table[result.table["status"] == status]
+        for row in shown.itertuples(index=False):
+            print(f"  {row.file_name}  major {row.major}, unreviewed {row.unreviewed}")
+    if args.save:
+        size = save_split(project, result, name=args.save, replace=args.replace)
+        print(f"saved {size} images as slice '{args.save}'")
+    if args.export:
+        data = {"rule": rule.as_dict(), "counts": counts, "images": result.images(SELECTED),
+                "candidates": json.loads(result.table.to_json(orient="records"))}
+        atomic_write_text(args.export, json.dumps(data, indent=2) + "\n")
+        print(f"wrote the split and its candidates to {args.export}")
+    return 0
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    from reviewer.leaderboard import leaderboard, plot_trend
+    from reviewer.slices import slice_names
+
+    project = Project.open(args.project)
+    board = leaderboard(project, slice_name=args.slice)
+    if args.json:
+        print(board.to_json(orient="records", indent=2))
+    else:
+        if args.slice not in slice_names(project):
+            print(f"(no slice named '{args.slice}': slice scores are empty)")
+        print(f"{'run':>5} {'model':30} {'images':12} {'top-1':>7} {'MLA':>7}  {args.slice}")
+        for row in board.itertuples(index=False):
+            top1 = "-" if row.top1 != row.top1 else f"{100 * row.top1:6.2f}%"
+            mla = "-" if row.mla != row.mla else f"{100 * row.mla:6.2f}%"
+            score = "-" if row.slice_score != row.slice_score else (
+                f"{int(row.slice_correct)} of {int(row.slice_total)} ({100 * row.slice_score:.1f}%, "
+                f"95% CI {100 * row.slice_low:.1f}-{100 * row.slice_high:.1f}%)")
+            print(f"{row.run_id:>5} {row.model[:30]:30} {row.image_slice or 'all':12} {top1:>7} {mla:>7}  {score}")
+    if args.plot:
+        if plot_trend(board, Path(args.plot), slice_name=args.slice):
+            print(f"plot: {args.plot}")
+        else:
+            print("no plot: no run has both a full-set top-1 and a slice score")
+    return 0

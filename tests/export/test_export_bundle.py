@@ -1,0 +1,127 @@
+"""Exports on real files: the refreshed labels after the panel's decisions, the
+versioned folder and its manifest, atomic writes, and the round trip (import an
+export into a new project, export again: identical files)."""
+
+from __future__ import annotations
+
+import filecmp
+import importlib.util
+import json
+
+import pytest
+from review_data import add_images, add_run, decide, val_name
+
+from reviewer._files import sha256_file
+from reviewer.cli import main
+from reviewer.export import ExportError, export_project
+from reviewer.importers import import_review, init_project
+from reviewer.vocabulary import load_classes
+
+WNIDS = load_classes().wnids
+
+
+@pytest.fixture
+def reviewed_project(tmp_path, shared_data):
+    """The TFDS sample (labels, 10 problematic images with metadata, ImageNet-M) plus
+    four images a run got wrong, three of them decided by the panel."""
+    project, _ = init_project(tmp_path / "p", labels=[shared_data / "formats" / "tfds_v3_sample.json"])
+    ids = add_images(project, [200, 201, 202, 203], start=30001)
+    add_run(project, "model-A", dict(zip(ids, [300, 301, 302, 303])))
+    decide(project, ids[0], 300, "correct")
+    decide(project, ids[1], 301, "wrong", severity="major", category="spurious_correlation")
+    decide(project, ids[2], 302, "unclear", problematic=True, reason="two objects, neither dominant", chair="ann")
+    return project
+
+
+def test_labels_after_review_in_the_published_layout(reviewed_project, tmp_path, shared_data):
+    result = export_project(reviewed_project, tmp_path / "out")
+    assert result.path.name == "export-0001"
+    data = json.loads((result.path / "multilabel_annotations.json").read_text())
+    sample = json.loads((shared_data / "formats" / "tfds_v3_sample.json").read_text())
+    annots = data["initial_annots"]
+    # The panel's decisions: correct joins correct, wrong joins wrong, unclear joins unclear.
+    assert annots[val_name(30001)] == {"correct": sorted([WNIDS[200], WNIDS[300]])}
+    assert annots[val_name(30002)] == {"correct": [WNIDS[201]], "wrong": [WNIDS[301]]}
+    assert annots[val_name(30003)] == {"correct": [WNIDS[202]], "unclear": [WNIDS[302]]}
+    assert val_name(30004) not in annots  # undecided mistake: no judgement, no multi-label annotation
+    for name, entry in sample["initial_annots"].items():  # imported labels unchanged (kinds as lists, sorted)
+        assert annots[name] == {k: sorted(v) for k, v in entry.items() if v}
+    # Imported problematic metadata kept; ours added for the image the panel flagged.
+    problematic = data["problematic_images"]
+    for name, meta in sample["problematic_images"].items():
+        assert problematic[name] == meta
+    ours = problematic[val_name(30003)]
+    assert ours["reason"] == "two objects, neither dominant" and ours["reviewer"] == "ann"
+    assert ours["time_marked"].endswith("+00:00") and ours["time_reviewed"] >= ours["time_marked"]
+    assert data["imagenet_m"] == sorted(sample["imagenet_m"])
+    # The panel's reviewed mistakes in the imagenet-mistakes format.
+    mistakes = json.loads((result.path / "mistakes" / "model-A_mistakes.json").read_text())
+    assert mistakes == {val_name(30002): {"top_prediction": 301, "failure category": "Spurious Correlation",
+                                          "failure severity": "Major"}}
+    # One CSV row per image with its labels and flags.
+    csv = (result.path / "labels.csv").read_text().splitlines()
+    row = next(line for line in csv if line.startswith(val_name(30003)))
+    assert row.split(",")[1:] == [WNIDS[202], load_classes().names[202], WNIDS[202], "", WNIDS[302], "1", "True",
+                                  "True", "False"]
+
+
+def test_manifest_states_inputs_outputs_and_counts(reviewed_project, tmp_path, shared_data):
+    first = export_project(reviewed_project, tmp_path / "out")
+    second = export_project(reviewed_project, tmp_path / "out")
+    assert (first.path.name, second.path.name) == ("export-0001", "export-0002")
+    manifest = json.loads((second.path / "manifest.json").read_text())
+    assert manifest == second.manifest and manifest["export_version"] == 2
+    assert set(manifest["outputs"]) == {p.relative_to(second.path).as_posix() for p in second.data_files()}
+    for name, entry in manifest["outputs"].items():
+        assert entry["sha256"] == sha256_file(second.path / name)
+    sample = shared_data / "formats" / "tfds_v3_sample.json"
+    assert {"kind": "tfds_v3", "path": str(sample), "sha256": sha256_file(sample)}.items() <= manifest["inputs"][0].items()
+    assert manifest["reviews"]["verdicts"] == {"correct": 1, "unclear": 1, "wrong": 1}
+    assert manifest["reviews"]["problematic_flags"] == 1
+    assert [r["model"] for r in manifest["runs"]] == ["model-A"]
+    assert manifest["split"] == {"slice": "imagenet_m", "images": 3, "rule": None}
+    # Same labels, same bytes: only the manifest differs between the two exports.
+    for path in first.data_files():
+        assert filecmp.cmp(path, second.path / path.relative_to(first.path), shallow=False)
+
+
+def test_round_trip_gives_identical_files(reviewed_project, tmp_path):
+    first = export_project(reviewed_project, tmp_path / "a")
+    again, _ = init_project(tmp_path / "p2", labels=[first.path / "original_labels.json",
+                                                     first.path / "multilabel_annotations.json"])
+    for model, info in first.manifest["models"].items():
+        import_review(again, first.path / info["file"], model=model)
+    second = export_project(again, tmp_path / "b")
+    names = [p.relative_to(first.path) for p in first.data_files()]
+    assert names == [p.relative_to(second.path) for p in second.data_files()]
+    assert len(names) == 4  # labels.csv, mistakes/model-A_mistakes.json, the two JSON label files
+    for name in names:
+        assert filecmp.cmp(first.path / name, second.path / name, shallow=False), name
+
+
+def test_a_failed_export_leaves_nothing_behind(reviewed_project, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    export_project(reviewed_project, out)
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("reviewer.export.bundle.label_table", crash)
+    with pytest.raises(OSError, match="disk full"):
+        export_project(reviewed_project, out)
+    assert sorted(p.name for p in out.iterdir()) == ["export-0001"]  # no partial folder, no export-0002
+
+
+def test_formats_and_the_command(reviewed_project, tmp_path, capsys):
+    has_pyarrow = importlib.util.find_spec("pyarrow") is not None
+    if not has_pyarrow:
+        with pytest.raises(ExportError, match="Parquet needs the pyarrow package"):
+            export_project(reviewed_project, tmp_path / "x", formats="csv,parquet")
+        assert not (tmp_path / "x").exists() or not any((tmp_path / "x").iterdir())
+    result = export_project(reviewed_project, tmp_path / "csv", formats="csv")
+    assert [p.name for p in result.data_files()] == ["labels.csv"]
+    assert main(["export", str(reviewed_project.root), str(tmp_path / "cli"), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "export-0001" in out and "1 reviewed mistakes of model-A" in out
+    assert main(["export", str(reviewed_project.root), str(tmp_path / "cli"), "--format", "xml"]) == 2
+    assert "unknown export format xml" in capsys.readouterr().err
