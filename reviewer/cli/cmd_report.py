@@ -1,4 +1,5 @@
-"""`reviewer report`: every run and imported review with its metrics."""
+"""`reviewer report`: every run and imported review with its metrics, and the
+analysis report (Markdown or HTML with plots, or JSON for scripts)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("report", help="metrics of every run and imported review of a project")
     p.add_argument("project")
     p.add_argument("--json", action="store_true", help="print the machine-readable JSON (keys in the README)")
+    p.add_argument("--format", choices=["markdown", "html"],
+                   help="write the analysis report in this format, with PNG plots, into --out")
+    p.add_argument("--out", metavar="DIR", help="folder for --format (default: PROJECT/report)")
+    p.add_argument("--keep-borderline", action="store_true",
+                   help="count Borderline severity apart (default: as Minor, as the paper)")
+    p.add_argument("--yates", action="store_true", help="Yates' continuity correction on 2 x 2 chi-square tests")
+    p.add_argument("--slice", default="imagenet_m", help="slice the leaderboard scores on (default imagenet_m)")
     p.set_defaults(func=run_report)
 
 
@@ -34,11 +42,21 @@ def _finite(value):
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from reviewer.summary import project_summary
+    from pathlib import Path
 
-    summary = project_summary(Project.open(args.project))
+    from reviewer.analysis.render import write_report
+    from reviewer.analysis.report import ReportOptions, build_report, report_json
+
+    project = Project.open(args.project)
+    options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice)
+    report = build_report(project, options)
+    summary = report.summary
     if args.json:
-        print(json.dumps(_finite(summary), indent=2, default=str))
+        print(json.dumps(_finite({**summary, "analysis": report_json(report)}), indent=2, default=str))
+        return 0
+    if args.format:
+        path = write_report(report, Path(args.out) if args.out else project.root / "report", fmt=args.format)
+        print(f"wrote {path} (plots beside it)")
         return 0
     p = summary["project"]
     print(f"Project {p['name']}: {p['images']} images ({p['images_with_files']} with files), "
@@ -58,4 +76,26 @@ def run_report(args: argparse.Namespace) -> int:
             cells = ", ".join(f"{k} {v['count']} ({100 * v['share']:.1f}%)" for k, v in review[group].items()
                               if v["count"])
             print(f"  {group}: {cells}")
+    _print_analysis(report)
     return 0
+
+
+def _print_analysis(report) -> None:
+    """Table 2 over all reviewed mistakes (imported and the panel's) and the chi-square tests."""
+    from reviewer.analysis.tables import shares
+
+    if report.categories.empty:
+        return
+    borderline = "kept apart" if report.options.keep_borderline else "counted as Minor"
+    print(f"\nReviewed mistakes per model (imported reviews and panel decisions; Borderline {borderline})")
+    for counts in (report.categories, report.severities):
+        share = shares(counts)
+        for model in counts.index:
+            cells = ", ".join(f"{level} {counts.loc[model, level]} ({100 * share.loc[model, level]:.1f}%)"
+                              for level in counts.columns)
+            print(f"  {model}: {cells}")
+    for name, tests in (("categories", report.chi_categories), ("severities", report.chi_severities)):
+        for row in tests.itertuples(index=False):
+            if row.chi2 == row.chi2:  # not NaN
+                print(f"  chi-square, {name}, {row.model_a} vs {row.model_b}: chi2 {row.chi2:.3f}, "
+                      f"dof {row.dof}, p {row.p_value:.4f}")
