@@ -1,0 +1,118 @@
+"""Decoding and scaling images on worker threads, with a small cache.
+
+Images are decoded straight to the size they are shown at: `QImageReader`
+with a scaled size lets the JPEG decoder scale in the DCT (libjpeg's
+scale_denom), so a 4000 px photo fit to an 1100 px view decodes in a few
+milliseconds instead of a full decode plus a resize. Full resolution is
+decoded only on demand (zoom past fit, or 1:1).
+
+QImage (not QPixmap) is built on the worker threads: it is safe off the UI
+thread, and the view paints it directly.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSize, Qt, Signal
+from PySide6.QtGui import QImage, QImageReader
+
+from reviewer.ui.workers import Worker
+
+QImageReader.setAllocationLimit(1024)  # MB; ImageNet has a few very large photos
+
+
+@dataclass(frozen=True)
+class ImageKey:
+    """A decoded image: the file at a bounding size (None: full resolution)."""
+
+    path: str
+    width: int | None = None
+    height: int | None = None
+
+    @property
+    def full(self) -> bool:
+        return self.width is None
+
+
+@dataclass(frozen=True)
+class Decoded:
+    key: ImageKey
+    image: QImage | None  # None when the file cannot be read
+    original_size: QSize
+    error: str = ""
+
+
+def decode(key: ImageKey) -> Decoded:
+    """Read the file, scaled to fit the key's size when it is larger."""
+    reader = QImageReader(key.path)
+    reader.setAutoTransform(True)
+    size = reader.size()
+    bounds = None if key.full else QSize(key.width, key.height)
+    if bounds is not None and size.isValid() and (size.width() > bounds.width() or size.height() > bounds.height()):
+        reader.setScaledSize(size.scaled(bounds, Qt.AspectRatioMode.KeepAspectRatio))
+    image = reader.read()
+    if image.isNull():
+        return Decoded(key, None, size, error=reader.errorString() or "unreadable image")
+    if bounds is not None and image.width() < bounds.width() and image.height() < bounds.height():
+        # Small files are enlarged here, once, so the view paints every fit image 1:1.
+        image = image.scaled(bounds, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
+    if image.format() not in (QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied):
+        # The raster engine paints these formats without converting on every paint.
+        image = image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied if image.hasAlphaChannel()
+                                      else QImage.Format.Format_RGB32)
+    return Decoded(key, image, size)
+
+
+class ImageLoader(QObject):
+    """Decodes images in a thread pool; `loaded` fires on the UI thread."""
+
+    loaded = Signal(object)  # Decoded
+
+    def __init__(self, *, threads: int = 2, cache_size: int = 24, parent: QObject | None = None):
+        super().__init__(parent)
+        self._worker = Worker(threads=threads, name="images", parent=self)
+        self._cache: OrderedDict[ImageKey, Decoded] = OrderedDict()
+        self._pending: set[ImageKey] = set()
+        self._cache_size = cache_size
+
+    def cached(self, key: ImageKey) -> Decoded | None:
+        found = self._cache.get(key)
+        if found is not None:
+            self._cache.move_to_end(key)
+        return found
+
+    def request(self, key: ImageKey, *, priority: int = 0) -> Decoded | None:
+        """The decoded image if cached (also emitted later otherwise); starts decoding it."""
+        found = self.cached(key)
+        if found is not None:
+            return found
+        if key not in self._pending:
+            self._pending.add(key)
+            self._worker.submit(decode, key, on_done=self._store, priority=priority)
+        return None
+
+    def _store(self, decoded: Decoded) -> None:
+        self._pending.discard(decoded.key)
+        self._cache[decoded.key] = decoded
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        self.loaded.emit(decoded)
+
+    def shutdown(self) -> None:
+        self._worker.shutdown()
+
+
+def fit_key(path: Path | str, bounds: QSize) -> ImageKey:
+    """The key of an image fit into `bounds` (device pixels), rounded down to
+    32 px so that small window resizes reuse the cache (and the view still
+    paints the image 1:1, never scaled)."""
+    w = max(32, bounds.width() // 32 * 32)
+    h = max(32, bounds.height() // 32 * 32)
+    return ImageKey(str(path), w, h)
+
+
+def full_key(path: Path | str) -> ImageKey:
+    return ImageKey(str(path))

@@ -1,0 +1,215 @@
+"""The image of a mistake: fit to the window, zoom and pan, full resolution on demand.
+
+The view paints a QImage itself (no QGraphicsScene): in fit mode the image
+was decoded at the view's size and is painted 1:1, so showing the next
+mistake costs one blit. Zooming past the fit scale asks for the full
+resolution (`full_resolution_wanted`) and paints the fit image enlarged
+until it arrives.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+ZOOM_STEP = 1.25
+MAX_ZOOM = 16.0
+BACKGROUND = QColor("#1e1f22")
+
+
+class QtImageView(QWidget):
+    full_resolution_wanted = Signal()
+    resized = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(240, 180)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        self._image: QImage | None = None  # the best image we have
+        self._original = QSize()  # the file's size in pixels
+        self._zoom: float | None = None  # image pixels -> device pixels; None: fit
+        self._center = QPointF(0.5, 0.5)  # shown centre, as a fraction of the image
+        self._message = ""
+        self._detail = ""
+        self._drag_from: QPointF | None = None
+
+    # -- content -------------------------------------------------------------
+    def show_image(self, image: QImage, original: QSize, *, keep_view: bool = False) -> None:
+        """Show a decoded image of a file of size `original` (fit unless `keep_view`)."""
+        self._image, self._original = image, QSize(original) if original.isValid() else image.size()
+        self._message = self._detail = ""
+        if not keep_view:
+            self._zoom, self._center = None, QPointF(0.5, 0.5)
+        self.update()
+
+    def show_message(self, message: str, detail: str = "") -> None:
+        """A placeholder instead of an image (missing file, unreadable, loading)."""
+        self._image, self._message, self._detail = None, message, detail
+        self._zoom = None
+        self.update()
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    def has_image(self) -> bool:
+        return self._image is not None
+
+    def image_size(self) -> QSize:
+        return self._image.size() if self._image is not None else QSize()
+
+    def fit_bounds(self) -> QSize:
+        """The size, in device pixels, a fit image should be decoded at."""
+        ratio = self.devicePixelRatioF()
+        return QSize(max(1, int((self.width() - 8) * ratio)), max(1, int((self.height() - 8) * ratio)))
+
+    def is_fit(self) -> bool:
+        return self._zoom is None
+
+    # -- zoom and pan --------------------------------------------------------------
+    def fit_scale(self) -> float:
+        """File pixels -> device pixels when the whole image fits the view."""
+        if not self._original.isValid() or self._original.isEmpty():
+            return 1.0
+        bounds = self.fit_bounds()
+        return min(bounds.width() / self._original.width(), bounds.height() / self._original.height())
+
+    def zoom(self) -> float:
+        return self.fit_scale() if self._zoom is None else self._zoom
+
+    def set_zoom(self, zoom: float | None, anchor: QPointF | None = None) -> None:
+        """Zoom (file pixels -> device pixels; None: fit), keeping `anchor` (widget point) still."""
+        if self._image is None:
+            return
+        if zoom is not None:
+            zoom = max(min(zoom, MAX_ZOOM), self.fit_scale())
+            if abs(zoom - self.fit_scale()) < 1e-6:
+                zoom = None
+        if anchor is not None and zoom is not None:
+            before = self._to_image(anchor)
+            self._zoom = zoom
+            after = self._to_image(anchor)
+            self._center += before - after
+        else:
+            self._zoom = zoom
+        if zoom is None:
+            self._center = QPointF(0.5, 0.5)
+        self._clamp()
+        if zoom is not None and zoom > self.fit_scale() and self._image.width() < self._original.width():
+            self.full_resolution_wanted.emit()
+        self.update()
+
+    def zoom_in(self) -> None:
+        self.set_zoom(self.zoom() * ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self.set_zoom(self.zoom() / ZOOM_STEP)
+
+    def zoom_fit(self) -> None:
+        self.set_zoom(None)
+
+    def zoom_actual(self) -> None:
+        """1:1 with the file's pixels (or back to fit when already there)."""
+        self.set_zoom(None if self._zoom is not None and abs(self._zoom - 1.0) < 1e-6 else 1.0)
+
+    def pan(self, dx: float, dy: float) -> None:
+        """Move the view by a fraction of its size."""
+        scale = self.zoom() / self.devicePixelRatioF()
+        if self._original.isEmpty():
+            return
+        self._center += QPointF(dx * self.width() / (scale * self._original.width()),
+                                dy * self.height() / (scale * self._original.height()))
+        self._clamp()
+        self.update()
+
+    def _clamp(self) -> None:
+        if self._original.isEmpty():
+            return
+        scale = self.zoom() / self.devicePixelRatioF()
+        half_w = min(0.5, self.width() / (2 * scale * self._original.width()))
+        half_h = min(0.5, self.height() / (2 * scale * self._original.height()))
+        self._center = QPointF(min(max(self._center.x(), half_w), 1 - half_w),
+                               min(max(self._center.y(), half_h), 1 - half_h))
+
+    def _target_rect(self) -> QRectF:
+        """Where the whole image lies, in widget coordinates."""
+        scale = self.zoom() / self.devicePixelRatioF()
+        w, h = self._original.width() * scale, self._original.height() * scale
+        return QRectF(self.width() / 2 - self._center.x() * w, self.height() / 2 - self._center.y() * h, w, h)
+
+    def _to_image(self, point: QPointF) -> QPointF:
+        rect = self._target_rect()
+        return QPointF((point.x() - rect.x()) / rect.width(), (point.y() - rect.y()) / rect.height())
+
+    # -- events --------------------------------------------------------------
+    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        steps = event.angleDelta().y() / 120
+        if steps and self._image is not None:
+            self.set_zoom(self.zoom() * (ZOOM_STEP ** steps), anchor=event.position())
+        event.accept()
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._drag_from = event.position()
+            self.setCursor(Qt.CursorShape.ClosedHandCursor)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        if self._drag_from is not None:
+            delta = event.position() - self._drag_from
+            self._drag_from = event.position()
+            self.pan(-delta.x() / max(1, self.width()), -delta.y() / max(1, self.height()))
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        self._drag_from = None
+        self.unsetCursor()
+
+    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802
+        self.set_zoom(None if self._zoom is not None else 1.0, anchor=event.position())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        self._clamp()
+        super().resizeEvent(event)
+        self.resized.emit()
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), BACKGROUND)
+        if self._image is None:
+            self._paint_message(painter)
+            return
+        target = self._target_rect()
+        ratio = self.devicePixelRatioF()
+        if self._zoom is None and abs(target.width() * ratio - self._image.width()) < 40 and \
+                self._image.width() <= self.width() * ratio and self._image.height() <= self.height() * ratio:
+            # A fit image decoded at (about) the view's size: one blit, no scaling.
+            w, h = self._image.width() / ratio, self._image.height() / ratio
+            painter.drawImage(QPointF(round((self.width() - w) / 2), round((self.height() - h) / 2)), self._image)
+        else:
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.zoom() < 2.0)
+            painter.drawImage(target, self._image, QRectF(0, 0, self._image.width(), self._image.height()))
+        if self._zoom is not None:
+            painter.setPen(QColor("#d0d0d0"))
+            painter.drawText(self.rect().adjusted(8, 6, -8, -6), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
+                             f"{self.zoom() * 100:.0f} %")
+
+    def _paint_message(self, painter: QPainter) -> None:
+        if not self._message:
+            return
+        box = self.rect().adjusted(24, 24, -24, -24)
+        painter.setPen(QPen(QColor("#6b6f76"), 2, Qt.PenStyle.DashLine))
+        painter.drawRoundedRect(box, 10, 10)
+        title = QFont(self.font())
+        title.setPointSizeF(title.pointSizeF() * 1.4)
+        title.setBold(True)
+        painter.setFont(title)
+        painter.setPen(QColor("#e4e4e4"))
+        upper = box.adjusted(16, 0, -16, -box.height() // 2 - 4)
+        painter.drawText(upper, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, self._message)
+        painter.setFont(self.font())
+        painter.setPen(QColor("#a9adb3"))
+        lower = box.adjusted(16, box.height() // 2 + 4, -16, 0)
+        painter.drawText(lower, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                         self._detail)

@@ -1,0 +1,345 @@
+"""The main window: the start screen, then the review page of a project.
+
+Keys come from the keymap (user config dir) as window-wide QActions, so the
+same action runs from a key, a menu or a button. Opening a project, loading
+its runs and creating the panelist run on worker threads; closing the window
+waits for the votes still being written.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QMainWindow, QSizePolicy, QStackedWidget,
+                               QToolBar, QWidget)
+
+from reviewer.errors import UserError
+from reviewer.keymap import ACTIONS, Keymap, load_keymap
+from reviewer.preferences import Preferences, load_preferences, save_preferences
+from reviewer.project import Project
+from reviewer.ui.qt_help_overlay import QtHelpOverlay
+from reviewer.ui.qt_review_page import QtReviewPage
+from reviewer.ui.qt_start_screen import QtStartScreen
+from reviewer.ui.review_session import ReviewSession, list_runs
+from reviewer.ui.theme import KIND_COLOURS, MUTED
+from reviewer.ui.workers import Worker
+
+MENUS = {"Verdict": "&Review", "Severity (wrong)": "&Review", "Category (wrong)": "&Review", "Move": "&Review",
+         "Image": "&View", "Window": "&View"}
+PAGE_ACTIONS = {a.name for a in ACTIONS if a.group != "Window"}
+
+
+def _open(root: str, reviewer_name: str):
+    from reviewer.panel.votes import get_reviewer
+
+    project = Project.open(root)
+    return project, get_reviewer(project, reviewer_name), list_runs(project)
+
+
+class QtMainWindow(QMainWindow):
+    project_opened = Signal()
+    run_opened = Signal(int)
+
+    def __init__(self, *, preferences: Preferences | None = None, keymap: Keymap | None = None):
+        super().__init__()
+        self.prefs = preferences or load_preferences()
+        try:
+            self.keymap = keymap or load_keymap()
+        except UserError as exc:
+            self.keymap = Keymap(bindings=dict((a.name, a.keys) for a in ACTIONS))
+            QTimer.singleShot(0, lambda: self.show_message(f"{exc}; default keys in use", error=True))
+        self.project: Project | None = None
+        self.reviewer = None
+        self.session: ReviewSession | None = None
+        self.runs: list[tuple[int, str, str, int]] = []
+        self._worker = Worker(threads=1, name="window", parent=self)
+        self.setWindowTitle("ImageNet mistake reviewer")
+        self.resize(1280, 800)
+
+        self.start = QtStartScreen()
+        self.start.set_name(self.prefs.reviewer_name)
+        self.start.set_recent(self.prefs.existing_recent())
+        self.start.open_project.connect(self.open_project)
+        self.start.new_project.connect(self.new_project)
+        self.start.open_demo.connect(self.open_demo)
+        self.page = QtReviewPage(self.keymap, auto_advance=self.prefs.auto_advance)
+        self.page.status_message.connect(self.show_message)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.start)
+        self.stack.addWidget(self.page)
+        self.setCentralWidget(self.stack)
+        self.help = QtHelpOverlay(self.keymap, self.stack)
+        self.help.edit_keys.connect(self.edit_keys)
+        self.help.closed.connect(lambda: self.page.setFocus())
+        self._build_toolbar()
+        self.actions_by_name: dict[str, QAction] = {}
+        self._build_actions()
+        self.status_text = QLabel()
+        self.undo_label = QLabel()
+        self.statusBar().addWidget(self.status_text, 1)
+        self.statusBar().addPermanentWidget(self.undo_label)
+        self._message_timer = QTimer(self, singleShot=True, interval=8000, timeout=self.status_text.clear)
+
+    # -- chrome ------------------------------------------------------------------
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Review")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.addToolBar(bar)
+        self.project_label = QLabel()
+        self.project_label.setStyleSheet("font-weight: 600; padding: 0 8px;")
+        bar.addWidget(self.project_label)
+        bar.addWidget(QLabel("Run:"))
+        self.run_combo = QComboBox()
+        self.run_combo.setMinimumWidth(260)
+        self.run_combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.run_combo.activated.connect(lambda i: self.open_run(self.run_combo.itemData(i)))
+        bar.addWidget(self.run_combo)
+        self.run_model_button = bar.addAction("Run model…", lambda: self.trigger("run_model"))
+        bar.addSeparator()
+        self.blind_box = QCheckBox("Blind")
+        self.blind_box.setToolTip("Others' votes stay hidden on a mistake until you have voted on it")
+        self.blind_box.setChecked(self.prefs.blind)
+        self.blind_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.blind_box.toggled.connect(self.set_blind)
+        bar.addWidget(self.blind_box)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        bar.addWidget(spacer)
+        self.reviewer_label = QLabel()
+        self.reviewer_label.setStyleSheet(f"color: {MUTED}; padding: 0 8px;")
+        bar.addWidget(self.reviewer_label)
+        bar.addAction("Keys  ?", lambda: self.trigger("help"))
+        self.toolbar = bar
+        bar.setVisible(False)
+
+    def _build_actions(self) -> None:
+        menus = {}
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction("Start screen", self.show_start)
+        file_menu.addAction("New project…", self.new_project)
+        file_menu.addAction("Open the demo", self.open_demo)
+        file_menu.addSeparator()
+        file_menu.addAction("Quit", QKeySequence.StandardKey.Quit, self.close)
+        for action in ACTIONS:
+            menu_name = MENUS[action.group]
+            if menu_name not in menus:
+                menus[menu_name] = self.menuBar().addMenu(menu_name)
+            qaction = QAction(action.title, self)
+            qaction.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            qaction.triggered.connect(lambda _=False, n=action.name: self.trigger(n))
+            self.addAction(qaction)
+            menus[menu_name].addAction(qaction)
+            self.actions_by_name[action.name] = qaction
+        self.apply_keymap(self.keymap)
+
+    def apply_keymap(self, keymap: Keymap) -> None:
+        self.keymap = keymap
+        for name, qaction in self.actions_by_name.items():
+            qaction.setShortcuts([QKeySequence(k) for key in keymap.keys(name) for k in _with_shifted(key)])
+        self.page.set_keymap(keymap)
+        self.help.set_keymap(keymap)
+
+    def show_message(self, text: str, error: bool = False) -> None:
+        colour = KIND_COLOURS["wrong"] if error else MUTED
+        self.status_text.setStyleSheet(f"color: {colour};")
+        self.status_text.setText(text)
+        self._message_timer.start()
+
+    # -- actions -----------------------------------------------------------------
+    def trigger(self, name: str) -> None:
+        if self.page.vote_panel.asking():
+            return  # the inline text field has the keys
+        if name == "help":
+            self.help.hide_overlay() if self.help.isVisible() else self.help.show_overlay()
+        elif self.help.isVisible():
+            return
+        elif name == "edit_keys":
+            self.edit_keys()
+        elif name == "open_project":
+            self.show_start()
+        elif name == "run_model":
+            self.open_run_dialog()
+        elif name == "group_view":
+            self.open_group_view()
+        elif name == "toggle_blind":
+            self.blind_box.toggle()
+        elif name == "focus_filter":
+            if self.stack.currentWidget() is self.page:
+                self.page.queue_panel.class_filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        elif name in PAGE_ACTIONS and self.stack.currentWidget() is self.page:
+            self.page.trigger(name)
+
+    def edit_keys(self) -> None:
+        from reviewer.ui.qt_keymap_dialog import QtKeymapDialog
+
+        dialog = QtKeymapDialog(self.keymap, self)
+        if dialog.exec():
+            self.apply_keymap(dialog.keymap)
+            self.show_message("Keys saved.")
+
+    def set_blind(self, blind: bool) -> None:
+        self.prefs.blind = blind
+        save_preferences(self.prefs)
+        if self.session is not None:
+            self.session.set_blind(blind)
+
+    # -- projects ----------------------------------------------------------------
+    def show_start(self) -> None:
+        self.start.set_recent(self.prefs.existing_recent())
+        self.stack.setCurrentWidget(self.start)
+        self.toolbar.setVisible(False)
+
+    def _reviewer_name(self) -> str | None:
+        name = self.start.reviewer_name() or self.prefs.reviewer_name
+        if not name:
+            self.show_start()
+            self.show_message("Enter your name first: every vote is recorded under it.", error=True)
+            self.start.name.setFocus()
+            return None
+        return name
+
+    def open_project(self, root: str) -> None:
+        name = self._reviewer_name()
+        if name is None:
+            return
+        self.show_message(f"Opening {root}…")
+        self._worker.submit(_open, root, name, on_done=self._project_opened, on_error=self._open_failed)
+
+    def _open_failed(self, error: BaseException) -> None:
+        self.show_start()
+        self.show_message(str(error) if isinstance(error, UserError) else f"Cannot open: {error}", error=True)
+
+    def _project_opened(self, result) -> None:
+        project, reviewer, runs = result
+        self.close_project()
+        self.project, self.reviewer, self.runs = project, reviewer, runs
+        self.status_text.clear()
+        self.prefs.reviewer_name = reviewer.name
+        self.prefs.add_recent(project.root)
+        save_preferences(self.prefs)
+        self.session = ReviewSession(project, reviewer, blind=self.prefs.blind, parent=self)
+        self.session.undo_changed.connect(self._undo_changed)
+        self.page.set_session(self.session)
+        self.setWindowTitle(f"{project.name} · ImageNet mistake reviewer")
+        self.project_label.setText(project.name)
+        self.reviewer_label.setText(f"Reviewing as {reviewer.name}")
+        self.stack.setCurrentWidget(self.page)
+        self.toolbar.setVisible(True)
+        self.page.setFocus()
+        self._fill_runs()
+        self.project_opened.emit()
+        run_id = self._default_run()
+        if run_id is None:
+            self.page.image.show_message("No model run yet", "Run a model over the project's images "
+                                         f"(Run model…, {' or '.join(self.keymap.keys('run_model'))}).")
+        else:
+            self.open_run(run_id)
+
+    def _fill_runs(self) -> None:
+        self.run_combo.clear()
+        for run_id, model, status, images in self.runs:
+            suffix = "" if status == "complete" else f" ({status})"
+            self.run_combo.addItem(f"#{run_id} {model} · {images} images{suffix}", run_id)
+
+    def _default_run(self) -> int | None:
+        remembered = self.prefs.last_run.get(str(self.project.root))
+        ids = [r[0] for r in self.runs]
+        if remembered in ids:
+            return remembered
+        complete = [r[0] for r in self.runs if r[2] == "complete"]
+        return (complete or ids or [None])[0]
+
+    def open_run(self, run_id: int | None) -> None:
+        if run_id is None or self.session is None:
+            return
+        self.run_combo.setCurrentIndex(self.run_combo.findData(run_id))
+        self.prefs.last_run[str(self.project.root)] = run_id
+        save_preferences(self.prefs)
+        self.session.open_run(run_id, self.page.queue_panel.current_filter())
+        self.run_opened.emit(run_id)
+
+    def reload_runs(self, select: int | None = None) -> None:
+        if self.project is None:
+            return
+        self.runs = list_runs(self.project)
+        self._fill_runs()
+        self.open_run(select if select is not None else self._default_run())
+
+    def _undo_changed(self, available: bool) -> None:
+        keys = self.keymap.keys("undo")
+        self.undo_label.setText(f"Undo: {keys[0] if keys else 'Review menu'}" if available else "")
+
+    def new_project(self) -> None:
+        if self._reviewer_name() is None:
+            return
+        from reviewer.ui.qt_new_project_dialog import QtNewProjectDialog
+
+        dialog = QtNewProjectDialog(self)
+        if dialog.exec() and dialog.created_root:
+            self.open_project(dialog.created_root)
+
+    def open_demo(self) -> None:
+        if self._reviewer_name() is None:
+            return
+        from reviewer.ui.qt_demo import start_demo
+
+        start_demo(self)
+
+    def open_run_dialog(self, *, model: str | None = None, autostart: bool = False):
+        if self.project is None:
+            self.show_message("Open a project first.", error=True)
+            return None
+        from reviewer.ui.qt_run_dialog import QtRunDialog
+
+        dialog = QtRunDialog(self.project, self, model=model)
+        dialog.run_finished.connect(lambda run_id: self.reload_runs(select=run_id))
+        dialog.show()
+        if autostart:
+            dialog.start()
+        return dialog
+
+    def open_group_view(self):
+        try:
+            from reviewer.ui.qt_group_view import QtGroupView
+        except ImportError:
+            self.show_message("The group view is not part of this installation.", error=True)
+            return None
+        if self.project is None:
+            self.show_message("Open a project first.", error=True)
+            return None
+        view = QtGroupView(self.project, self.reviewer)
+        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        view.show()
+        self._group_view = view
+        return view
+
+    def close_project(self) -> None:
+        if self.session is not None:
+            self.page.set_session(None)
+            self.session.close()
+            self.session.deleteLater()
+            self.session = None
+        if self.project is not None:
+            self.project.close()
+            self.project = None
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        # Votes still being written are finished before the window goes.
+        self.close_project()
+        self.page.shutdown()
+        self._worker.shutdown()
+        name = self.start.reviewer_name()
+        if name:
+            self.prefs.reviewer_name = name
+        save_preferences(self.prefs)
+        super().closeEvent(event)
+
+
+
+def _with_shifted(key: str) -> list[str]:
+    """A punctuation key and the same with Shift: "?" is Shift+/ on most layouts,
+    and some platforms report it with the Shift modifier."""
+    if len(key) == 1 and not key.isalnum() and key != " ":
+        return [key, f"Shift+{key}"]
+    return [key]

@@ -1,0 +1,75 @@
+"""A small real project for the window tests: sample images on disk, one
+image whose file is missing, one with labels only, and a run with mistakes."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from review_data import add_run
+from sqlalchemy import select
+
+from db.engine import read_session, write_session
+from db.tables import Image
+from reviewer.importers import init_project
+
+pytest.importorskip("pytestqt", reason="pytest-qt is not installed (pip install -e '.[test]')")
+
+# (sample file, predicted class): every prediction is a mistake of the run.
+SAMPLES = [
+    ("n01440764_tench.JPEG", 1),  # goldfish
+    ("n01443537_goldfish.JPEG", 0),  # tench
+    ("n02099601_golden_retriever.JPEG", 208),  # Labrador retriever
+    ("n02123045_tabby.JPEG", 282),  # tiger cat
+    ("n02085620_Chihuahua.JPEG", 151 + 100),  # a far-off class
+    ("n04285008_sports_car.JPEG", 511),  # convertible
+]
+
+
+@pytest.fixture
+def review_project(tmp_path, shared_data):
+    """A project of the sample images above (the third one's file then deleted),
+    plus a labels-only image, and a complete run with one mistake per image."""
+    images = tmp_path / "images"
+    images.mkdir()
+    for name, _ in SAMPLES:
+        shutil.copy(shared_data / "imagenet-samples" / name, images / name)
+    project, _ = init_project(tmp_path / "project", images=images)
+    (images / SAMPLES[2][0]).unlink()  # a file that went missing after the import
+    with write_session(project.engine) as session:
+        session.add(Image(file_name="ILSVRC2012_val_00000001.JPEG", original_label=65))  # labels only
+    with read_session(project.engine) as session:
+        ids = dict(session.execute(select(Image.file_name, Image.id)).all())
+    top1 = {ids[name]: predicted for name, predicted in SAMPLES}
+    top1[ids["ILSVRC2012_val_00000001.JPEG"]] = 66
+    project.run_id = add_run(project, "resnet50", top1, probs={ids[SAMPLES[0][0]]: 0.81})
+    project.ids = ids
+    return project
+
+
+@pytest.fixture
+def open_window(qtbot, review_project):
+    """open_window(**preferences) -> the main window opened on the review
+    project as panelist "ann", shown at 1280x800, its first mistake on screen."""
+    from reviewer.preferences import Preferences
+    from reviewer.ui.app import create_app
+    from reviewer.ui.qt_main_window import QtMainWindow
+
+    create_app()
+    windows = []
+
+    def make(**prefs):
+        window = QtMainWindow(preferences=Preferences(reviewer_name=prefs.pop("reviewer_name", "ann"), **prefs))
+        qtbot.addWidget(window)
+        window.resize(1280, 800)
+        window.show()
+        window.activateWindow()
+        qtbot.waitExposed(window)
+        with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
+            window.open_project(str(review_project.root))
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()

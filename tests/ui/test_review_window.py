@@ -1,0 +1,176 @@
+"""The review window driven with the keyboard, offscreen, on a real project."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from reviewer.panel.votes import cast_vote, current_vote, get_reviewer
+
+pytestmark = pytest.mark.gui
+
+
+def plain(label) -> str:
+    """A rich-text label as the panelist reads it."""
+    return html.unescape(re.sub(r"<br\s*/?>", "\n", re.sub(r"<(?!br)[^>]+>", "", label.text())))
+
+
+def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
+    """A key press where the keyboard focus is, as a panelist's key would go."""
+    qtbot.keyClick(QApplication.focusWidget() or window, key, modifier)
+
+
+def wait_recorded(qtbot, window):
+    qtbot.waitUntil(lambda: not window.session.pending, timeout=10_000)
+
+
+def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_project):
+    window = open_window()
+    session, page = window.session, window.page
+    assert page.queue_panel.counts.text() == "7 mistakes, 0 voted"
+    first = session.current_key()
+    assert "predicted goldfish" in plain(page.headline) and "81.0%" in plain(page.headline)
+    with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
+        press(qtbot, window, Qt.Key.Key_1)  # correct: moves on at once
+    second = session.current_key()
+    assert second != first and session.row == 1
+    # Wrong needs a severity and a category before it moves on.
+    press(qtbot, window, Qt.Key.Key_W)
+    assert session.current_key() == second
+    assert page.vote_panel.buttons["verdict_wrong"].isChecked()
+    press(qtbot, window, Qt.Key.Key_M)
+    with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
+        press(qtbot, window, Qt.Key.Key_F)
+    assert session.row == 2
+    wait_recorded(qtbot, window)
+    ann = window.reviewer.id
+    assert current_vote(review_project, reviewer_id=ann, image_id=first[0], predicted=first[1]).verdict == "correct"
+    state = current_vote(review_project, reviewer_id=ann, image_id=second[0], predicted=second[1])
+    assert (state.verdict, state.severity, state.category) == ("wrong", "major", "fine_grained")
+    assert page.queue_panel.counts.text() == "7 mistakes, 2 voted"
+    # Back to the first: its recorded vote is shown.
+    press(qtbot, window, Qt.Key.Key_K)
+    press(qtbot, window, Qt.Key.Key_K)
+    assert session.current_key() == first
+    assert page.vote_panel.buttons["verdict_correct"].isChecked()
+    assert "recorded" in plain(page.vote_panel.status)
+
+
+def test_undo_restores_the_previous_vote_and_shows_it(qtbot, open_window, review_project):
+    window = open_window()
+    session = window.session
+    first = session.current_key()
+    press(qtbot, window, Qt.Key.Key_2)  # wrong
+    press(qtbot, window, Qt.Key.Key_N)  # minor
+    press(qtbot, window, Qt.Key.Key_J)  # move on by hand
+    wait_recorded(qtbot, window)
+    assert window.undo_label.text().startswith("Undo")
+    press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: session.current_key() == first and session.my_vote(first).severity is None,
+                    timeout=10_000)
+    state = current_vote(review_project, reviewer_id=window.reviewer.id, image_id=first[0], predicted=first[1])
+    assert (state.verdict, state.severity) == ("wrong", None)
+    assert not window.page.vote_panel.buttons["severity_minor"].isChecked()
+    assert "Undone" in window.status_text.text()
+
+
+def test_filters_and_next_unvoted(qtbot, open_window):
+    window = open_window()
+    session, panel = window.session, window.page.queue_panel
+    press(qtbot, window, Qt.Key.Key_3)  # unclear on the first, moves on
+    wait_recorded(qtbot, window)
+    panel.set_status("unvoted")
+    qtbot.waitUntil(lambda: len(session.queue) == 6)
+    assert panel.counts.text() == "6 of 6 unvoted by me, 0 voted"
+    panel.set_status("all")
+    # "/" jumps to the class filter; typing a class name narrows the queue.
+    press(qtbot, window, Qt.Key.Key_Slash)
+    assert QApplication.focusWidget() is panel.class_filter
+    qtbot.keyClicks(panel.class_filter, "tabby")
+    qtbot.waitUntil(lambda: len(session.queue) == 1, timeout=5_000)
+    assert "tabby" in plain(window.page.headline)
+    assert panel.counts.text() == "1 of 7 mistakes, 0 voted"
+    panel.class_filter.clear()
+    press(qtbot, window, Qt.Key.Key_Escape)  # back to reviewing, the filter applied at once
+    assert len(session.queue) == 7 and QApplication.focusWidget() is window.page
+    # Space: the next mistake not voted on, skipping the voted first one (wrapping round).
+    session.go_to(6)
+    press(qtbot, window, Qt.Key.Key_Space)
+    assert session.row == 1
+
+
+def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_project):
+    bob = get_reviewer(review_project, "bob").id
+    window = open_window()
+    key = window.session.current_key()
+    cast_vote(review_project, reviewer_id=bob, image_id=key[0], predicted=key[1], verdict="wrong")
+    window.session.refresh_others(key)
+    qtbot.waitUntil(lambda: window.session.others.get(key, 1) is None, timeout=5_000)
+    others = window.page.vote_panel.others
+    assert "Hidden until you vote" in plain(others) and "bob" not in plain(others)
+    window.prefs.auto_advance = window.page.auto_advance = "off"
+    press(qtbot, window, Qt.Key.Key_C)
+    qtbot.waitUntil(lambda: "bob" in plain(others), timeout=10_000)
+    assert "wrong" in plain(others)
+    # Not blind: another mistake shows others' votes before one's own.
+    second = window.session.queue[1].key
+    cast_vote(review_project, reviewer_id=bob, image_id=second[0], predicted=second[1], verdict="unclear")
+    press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert not window.blind_box.isChecked()
+    press(qtbot, window, Qt.Key.Key_J)
+    qtbot.waitUntil(lambda: "unclear" in plain(others), timeout=10_000)
+
+
+def test_missing_image_and_labels_only_image_show_placeholders(qtbot, open_window):
+    window = open_window()
+    session, image = window.session, window.page.image
+    names = [e.file_name for e in session.queue.shown()]
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
+        session.go_to(names.index("n02099601_golden_retriever.JPEG"))
+    assert image.message == "Image file not found" and not image.has_image()
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
+        session.go_to(names.index("ILSVRC2012_val_00000001.JPEG"))
+    assert image.message == "No image file"
+    # Voting still works on a mistake without its image.
+    press(qtbot, window, Qt.Key.Key_U)
+    wait_recorded(qtbot, window)
+
+
+def test_out_of_vocabulary_category_asks_the_object_name(qtbot, open_window, review_project):
+    window = open_window()
+    key = window.session.current_key()
+    press(qtbot, window, Qt.Key.Key_W)
+    press(qtbot, window, Qt.Key.Key_M)
+    press(qtbot, window, Qt.Key.Key_O)
+    field = window.page.vote_panel.field
+    assert field.isVisible() and QApplication.focusWidget() is field
+    qtbot.keyClicks(field, "carp")  # letters go to the field, not to the vote keys
+    assert window.session.my_vote(key).category is None
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+    wait_recorded(qtbot, window)
+    state = current_vote(review_project, reviewer_id=window.reviewer.id, image_id=key[0], predicted=key[1])
+    assert (state.category, state.oov_name) == ("fine_grained_oov", "carp")
+
+
+def test_help_overlay_lists_the_keys(qtbot, open_window):
+    window = open_window()
+    press(qtbot, window, Qt.Key.Key_Question, Qt.KeyboardModifier.ShiftModifier)
+    assert window.help.isVisible()
+    texts = " ".join(w.text() for w in window.help.findChildren(type(window.status_text)))
+    assert "Prediction is wrong" in texts and "Ctrl+Z" in texts
+    press(qtbot, window, Qt.Key.Key_Escape)
+    assert not window.help.isVisible()
+
+
+def test_closing_the_window_finishes_pending_votes(qtbot, open_window, review_project):
+    window = open_window()
+    key = window.session.current_key()
+    press(qtbot, window, Qt.Key.Key_1)
+    window.close()  # right after the key: the vote is still being written
+    assert current_vote(review_project, reviewer_id=get_reviewer(review_project, "ann").id,
+                        image_id=key[0], predicted=key[1]).verdict == "correct"
