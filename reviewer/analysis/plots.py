@@ -123,6 +123,9 @@ def plot_topk(topk: pd.DataFrame, path: Path) -> Path | None:
     for (run_id, model), group in topk.groupby(["run_id", "model"]):
         axes.plot(group["labels"], 100 * group["mean_hit_rate"], marker="o",
                   label=f"{model} (#{run_id}), ASMA {100 * group['asma'].iloc[0]:.1f}%")
+    axes.set_xticks(sorted(int(k) for k in topk["labels"].unique()))
+    axes.set_xlim(0.5, topk["labels"].max() + 0.5)
+    axes.set_ylim(0, 105)
     axes.set_xlabel("correct labels of the image (k)")
     axes.set_ylabel("labels found in the top-k (%)")
     axes.set_title("Variable top-k by label count")

@@ -1,0 +1,65 @@
+"""`reviewer report` as Markdown, HTML (with PNG plots) and JSON on a small reviewed project."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from review_data import add_images, add_run, decide
+
+from reviewer.analysis.render import write_report
+from reviewer.analysis.report import build_report
+from reviewer.cli import main
+from reviewer.project import Project
+from reviewer.slices import save_slice
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    """Six fish images (classes 1-6); a run gets 4, 5 and 6 wrong; the panel decides
+    (4, 40) correct, (5, 50) wrong/minor/fine-grained, (6, 60) wrong/major/spurious."""
+    project = Project.create(tmp_path / "p")
+    ids = add_images(project, [1, 2, 3, 4, 5, 6])
+    add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])), probs=dict.fromkeys(ids, 0.8))
+    decide(project, ids[3], 40, "correct")
+    decide(project, ids[4], 50, "wrong", severity="minor", category="fine_grained")
+    decide(project, ids[5], 60, "wrong", severity="major", category="spurious_correlation")
+    save_slice(project, "imagenet_m", ids[2:])
+    return project
+
+
+def test_markdown_and_html_with_plots(project, tmp_path):
+    report = build_report(project)
+    path = write_report(report, tmp_path / "md", fmt="markdown")
+    text = path.read_text()
+    assert "| 1 | model-A | 50.0% → 66.7% | 50.0% → 66.7% | – → – |" in text  # Table 1: all fish, no objects
+    assert "| model-A | 1 (50.0%) | 0 (0.0%) | 1 (50.0%) | 0 (0.0%) | 2 |" in text  # Table 2, categories
+    assert "| model-A | 1 (50.0%) | 1 (50.0%) | 2 |" in text  # severities
+    assert "2 of 4 (50.0%, CI 6.8%–93.2%)" in text  # leaderboard on the slice
+    pngs = sorted(p.name for p in (tmp_path / "md").glob("*.png"))
+    assert pngs == ["confusions_model-A.png", "distance.png", "reliability_run1.png", "shares.png", "topk.png",
+                    "trend.png"]
+    for name in pngs:
+        assert f"![{name}]({name})" in text
+        assert (tmp_path / "md" / name).read_bytes()[:8] == PNG
+    html = write_report(report, tmp_path / "html", fmt="html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "<img src='shares.png'" in html and "<table" in html
+    assert "Chi-square tests of independence" in html
+
+
+def test_report_command_formats_and_json(project, tmp_path, capsys):
+    assert main(["report", str(project.root), "--format", "html", "--out", str(tmp_path / "r")]) == 0
+    assert (tmp_path / "r" / "report.html").exists() and "report.html" in capsys.readouterr().out
+    assert main(["report", str(project.root), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"app_version", "project", "runs", "imported_reviews"} <= set(data)  # the stable keys stay
+    assert data["runs"][0]["metrics"]["mla_after_review"]["all"]["value"] == pytest.approx(4 / 6)
+    analysis = data["analysis"]
+    assert analysis["severities"]["model-A"]["major"] == {"count": 1, "share": 0.5}
+    assert analysis["reviewed_mistakes"]["model-A"] == {"total": 2, "imported": 0, "panel": 2}
+    assert analysis["calibration"]["1"]["ece"] == pytest.approx(0.8 - 4 / 6, abs=1e-6)  # 4 of 6 right after review
+    assert analysis["leaderboard"][0]["slice_correct"] == 2
+    assert main(["report", str(project.root)]) == 0
+    assert "model-A: major 1 (50.0%), minor 1 (50.0%)" in capsys.readouterr().out
