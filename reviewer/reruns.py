@@ -49,8 +49,9 @@ def review_queue(project: Project, run_id: int | None = None) -> pd.DataFrame:
 
 
 def rerun_summary(project: Project, run_id: int) -> dict:
-    """How a run's mistakes split: total, already a wrong label of the image (annotated or judged in a published review),
-    already decided by the panel, and queued for review."""
+    """How a run's mistakes split: total, already a wrong label of the image
+    (annotated, or judged in a published review), already decided by the panel,
+    and queued for review."""
     frame = run_mistakes(project, run_id)
     novel = frame["novel"].astype(bool)
     return {"mistakes": int(len(frame)), "known_wrong_label": int((~novel).sum()),

@@ -32,6 +32,10 @@ class Section:
     text: str = ""
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)  # (caption, cells as strings)
     images: list[str] = field(default_factory=list)  # PNG names in the report folder
+    short: str = ""  # a tab's title in the GUI
+
+    def __post_init__(self) -> None:
+        self.short = self.short or self.title
 
 
 def pct(value, digits: int = 1) -> str:
@@ -77,10 +81,10 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
     for group in ("all", "organisms", "objects"):
         table[f"{group} before → after"] = [f"{pct(b)} → {pct(a)}" for b, a in zip(mla[f"{group}_before"],
                                                                                  mla[f"{group}_after"])]
-    sections.append(Section("Multi-label accuracy before and after the review (Table 1)",
-                            "MLA: mean per-class accuracy, a prediction counting when it is among the image's "
-                            "correct or unclear labels; problematic images skipped." if len(mla) else
-                            "No complete run yet.", [("", table)] if len(mla) else []))
+    text = ("MLA: mean per-class accuracy, a prediction counting when it is among the image's correct or unclear "
+            "labels; problematic images skipped." if len(mla) else "No complete run yet.")
+    sections.append(Section("Multi-label accuracy before and after the review (Table 1)", text, short="MLA",
+                            tables=[("", table)] if len(mla) else []))
 
     severity_note = "Borderline kept apart." if o.keep_borderline else "Borderline counted as Minor (as the paper)."
     unrated = {m: u for m, u in report.unrated.items() if u["category"] or u["severity"]}
@@ -90,21 +94,20 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
         text += " Left out where the panel set no value: " + "; ".join(
             f"{m}: {u['category']} without category, {u['severity']} without severity" for m, u in unrated.items())
     sections.append(Section(
-        "Failure categories and severities (Table 2)", text,
-        [("Categories", _count_share_table(report.categories, CATEGORY_TITLES)),
-         ("Severities", _count_share_table(report.severities, SEVERITY_TITLES))],
-        _plot(plots.plot_shares(report.categories, report.severities, out_dir / "shares.png"))))
+        "Failure categories and severities (Table 2)", text, short="Categories",
+        tables=[("Categories", _count_share_table(report.categories, CATEGORY_TITLES)),
+                ("Severities", _count_share_table(report.severities, SEVERITY_TITLES))],
+        images=_plot(plots.plot_shares(report.categories, report.severities, out_dir / "shares.png"))))
 
-    sections.append(Section(
-        "Chi-square tests of independence between models",
-        "Pearson's chi-square test on each pair of models' counts (levels neither model has left out)"
-        + (", Yates-corrected on 2 × 2 tables." if o.yates else ", no continuity correction."),
-        [("Categories", _chi_table(report.chi_categories)), ("Severities", _chi_table(report.chi_severities))]))
+    text = ("Pearson's chi-square test on each pair of models' counts (levels neither model has left out)"
+            + (", Yates-corrected on 2 × 2 tables." if o.yates else ", no continuity correction."))
+    sections.append(Section("Chi-square tests of independence between models", text, short="Chi-square",
+                            tables=[("Categories", _chi_table(report.chi_categories)),
+                                    ("Severities", _chi_table(report.chi_severities))]))
 
-    pairs_section = Section("Confused class pairs",
-                            "Each reviewed mistake pairs its prediction with every correct label of its image "
-                            "(after the review); unordered pairs, the smaller wnid first. Top 20 per model; the "
-                            "full long-tailed list is in the JSON report.")
+    pairs_section = Section("Confused class pairs", "Each reviewed mistake pairs its prediction with every correct "
+                            "label of its image (after the review); unordered pairs, the smaller wnid first. Top 20 "
+                            "per model; the full long-tailed list is in the JSON report.", short="Confusions")
     for model, group in report.confusions.groupby("model"):
         top = group.head(20)
         pairs_section.tables.append((f"{model}: {len(group)} pairs over {int(group['frequency'].sum())} "
@@ -121,10 +124,10 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
     for column, title in CATEGORY_TITLES.items():
         table[title] = [pct(v) for v in distance[column]] if column in distance else []
     table["mistakes"] = distance["mistakes"].astype(str).to_numpy()
-    sections.append(Section("Categories by WordNet distance",
-                            "Distance from the prediction to the nearest correct label of the image "
-                            "(levels up to the nearest common ancestor).", [("", table)],
-                            _plot(plots.plot_category_by_distance(distance, out_dir / "distance.png"))))
+    sections.append(Section("Categories by WordNet distance", short="Distance",
+                            text="Distance from the prediction to the nearest correct label of the image "
+                            "(levels up to the nearest common ancestor).", tables=[("", table)],
+                            images=_plot(plots.plot_category_by_distance(distance, out_dir / "distance.png"))))
 
     topk = report.topk
     table = pd.DataFrame({"run": topk["run_id"].astype(str), "model": topk["model"],
@@ -132,10 +135,10 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
                           "found in top-k": [pct(v) for v in topk["mean_hit_rate"]],
                           "all in top-k": [pct(v) for v in topk["all_in_topk"]],
                           "ASMA": [pct(v) for v in topk["asma"]]})
-    sections.append(Section("Variable top-k by label count (ASMA)",
-                            "For an image with k correct labels, the share of them in the top-k predictions; "
-                            "ASMA is the mean over label-count subgroups.", [("", table)] if len(topk) else [],
-                            _plot(plots.plot_topk(topk, out_dir / "topk.png"))))
+    sections.append(Section("Variable top-k by label count (ASMA)", short="Top-k",
+                            text="For an image with k correct labels, the share of them in the top-k predictions; "
+                            "ASMA is the mean over label-count subgroups.", tables=[("", table)] if len(topk) else [],
+                            images=_plot(plots.plot_topk(topk, out_dir / "topk.png"))))
 
     calibration = Section("Calibration", f"Expected calibration error with {o.ece_bins} equal-width bins of the "
                                          "top-1 probability; correct = accepted by the multi-labels after review.")
@@ -159,10 +162,10 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
                        for c, t, s, lo, hi in zip(board["slice_correct"], board["slice_total"], board["slice_score"],
                                                   board["slice_low"], board["slice_high"])]})
     trend = plot_trend(board, out_dir / "trend.png", slice_name=o.slice_name)
-    sections.append(Section(f"Leaderboard on {o.slice_name}",
-                            "Slice score: predictions among the image's correct or unclear labels, with a "
-                            "Clopper-Pearson 95% interval.", [("", table)] if len(board) else [],
-                            ["trend.png"] if trend else []))
+    sections.append(Section(f"Leaderboard on {o.slice_name}", short="Leaderboard",
+                            text="Slice score: predictions among the image's correct or unclear labels, with a "
+                            "Clopper-Pearson 95% interval.", tables=[("", table)] if len(board) else [],
+                            images=["trend.png"] if trend else []))
     return sections
 
 

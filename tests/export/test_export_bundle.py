@@ -75,7 +75,8 @@ def test_manifest_states_inputs_outputs_and_counts(reviewed_project, tmp_path, s
     for name, entry in manifest["outputs"].items():
         assert entry["sha256"] == sha256_file(second.path / name)
     sample = shared_data / "formats" / "tfds_v3_sample.json"
-    assert {"kind": "tfds_v3", "path": str(sample), "sha256": sha256_file(sample)}.items() <= manifest["inputs"][0].items()
+    expected_input = {"kind": "tfds_v3", "path": str(sample), "sha256": sha256_file(sample)}
+    assert expected_input.items() <= manifest["inputs"][0].items()
     assert manifest["reviews"]["verdicts"] == {"correct": 1, "unclear": 1, "wrong": 1}
     assert manifest["reviews"]["problematic_flags"] == 1
     assert [r["model"] for r in manifest["runs"]] == ["model-A"]

@@ -1,0 +1,73 @@
+"""The Analysis tab on a real reviewed project: tables and plots arrive from a
+worker thread; the options recompute the report."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from review_data import add_images, add_run, decide
+
+from reviewer.importers import import_review
+from reviewer.project import Project
+from reviewer.slices import save_slice
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def analysed(tmp_path, shared_data):
+    """The published greedy-soups review, plus a run over six images that the panel reviewed."""
+    project = Project.create(tmp_path / "p")
+    import_review(project, shared_data / "imagenet-mistakes" / "greedy_soups_mistakes.json", model="greedy_soups")
+    ids = add_images(project, [1, 2, 3, 4, 5, 6], start=40001)
+    add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])), probs=dict.fromkeys(ids, 0.8))
+    decide(project, ids[3], 40, "correct")
+    decide(project, ids[4], 50, "wrong", severity="minor", category="fine_grained")
+    decide(project, ids[5], 60, "wrong", severity="major", category="spurious_correlation")
+    save_slice(project, "imagenet_m", ids[2:])
+    return project
+
+
+def cells(table) -> list[list[str]]:
+    return [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(table.rowCount())]
+
+
+def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
+    from PySide6.QtWidgets import QLabel, QTableWidget
+
+    from reviewer.ui.qt_analysis import QtAnalysisView
+
+    view = QtAnalysisView(analysed, load=False)
+    qtbot.addWidget(view)
+    view.resize(1100, 800)
+    view.show()
+    with qtbot.waitSignal(view.loaded, timeout=60_000):
+        view.refresh()
+        assert not view.refresh_button.isEnabled()  # the UI thread returned at once; the worker computes
+    titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
+    assert titles == ["Project", "MLA", "Categories", "Chi-square", "Confusions", "Distance", "Top-k", "Calibration",
+                      "Leaderboard"]
+    view.tabs.setCurrentIndex(2)
+    page = view.tabs.currentWidget().widget()
+    categories, severities = page.findChildren(QTableWidget)
+    assert cells(severities) == [["greedy_soups", "89 (35.7%)", "160 (64.3%)", "249"],
+                                 ["model-A", "1 (50.0%)", "1 (50.0%)", "2"]]
+    plot = page.findChild(QLabel, "shares.png")
+    assert plot is not None and not plot.pixmap().isNull() and plot.pixmap().width() > 400
+    view.grab().save(str(tmp_path / "analysis_categories.png"))
+    if os.environ.get("REVIEWER_SCREENSHOTS"):
+        view.grab().save(os.path.join(os.environ["REVIEWER_SCREENSHOTS"], "analysis_categories.png"))
+
+    # Keeping Borderline apart recomputes the report with a third severity column.
+    with qtbot.waitSignal(view.loaded, timeout=60_000):
+        view.borderline_box.setChecked(True)
+    severities = view.tabs.widget(2).widget().findChildren(QTableWidget)[1]
+    assert cells(severities)[0] == ["greedy_soups", "89 (35.7%)", "111 (44.6%)", "49 (19.7%)", "249"]
+    assert view.tabs.currentIndex() == 2  # the user's tab is kept
+    view.tabs.setCurrentIndex(8)
+    board = view.tabs.currentWidget().widget().findChildren(QTableWidget)[0]
+    assert cells(board)[0][-1] == "2 of 4 (50.0%, CI 6.8%–93.2%)"
+    if os.environ.get("REVIEWER_SCREENSHOTS"):
+        view.grab().save(os.path.join(os.environ["REVIEWER_SCREENSHOTS"], "analysis_leaderboard.png"))
+    view.shutdown()
