@@ -65,6 +65,8 @@ class PanelSnapshot:
     reopened: set[Item]
     last_vote_id: int = 0
     _names: dict[int, str] = field(default_factory=dict, repr=False)
+    # values() is asked many times per item by phases and decisions: computed once.
+    _values: dict[tuple[Item, str], dict[int, object]] = field(default_factory=dict, repr=False)
 
     @property
     def items(self) -> list[Item]:
@@ -81,17 +83,21 @@ class PanelSnapshot:
 
     def values(self, item: Item, name: str) -> dict[int, object]:
         """{panelist id: value} of the panelists who have voted field `name` on `item`."""
-        out = {}
-        for rid, vote in self.votes.get(item, {}).items():
-            value = field_value(vote, name)
-            if value is not None:
-                out[rid] = value
-        return out
+        key = (item, name)
+        if key not in self._values:
+            out = {}
+            for rid, vote in self.votes.get(item, {}).items():
+                value = field_value(vote, name)
+                if value is not None:
+                    out[rid] = value
+            self._values[key] = out
+        return self._values[key]
 
     def complete(self, item: Item, name: str) -> bool:
         """Every panelist has voted field `name` on `item`."""
         voted = self.values(item, name)
-        return bool(self.panelists) and all(p.id in voted for p in self.panelists)
+        return bool(self.panelists) and len(voted) >= len(self.panelists) and all(
+            p.id in voted for p in self.panelists)
 
     def locked(self, item: Item) -> Decision | None:
         """The item's standing final decision (None if none, or reopened since)."""

@@ -99,6 +99,11 @@ def _validate(state: VoteState) -> None:
         raise VoteError(f"category must be one of {', '.join(CATEGORIES)}, not {state.category!r}")
 
 
+def validate_fields(**fields) -> None:
+    """Raise VoteError naming the first bad value among vote fields (verdict, severity, category)."""
+    _validate(VoteState(**{k: v for k, v in fields.items() if k in ("verdict", "severity", "category")}))
+
+
 def _latest_row(session: Session, reviewer_id: int, item: Item) -> Vote | None:
     return session.execute(
         select(Vote).where(Vote.reviewer_id == reviewer_id, Vote.image_id == item.image_id,

@@ -1,0 +1,142 @@
+"""`reviewer panel-status`, `decide`, `agreement`: where the panel stands, the
+chair's decisions, and how much the panelists agree."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from reviewer.project import Project
+
+PHASE_TITLES = {1: "Phase 1, correctness", 2: "Phase 2, severity and category"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("panel-status", help="the panel's progress: per phase and per panelist")
+    p.add_argument("project")
+    p.add_argument("--items", action="store_true", help="also list every item with its phase and state")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run_status)
+
+    p = subparsers.add_parser("decide", help="the chair locks the majority decisions (or overrides one)")
+    p.add_argument("project")
+    p.add_argument("--chair", required=True, metavar="NAME", help="the chair's name")
+    p.add_argument("--unanimous-only", action="store_true",
+                   help="lock only the unanimous items, leaving the split ones for the group's meeting")
+    p.add_argument("--image", metavar="FILE", help="lock (or override) this one item only")
+    p.add_argument("--predicted", metavar="CLASS")
+    p.add_argument("--override", action="store_true", help="set the decision below instead of the majority")
+    p.add_argument("--verdict", choices=("correct", "wrong", "unclear"))
+    p.add_argument("--problematic", action="store_true")
+    p.add_argument("--severity", choices=("major", "minor"))
+    p.add_argument("--category", choices=("fine_grained", "fine_grained_oov", "spurious_correlation",
+                                           "non_prototypical"))
+    p.add_argument("--oov-name", metavar="NAME")
+    p.add_argument("--reason", default="", help="why the chair overrides the majority (required with --override)")
+    p.set_defaults(func=run_decide)
+
+    p = subparsers.add_parser("agreement", help="inter-rater agreement per field and phase, with 95%% intervals")
+    p.add_argument("project")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0: none)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (same seed, same intervals)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_agreement)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from reviewer.panel.lookup import image_names
+    from reviewer.panel.phases import phase_items, progress, status
+    from reviewer.panel.snapshot import load_snapshot
+
+    project = Project.open(args.project)
+    snapshot = load_snapshot(project)
+    report = progress(snapshot=snapshot)
+    items = []
+    if args.items:
+        names = image_names(project, [i.image_id for i in snapshot.items])
+        for phase in (1, 2):
+            items += [{"image": names.get(i.image_id), "predicted": i.predicted, "phase": phase,
+                       "state": status(snapshot, i, phase)} for i in phase_items(snapshot, phase)]
+    if args.json:
+        print(json.dumps({"panelists": [asdict(p) for p in snapshot.panelists],
+                          "phases": [asdict(r) for r in report], "items": items}, indent=2))
+        return 0
+    panel = ", ".join(p.name + (" (chair)" if p.is_chair else "") for p in snapshot.panelists) or "nobody yet"
+    print(f"Panel: {panel}")
+    for r in report:
+        print(f"\n{PHASE_TITLES[r.phase]}: {r.items} item{'' if r.items == 1 else 's'}: {r.voting} being voted, "
+              f"{r.awaits_group} awaiting the group, {r.decided} decided")
+        for p in r.panelists:
+            print(f"  {p.name:20} done {p.done:5}   to do {p.to_do:5}   awaiting the group {p.awaits_group:5}")
+    if items:
+        print("\nphase  state          predicted  image")
+        for row in items:
+            print(f"  {row['phase']}    {row['state']:13}  {row['predicted']:9}  {row['image']}")
+    return 0
+
+
+def run_decide(args: argparse.Namespace) -> int:
+    from reviewer.errors import UserError
+    from reviewer.panel.decisions import lock_all, lock_decision, override_decision
+    from reviewer.panel.lookup import find_mistake, require_reviewer
+
+    project = Project.open(args.project)
+    chair = require_reviewer(project, args.chair)
+    if args.override or args.image or args.predicted:
+        item = find_mistake(project, args.image, args.predicted)
+        if args.override:
+            if not args.verdict:
+                raise UserError("--override needs the decision: --verdict (and for 'wrong' --severity, --category)")
+            row = override_decision(project, chair_id=chair.id, image_id=item.image_id, predicted=item.predicted,
+                                    verdict=args.verdict, problematic=args.problematic, severity=args.severity,
+                                    category=args.category, oov_name=args.oov_name, reason=args.reason)
+        else:
+            row = lock_decision(project, chair_id=chair.id, image_id=item.image_id, predicted=item.predicted)
+        print(f"decision {row.id} ({row.method}) on {args.image} predicted {item.predicted}: verdict {row.verdict}"
+              + (f", {row.reason}" if row.reason else ""))
+        return 0
+    rows = lock_all(project, chair_id=chair.id, unanimous_only=args.unanimous_only)
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.verdict] = counts.get(row.verdict, 0) + 1
+    summary = ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "nothing to lock"
+    print(f"{chair.name} locked {len(rows)} majority decisions: {summary}")
+    return 0
+
+
+def _cell(estimate) -> str:
+    if estimate is None or estimate.value is None:
+        return "-"
+    if estimate.low is None:
+        return f"{estimate.value:.3f}"
+    return f"{estimate.value:.3f} [{estimate.low:.2f}, {estimate.high:.2f}]"
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from reviewer.panel.agreement import agreement_report, pairwise_kappa
+    from reviewer.panel.snapshot import FIELDS, load_snapshot
+
+    snapshot = load_snapshot(Project.open(args.project))
+    report = agreement_report(snapshot, resamples=args.resamples, seed=args.seed)
+    pairs = [pairwise_kappa(snapshot, name) for name in FIELDS]
+    if args.json:
+        print(json.dumps({"fields": [asdict(r) for r in report], "pairwise_kappa": [asdict(p) for p in pairs]},
+                         indent=2))
+        return 0
+    print("phase  field        items  percent agreement        Krippendorff alpha (nominal)   "
+          "alpha (ordinal)                Fleiss kappa")
+    for r in report:
+        print(f"  {r.phase}    {r.field:11} {r.items:6}  {_cell(r.percent):24} {_cell(r.alpha_nominal):30} "
+              f"{_cell(r.alpha_ordinal):30} {_cell(r.fleiss_kappa)}")
+    print("(95% bootstrap intervals over items; Fleiss' kappa over the items every panelist voted)")
+    for p in pairs:
+        print(f"\nCohen's kappa, {p.field}:")
+        width = max([len(n) for n in p.names] + [6])
+        print(" " * (width + 2) + "".join(f"{n[:8]:>9}" for n in p.names))
+        for name, row in zip(p.names, p.kappa):
+            print(f"  {name:{width}}" + "".join(f"{'-' if k is None else f'{k:.2f}':>9}" for k in row))
+    return 0

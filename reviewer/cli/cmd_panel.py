@@ -1,0 +1,181 @@
+"""`reviewer panelist`, `vote`, `reopen`, `note`: a panelist's acts from the command line.
+
+`vote --batch FILE` (or `-` for stdin) casts one vote per CSV row and prints
+each vote's id as soon as it is on disk, so a script knows exactly which
+votes were recorded even if it is interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+
+from reviewer.project import Project
+
+VOTE_COLUMNS = ("image", "predicted", "verdict", "problematic", "severity", "category", "oov_name", "note")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("panelist", help="add a panelist to a project (or make one the chair)")
+    p.add_argument("project")
+    p.add_argument("name")
+    chair = p.add_mutually_exclusive_group()
+    chair.add_argument("--chair", dest="chair", action="store_true", default=None,
+                       help="this panelist chairs: locks and overrides final decisions")
+    chair.add_argument("--no-chair", dest="chair", action="store_false")
+    p.set_defaults(func=run_panelist)
+
+    p = subparsers.add_parser("vote", help="cast, change or undo a panelist's vote on a mistake")
+    p.add_argument("project")
+    p.add_argument("--reviewer", required=True, metavar="NAME", help="the panelist casting the vote")
+    p.add_argument("--image", metavar="FILE", help="image file name, e.g. ILSVRC2012_val_00000001.JPEG")
+    p.add_argument("--predicted", metavar="CLASS", help="predicted class: index 0-999 or wnid")
+    p.add_argument("--verdict", choices=("correct", "wrong", "unclear"))
+    flag = p.add_mutually_exclusive_group()
+    flag.add_argument("--problematic", dest="problematic", action="store_true", default=None,
+                      help="flag the image as problematic")
+    flag.add_argument("--not-problematic", dest="problematic", action="store_false")
+    p.add_argument("--severity", choices=("major", "minor"))
+    p.add_argument("--category", choices=("fine_grained", "fine_grained_oov", "spurious_correlation",
+                                           "non_prototypical"))
+    p.add_argument("--oov-name", metavar="NAME", help="the out-of-vocabulary object (category fine_grained_oov)")
+    p.add_argument("--note", help="the panelist's note on this vote")
+    p.add_argument("--batch", metavar="CSV", help="cast one vote per row of a CSV file ('-': stdin) with "
+                                                  f"columns {','.join(VOTE_COLUMNS)} (image, predicted required)")
+    p.add_argument("--undo", action="store_true", help="undo the panelist's latest vote")
+    p.set_defaults(func=run_vote)
+
+    p = subparsers.add_parser("reopen", help="put a mistake judged wrong before back to the correctness vote")
+    p.add_argument("project")
+    p.add_argument("--reviewer", required=True, metavar="NAME")
+    p.add_argument("--image", required=True, metavar="FILE")
+    p.add_argument("--predicted", required=True, metavar="CLASS")
+    p.add_argument("--reason", default="", help="why (kept in the item's history)")
+    p.set_defaults(func=run_reopen)
+
+    p = subparsers.add_parser("note", help="add a discussion note on a mistake")
+    p.add_argument("project")
+    p.add_argument("--reviewer", required=True, metavar="NAME")
+    p.add_argument("--image", required=True, metavar="FILE")
+    p.add_argument("--predicted", required=True, metavar="CLASS")
+    p.add_argument("text")
+    p.set_defaults(func=run_note)
+
+
+def run_panelist(args: argparse.Namespace) -> int:
+    from reviewer.panel.votes import get_reviewer
+
+    row = get_reviewer(Project.open(args.project), args.name, chair=args.chair)
+    print(f"panelist {row.name} (id {row.id})" + (", chair" if row.is_chair else ""))
+    return 0
+
+
+def _fields(values: dict) -> dict:
+    """Vote fields given (None: not given, leave as is); '' in a CSV cell means not given."""
+    from reviewer.errors import UserError
+
+    out = {}
+    for key in ("verdict", "severity", "category", "oov_name", "note"):
+        if values.get(key) not in (None, ""):
+            out[key] = values[key]
+    flag = values.get("problematic")
+    if isinstance(flag, bool):
+        out["problematic"] = flag
+    elif flag not in (None, ""):
+        text = str(flag).strip().lower()
+        if text not in ("yes", "no", "true", "false", "1", "0"):
+            raise UserError(f"problematic must be yes or no, not {flag!r}")
+        out["problematic"] = text in ("yes", "true", "1")
+    return out
+
+
+def _describe(fields: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in fields.items() if k != "note") or "note"
+
+
+def _read_batch(project: Project, source: str) -> list[tuple]:
+    """Every row checked (image, class, values) before any vote is cast."""
+    from reviewer.errors import InputError, UserError
+    from reviewer.panel.lookup import find_mistake
+    from reviewer.panel.votes import validate_fields
+
+    name = "stdin" if source == "-" else source
+    try:
+        handle = sys.stdin if source == "-" else open(source, newline="", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(name, f"cannot read it ({exc.strerror})") from None
+    try:
+        reader = csv.DictReader(handle)
+        unknown = set(reader.fieldnames or ()) - set(VOTE_COLUMNS)
+        if not reader.fieldnames or {"image", "predicted"} - set(reader.fieldnames) or unknown:
+            raise InputError(name, f"the header must name image, predicted and any of {', '.join(VOTE_COLUMNS[2:])}"
+                             + (f" (unknown: {', '.join(sorted(unknown))})" if unknown else ""))
+        rows, known = [], {}
+        for number, row in enumerate(reader, start=2):
+            try:
+                key = (row["image"], row["predicted"])
+                item = known[key] if key in known else known.setdefault(key, find_mistake(project, *key))
+                fields = _fields(row)
+                validate_fields(**fields)
+            except UserError as exc:
+                raise InputError(name, str(exc), record=f"line {number}",
+                                 hint="nothing of this file was recorded") from None
+            rows.append((item, row["image"], fields))
+        return rows
+    finally:
+        if handle is not sys.stdin:
+            handle.close()
+
+
+def run_vote(args: argparse.Namespace) -> int:
+    from reviewer.errors import UserError
+    from reviewer.panel.lookup import find_mistake, require_reviewer
+    from reviewer.panel.votes import cast_vote, undo_last
+
+    project = Project.open(args.project)
+    reviewer = require_reviewer(project, args.reviewer)
+    if args.undo:
+        row = undo_last(project, reviewer_id=reviewer.id)
+        print(f"undone: vote {row.undoes} of {reviewer.name} (new row {row.id})" if row else "nothing to undo")
+        return 0
+    if args.batch:
+        for item, image, fields in _read_batch(project, args.batch):
+            row = cast_vote(project, reviewer_id=reviewer.id, image_id=item.image_id, predicted=item.predicted,
+                            **fields)
+            print(f"vote {row.id}: {reviewer.name} on {image} predicted {item.predicted}: {_describe(fields)}",
+                  flush=True)
+        return 0
+    item = find_mistake(project, args.image, args.predicted)
+    fields = _fields(vars(args))
+    if not fields:
+        raise UserError("nothing to vote: give --verdict, --problematic, --severity, --category, --oov-name "
+                        "or --note (or --undo)")
+    row = cast_vote(project, reviewer_id=reviewer.id, image_id=item.image_id, predicted=item.predicted, **fields)
+    print(f"vote {row.id}: {reviewer.name} on {args.image} predicted {item.predicted}: {_describe(fields)}")
+    return 0
+
+
+def run_reopen(args: argparse.Namespace) -> int:
+    from reviewer.panel.lookup import find_mistake, require_reviewer
+    from reviewer.panel.phases import reopen
+
+    project = Project.open(args.project)
+    reviewer = require_reviewer(project, args.reviewer)
+    item = find_mistake(project, args.image, args.predicted)
+    reopen(project, reviewer_id=reviewer.id, image_id=item.image_id, predicted=item.predicted, reason=args.reason)
+    print(f"reopened {args.image} predicted {item.predicted}: it needs every panelist's verdict again")
+    return 0
+
+
+def run_note(args: argparse.Namespace) -> int:
+    from reviewer.panel.discussion import add_note
+    from reviewer.panel.lookup import find_mistake, require_reviewer
+
+    project = Project.open(args.project)
+    reviewer = require_reviewer(project, args.reviewer)
+    item = find_mistake(project, args.image, args.predicted)
+    row = add_note(project, reviewer_id=reviewer.id, image_id=item.image_id, predicted=item.predicted,
+                   text=args.text)
+    print(f"note {row.id} by {reviewer.name} on {args.image} predicted {item.predicted}")
+    return 0

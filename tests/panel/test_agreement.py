@@ -1,0 +1,84 @@
+"""Agreement statistics against textbook examples with published values, and
+the same statistics computed from a project's votes."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewer.panel.agreement import (agreement_report, cohen, disagreeing_items, field_agreement,
+                                      pairwise_kappa)
+from reviewer.panel.snapshot import load_snapshot
+from reviewer.panel.votes import cast_vote, get_reviewer
+
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C:
+# 4 observers, 12 units, values 1-5, missing data; nominal alpha = 0.743, ordinal 0.815.
+KRIPPENDORFF_2011 = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+]
+# Fleiss (1971) as on Wikipedia ("Fleiss' kappa", worked example): 10 subjects,
+# 14 raters, 5 categories; P-bar = 0.378, kappa = 0.210.
+FLEISS_TABLE = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+                [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+
+
+def test_krippendorff_2011_example():
+    ratings = {f"observer {r}": {u: v for u, v in enumerate(row) if v is not None}
+               for r, row in enumerate(KRIPPENDORFF_2011)}
+    result = field_agreement(ratings, values=[1, 2, 3, 4, 5], ordinal=True, resamples=200, seed=3)
+    assert result.alpha_nominal.value == pytest.approx(0.743, abs=5e-4)
+    assert result.alpha_ordinal.value == pytest.approx(0.815, abs=5e-4)
+    assert result.items == 11  # unit 12 has a single value: not pairable
+    low, high = result.alpha_nominal.low, result.alpha_nominal.high
+    assert low < result.alpha_nominal.value <= high
+    again = field_agreement(ratings, values=[1, 2, 3, 4, 5], ordinal=True, resamples=200, seed=3)
+    assert (again.alpha_nominal.low, again.alpha_nominal.high) == (low, high)  # seeded: reproducible
+
+
+def test_fleiss_1971_example():
+    ratings = {rater: {} for rater in range(14)}
+    for subject, row in enumerate(FLEISS_TABLE):
+        raters = iter(range(14))
+        for category, count in enumerate(row):
+            for _ in range(count):
+                ratings[next(raters)][subject] = category
+    result = field_agreement(ratings, values=range(5), resamples=0)
+    assert result.fleiss_kappa.value == pytest.approx(0.210, abs=5e-4)
+    assert result.percent.value == pytest.approx(0.378, abs=5e-4)
+    assert result.fleiss_kappa.low is None  # no resamples asked, no interval claimed
+
+
+def test_cohen_wikipedia_example():
+    # Wikipedia "Cohen's kappa": 50 proposals, yes/yes 20, yes/no 5, no/yes 10, no/no 15: kappa = 0.4.
+    a, b = {}, {}
+    for first, second, count in (("y", "y", 20), ("y", "n", 5), ("n", "y", 10), ("n", "n", 15)):
+        for _ in range(count):
+            a[len(a)], b[len(b)] = first, second
+    assert cohen(a, b, values=["y", "n"]) == (pytest.approx(0.4), 50)
+
+
+def test_agreement_from_the_projects_votes(project, add_mistakes):
+    """The Cohen example voted by two panelists: kappa 0.4, alpha 0.4, Fleiss
+    (Scott's pi for two raters) 0.394, and the matrix cell lists the 15 disagreements."""
+    items = add_mistakes(project, [(100 + i, True) for i in range(50)])
+    ann, bob = get_reviewer(project, "ann").id, get_reviewer(project, "bob").id
+    plan = [("wrong", "wrong")] * 20 + [("wrong", "correct")] * 5 + [("correct", "wrong")] * 10 + \
+           [("correct", "correct")] * 15
+    for item, (first, second) in zip(items, plan):
+        cast_vote(project, reviewer_id=ann, image_id=item.image_id, predicted=item.predicted, verdict=first)
+        cast_vote(project, reviewer_id=bob, image_id=item.image_id, predicted=item.predicted, verdict=second)
+    snap = load_snapshot(project)
+    verdict = {r.field: r for r in agreement_report(snap, resamples=100)}["verdict"]
+    assert (verdict.phase, verdict.raters, verdict.items, verdict.complete_items) == (1, 2, 50, 50)
+    assert verdict.percent.value == pytest.approx(0.7)
+    assert verdict.unanimous_share == pytest.approx(0.7)
+    assert verdict.alpha_nominal.value == pytest.approx(1 - 99 * 30 / (2 * 55 * 45))
+    assert verdict.fleiss_kappa.value == pytest.approx((0.7 - 0.505) / 0.495)
+    assert verdict.alpha_ordinal is None
+    matrix = pairwise_kappa(snap, "verdict")
+    assert matrix.names == ["ann", "bob"]
+    assert matrix.kappa[0][1] == pytest.approx(0.4) and matrix.kappa[1][0] == pytest.approx(0.4)
+    assert matrix.disagreements[0][1] == 15 and matrix.common[0][1] == 50
+    assert disagreeing_items(snap, field="verdict", first=ann, second=bob) == items[20:35]

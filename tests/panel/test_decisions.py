@@ -1,0 +1,134 @@
+"""Final decisions: unanimity per field, majority with the tie rules, the chair's
+lock and override, notes and the item's history."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewer.panel.decisions import (DecisionError, field_unanimity, lock_all, lock_decision, lockable_items,
+                                      non_unanimous_items, override_decision)
+from reviewer.panel.discussion import NoteError, add_note, item_history, notes
+from reviewer.panel.snapshot import load_snapshot
+from reviewer.panel.votes import cast_vote, current_votes
+from reviewer.judgements import latest_decisions
+
+
+def vote(project, reviewer, item, **fields):
+    return cast_vote(project, reviewer_id=reviewer, image_id=item.image_id, predicted=item.predicted, **fields)
+
+
+def lock(project, chair, item):
+    return lock_decision(project, chair_id=chair, image_id=item.image_id, predicted=item.predicted)
+
+
+def test_non_unanimous_items_are_exactly_the_split_ones(panel):
+    project, (ann, bob, cy), items = panel
+    same, split_verdict, split_flag, partial = items[:4]
+    for who in (ann, bob, cy):
+        vote(project, who, same, verdict="wrong")
+        vote(project, who, split_flag, verdict="correct", problematic=who == cy)
+    for who, verdict in ((ann, "wrong"), (bob, "correct"), (cy, "wrong")):
+        vote(project, who, split_verdict, verdict=verdict)
+    vote(project, ann, partial, verdict="wrong")
+    vote(project, bob, partial, verdict="correct")  # cy has not voted: not for the group yet
+    known = items[6]
+    for who, category in ((ann, "fine_grained"), (bob, "fine_grained"), (cy, "spurious_correlation")):
+        vote(project, who, known, severity="minor", category=category)
+    snap = load_snapshot(project)
+    assert non_unanimous_items(snap) == [split_verdict, split_flag, known]
+    assert non_unanimous_items(snap, fields=["problematic"]) == [split_flag]
+    assert non_unanimous_items(snap, fields=["category", "severity"]) == [known]
+    assert field_unanimity(snap, known) == {"verdict": None, "problematic": None, "severity": True,
+                                            "category": False}
+    assert field_unanimity(snap, partial)["verdict"] is None
+
+
+def test_lock_is_majority_unclear_on_a_tie_and_chair_only(panel):
+    project, (ann, bob, cy), items = panel
+    two_one, three_way = items[:2]
+    for who, verdict in ((ann, "wrong"), (bob, "wrong"), (cy, "correct")):
+        vote(project, who, two_one, verdict=verdict, problematic=who != ann)
+    for who, verdict in ((ann, "wrong"), (bob, "correct"), (cy, "unclear")):
+        vote(project, who, three_way, verdict=verdict)
+    with pytest.raises(DecisionError, match="bob is not the chair"):
+        lock(project, bob, two_one)
+    d = lock(project, ann, two_one)
+    assert (d.verdict, d.problematic, d.method, d.decided_by) == ("wrong", True, "majority", ann)
+    assert d.reason == "verdict: wrong 2, correct 1; problematic: yes 2, no 1"
+    d = lock(project, ann, three_way)
+    assert d.verdict == "unclear" and "(tie)" in d.reason
+    # The labels the metrics use now carry the panel's decisions.
+    assert {(i, p): v for i, p, v, _ in latest_decisions(project)} == {
+        (two_one.image_id, two_one.predicted): "wrong", (three_way.image_id, three_way.predicted): "unclear"}
+
+    # A vote changed after the group's discussion: a new lock follows the new majority.
+    vote(project, cy, three_way, verdict="wrong")
+    assert lock(project, ann, three_way).verdict == "wrong"
+
+
+def test_phase_2_ties_severity_major_category_undecided(panel):
+    project, (ann, bob, _cy), items = panel
+    known = items[6]
+    vote(project, ann, known, severity="major", category="fine_grained")
+    vote(project, bob, known, severity="minor", category="non_prototypical")
+    d = lock(project, ann, known)
+    # A known mistake stays wrong (nobody reopened it); the ties follow the documented rule.
+    assert (d.verdict, d.severity, d.category) == ("wrong", "major", None)
+    assert "severity: major 1, minor 1 (tie)" in d.reason and "category:" in d.reason
+
+
+def test_override_needs_the_chair_and_a_reason_and_leaves_votes_alone(panel):
+    project, (ann, bob, cy), items = panel
+    item = items[0]
+    for who in (ann, bob, cy):
+        vote(project, who, item, verdict="wrong")
+    before = [(v.reviewer_id, v.verdict) for v in current_votes(project, image_id=item.image_id,
+                                                                predicted=item.predicted)]
+    kw = dict(image_id=item.image_id, predicted=item.predicted, verdict="correct")
+    with pytest.raises(DecisionError, match="needs a reason"):
+        override_decision(project, chair_id=ann, reason="  ", **kw)
+    with pytest.raises(DecisionError, match="cy is not the chair"):
+        override_decision(project, chair_id=cy, reason="I know better", **kw)
+    with pytest.raises(DecisionError, match="leave them out"):
+        override_decision(project, chair_id=ann, reason="x", severity="major", **kw)
+    d = override_decision(project, chair_id=ann, reason="the class definition includes this breed", **kw)
+    assert (d.method, d.verdict, d.reason) == ("override", "correct", "the class definition includes this breed")
+    after = [(v.reviewer_id, v.verdict) for v in current_votes(project, image_id=item.image_id,
+                                                               predicted=item.predicted)]
+    assert after == before
+    history = item_history(project, image_id=item.image_id, predicted=item.predicted)
+    assert [(h.who, h.kind) for h in history] == [("ann", "vote"), ("bob", "vote"), ("cy", "vote"),
+                                                  ("ann", "override")]
+    assert history[0].text == "verdict: - -> wrong"
+    assert "the class definition includes this breed" in history[-1].text
+
+
+def test_lock_all_takes_fully_voted_items_only(panel):
+    project, (ann, bob, cy), items = panel
+    for who in (ann, bob, cy):
+        vote(project, who, items[0], verdict="wrong")
+        vote(project, who, items[1], verdict="correct" if who == cy else "wrong")
+    vote(project, ann, items[2], verdict="wrong")
+    snap = load_snapshot(project)
+    assert lockable_items(snap, unanimous_only=True) == [items[0]]
+    assert lockable_items(snap) == [items[0], items[1]]
+    assert [d.verdict for d in lock_all(project, chair_id=ann)] == ["wrong", "wrong"]
+    assert lockable_items(load_snapshot(project)) == []  # nothing is locked twice
+
+
+def test_notes_and_history_of_changed_votes(panel):
+    project, (ann, bob, _cy), items = panel
+    item = items[0]
+    with pytest.raises(NoteError, match="needs some text"):
+        add_note(project, reviewer_id=bob, image_id=item.image_id, predicted=item.predicted, text="  ")
+    vote(project, bob, item, verdict="correct")
+    add_note(project, reviewer_id=ann, image_id=item.image_id, predicted=item.predicted,
+             text="look at the beak: it is a finch")
+    vote(project, bob, item, verdict="wrong", note="convinced by the beak")
+    assert [n.text for n in notes(project, image_id=item.image_id, predicted=item.predicted)] == [
+        "look at the beak: it is a finch"]
+    texts = [(h.who, h.kind, h.text) for h in item_history(project, image_id=item.image_id,
+                                                           predicted=item.predicted)]
+    assert texts == [("bob", "vote", "verdict: - -> correct"),
+                     ("ann", "note", "look at the beak: it is a finch"),
+                     ("bob", "vote", "verdict: correct -> wrong, note: 'convinced by the beak'")]
