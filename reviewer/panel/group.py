@@ -1,0 +1,128 @@
+"""What the group view shows, computed headless: the items the group meets
+about, and everything about one of them as a given panelist may see it.
+
+- `load_group`: the items every panelist has voted without unanimity on
+  some field (optionally one field), or, for a cell of the Cohen's kappa
+  matrix, the items where two given panelists voted a field differently;
+  blind mode holds: an item the viewer has not voted that field on is left
+  out (and counted).
+- `item_panel`: each panelist's vote side by side (masked per field for the
+  viewer), the majority the chair would lock, the standing decision, the
+  discussion notes and the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from db.tables import Decision
+from reviewer.panel.agreement import disagreeing_items
+from reviewer.panel.changes import Cursor, latest_cursor
+from reviewer.panel.decisions import Majority, field_unanimity, majority_of, non_unanimous_items
+from reviewer.panel.discussion import HistoryEntry, item_history, notes
+from reviewer.panel.lookup import image_names
+from reviewer.panel.phases import in_phase
+from reviewer.panel.snapshot import FIELDS, PanelSnapshot, load_snapshot
+from reviewer.panel.votes import Item, SeenVote, seen_vote, voted_fields
+from reviewer.project import Project
+from reviewer.vocabulary import load_classes
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    item: Item
+    file_name: str
+    predicted_name: str
+    run_id: int | None  # a run that made this mistake (its facts are shown)
+    split_fields: tuple[str, ...]  # fields every panelist voted, not unanimously
+    phases: tuple[int, ...]
+    decision: str  # "" or e.g. "wrong (majority)"
+
+
+@dataclass(frozen=True)
+class GroupState:
+    snapshot: PanelSnapshot
+    rows: list[GroupRow]
+    hidden: int  # items of a pair filter the viewer has not voted yet (blind)
+    cursor: Cursor  # poll `changes_since` from here
+
+
+@dataclass(frozen=True)
+class PanelColumn:
+    reviewer_id: int
+    name: str
+    is_chair: bool
+    mine: bool
+    vote: SeenVote | None  # None: no vote yet
+
+
+@dataclass(frozen=True)
+class ItemPanel:
+    item: Item
+    columns: list[PanelColumn]
+    viewer_fields: frozenset[str]  # what the viewer has voted: the majority shows only these
+    unanimity: dict[str, bool | None]
+    majority: Majority | None  # what a lock would record; None until every panelist voted
+    decision: Decision | None  # the latest decision row (may be "reopened")
+    notes: list[tuple[str, str]]  # (who, text), oldest first
+    history: list[HistoryEntry]
+
+
+def decision_text(decision: Decision | None) -> str:
+    if decision is None:
+        return ""
+    if decision.method == "reopened":
+        return "reopened"
+    return f"{decision.verdict} ({decision.method})"
+
+
+def load_group(project: Project, *, viewer_id: int, field: str | None = None,
+               pair: tuple[int, int] | None = None) -> GroupState:
+    """The group view's list. `field` limits it to one field; `pair` (with a
+    field) lists the items where those two panelists disagree on it."""
+    cursor = latest_cursor(project)  # before the read: nothing is missed by the next poll
+    snapshot = load_snapshot(project)
+    fields = (field,) if field else FIELDS
+    hidden = 0
+    if pair is not None:
+        if field is None:
+            raise ValueError("a pair of panelists is compared on one field")
+        found = disagreeing_items(snapshot, field=field, first=pair[0], second=pair[1])
+        items = [i for i in found if field in voted_fields(snapshot.votes.get(i, {}).get(viewer_id))]
+        hidden = len(found) - len(items)
+    else:
+        items = non_unanimous_items(snapshot, fields=fields)
+    names = image_names(project, [i.image_id for i in items]) if items else {}
+    classes = load_classes().names
+    rows = []
+    for item in items:
+        unanimity = field_unanimity(snapshot, item)
+        facts = snapshot.facts.get(item)
+        rows.append(GroupRow(
+            item=item, file_name=names.get(item.image_id, f"image {item.image_id}"),
+            predicted_name=classes[item.predicted], run_id=facts.runs[0] if facts else None,
+            split_fields=tuple(f for f in FIELDS if unanimity[f] is False),
+            phases=tuple(p for p in (1, 2) if in_phase(snapshot, item, p)),
+            decision=decision_text(snapshot.decisions.get(item))))
+    return GroupState(snapshot=snapshot, rows=rows, hidden=hidden, cursor=cursor)
+
+
+def item_panel(project: Project, snapshot: PanelSnapshot, item: Item, *, viewer_id: int) -> ItemPanel:
+    """One item as the viewer may see it (the others' fields masked until the viewer voted them)."""
+    votes = snapshot.votes.get(item, {})
+    viewer_fields = voted_fields(votes.get(viewer_id))
+    columns = []
+    for p in snapshot.panelists:
+        vote = votes.get(p.id)
+        mine = p.id == viewer_id
+        seen = None if vote is None else seen_vote(vote, None if mine else viewer_fields)
+        columns.append(PanelColumn(p.id, p.name, p.is_chair, mine, seen))
+    complete = all(p.id in votes for p in snapshot.panelists) and bool(snapshot.panelists)
+    names = {p.id: p.name for p in snapshot.panelists}
+    return ItemPanel(
+        item=item, columns=columns, viewer_fields=viewer_fields, unanimity=field_unanimity(snapshot, item),
+        majority=majority_of(votes.values()) if complete else None,
+        decision=snapshot.decisions.get(item),
+        notes=[(names.get(n.reviewer_id, "?"), n.text)
+               for n in notes(project, image_id=item.image_id, predicted=item.predicted)] if viewer_fields else [],
+        history=item_history(project, image_id=item.image_id, predicted=item.predicted) if viewer_fields else [])

@@ -1,0 +1,42 @@
+"""The group view's content, headless: the split items, a pair's disagreements, one item as a panelist sees it."""
+
+from __future__ import annotations
+
+from reviewer.panel.group import item_panel, load_group
+from reviewer.panel.votes import cast_vote
+
+
+def vote(project, reviewer, item, **fields):
+    return cast_vote(project, reviewer_id=reviewer, image_id=item.image_id, predicted=item.predicted, **fields)
+
+
+def test_group_list_pair_filter_and_one_item_as_seen(panel):
+    project, (ann, bob, cy), items = panel
+    for k, (a, b, c) in enumerate([("wrong", "wrong", "wrong"), ("wrong", "correct", "wrong"),
+                                   ("unclear", "correct", "wrong")]):
+        for who, verdict in ((ann, a), (bob, b), (cy, c)):
+            vote(project, who, items[k], verdict=verdict, note=f"{verdict} says {who}")
+    vote(project, bob, items[3], verdict="wrong", severity="major")
+    vote(project, cy, items[3], verdict="correct")  # ann has not voted items[3]
+
+    state = load_group(project, viewer_id=ann)
+    assert [r.item for r in state.rows] == [items[1], items[2]]
+    assert state.rows[0].split_fields == ("verdict",) and state.rows[0].phases == (1,)
+    assert state.rows[0].file_name == f"ILSVRC2012_val_{items[1].image_id:08d}.JPEG"
+    assert load_group(project, viewer_id=ann, field="severity").rows == []
+
+    # bob and cy disagree on items 1, 2 and 3; ann has not voted 3: it stays hidden from her.
+    pair = load_group(project, viewer_id=ann, field="verdict", pair=(bob, cy))
+    assert [r.item for r in pair.rows] == [items[1], items[2]] and pair.hidden == 1
+    assert len(load_group(project, viewer_id=bob, field="verdict", pair=(bob, cy)).rows) == 3
+
+    panel_view = item_panel(project, state.snapshot, items[1], viewer_id=ann)
+    assert [(c.name, c.vote.verdict, c.mine) for c in panel_view.columns] == [
+        ("ann", "wrong", True), ("bob", "correct", False), ("cy", "wrong", False)]
+    assert panel_view.majority.verdict == "wrong" and panel_view.unanimity["verdict"] is False
+    assert [h.who for h in panel_view.history] == ["ann", "bob", "cy"]
+
+    # Ann has not voted item 3: she sees none of its votes, no majority, no history.
+    seen = item_panel(project, state.snapshot, items[3], viewer_id=ann)
+    assert [c.vote.verdict if c.vote else None for c in seen.columns] == [None, None, None]
+    assert seen.majority is None and seen.history == []
