@@ -97,7 +97,8 @@ def problematic_metadata(project: Project, labels: LabelSet, decisions: pd.DataF
             continue  # keep the imported metadata
         who = names.get(row.decided_by, "") if pd.notna(row.decided_by) else ""
         out[int(row.image_id)] = {
-            "reason": row.reason or PANEL_REASON, "reviewer": who or "panel", "server_username": who or "panel",
+            # A majority lock's reason is its vote count; only a chair's override states why.
+            "reason": row.reason if row.method == "override" and row.reason else PANEL_REASON, "reviewer": who or "panel", "server_username": who or "panel",
             "time_marked": _iso(first_flag.get(row.image_id, row.created_at)), "time_reviewed": _iso(row.created_at),
         }
     return out

@@ -29,7 +29,8 @@ def reviewed_project(tmp_path, shared_data):
     add_run(project, "model-A", dict(zip(ids, [300, 301, 302, 303])))
     decide(project, ids[0], 300, "correct")
     decide(project, ids[1], 301, "wrong", severity="major", category="spurious_correlation")
-    decide(project, ids[2], 302, "unclear", problematic=True, reason="two objects, neither dominant", chair="ann")
+    decide(project, ids[2], 302, "unclear", problematic=True, reason="two objects, neither dominant", chair="ann",
+           method="override")
     return project
 
 
@@ -53,6 +54,7 @@ def test_labels_after_review_in_the_published_layout(reviewed_project, tmp_path,
     ours = problematic[val_name(30003)]
     assert ours["reason"] == "two objects, neither dominant" and ours["reviewer"] == "ann"
     assert ours["time_marked"].endswith("+00:00") and ours["time_reviewed"] >= ours["time_marked"]
+    assert set(ours) == set(next(iter(sample["problematic_images"].values())))  # the published keys
     assert data["imagenet_m"] == sorted(sample["imagenet_m"])
     # The panel's reviewed mistakes in the imagenet-mistakes format.
     mistakes = json.loads((result.path / "mistakes" / "model-A_mistakes.json").read_text())
@@ -126,3 +128,26 @@ def test_formats_and_the_command(reviewed_project, tmp_path, capsys):
     assert "export-0001" in out and "1 reviewed mistakes of model-A" in out
     assert main(["export", str(reviewed_project.root), str(tmp_path / "cli"), "--format", "xml"]) == 2
     assert "unknown export format xml" in capsys.readouterr().err
+
+
+def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
+    """Through the panel's own API: three votes, the chair locks the majority."""
+    from reviewer.panel.decisions import lock_decision
+    from reviewer.panel.votes import cast_vote, get_reviewer
+
+    project = reviewed_project
+    (image_id,) = add_images(project, [400], start=30101)
+    add_run(project, "model-B", {image_id: 401})
+    chair = get_reviewer(project, "ann", chair=True).id
+    for name, severity in (("ann", "major"), ("bob", "major"), ("cy", "minor")):
+        reviewer = get_reviewer(project, name).id
+        cast_vote(project, reviewer_id=reviewer, image_id=image_id, predicted=401, verdict="wrong",
+                  severity=severity, category="non_prototypical")
+    lock_decision(project, chair_id=chair, image_id=image_id, predicted=401)
+    result = export_project(project, tmp_path / "out")
+    data = json.loads((result.path / "multilabel_annotations.json").read_text())
+    assert data["initial_annots"][val_name(30101)] == {"correct": [WNIDS[400]], "wrong": [WNIDS[401]]}
+    mistakes = json.loads((result.path / "mistakes" / "model-B_mistakes.json").read_text())
+    assert mistakes == {val_name(30101): {"top_prediction": 401, "failure category": "Non-prototypical",
+                                          "failure severity": "Major"}}
+    assert result.manifest["reviews"]["vote_rows"] == 3 and result.manifest["reviews"]["reviewers"] == 4
