@@ -20,11 +20,14 @@ from reviewer.vocabulary import load_classes
 WNIDS = load_classes().wnids
 
 
-@pytest.fixture
-def reviewed_project(tmp_path, shared_data):
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def reviewed_project(request, tmp_path, shared_data):
     """The TFDS sample (labels, 10 problematic images with metadata, ImageNet-M) plus
-    four images a run got wrong, three of them decided by the panel."""
-    project, _ = init_project(tmp_path / "p", labels=[shared_data / "formats" / "tfds_v3_sample.json"])
+    four images a run got wrong, three of them decided by the panel; on SQLite and
+    on a fresh PostgreSQL database."""
+    db_url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else None
+    project, _ = init_project(tmp_path / "p", labels=[shared_data / "formats" / "tfds_v3_sample.json"],
+                              db_url=db_url)
     ids = add_images(project, [200, 201, 202, 203], start=30001)
     add_run(project, "model-A", dict(zip(ids, [300, 301, 302, 303])))
     decide(project, ids[0], 300, "correct")
