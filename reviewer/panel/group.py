@@ -126,3 +126,19 @@ def item_panel(project: Project, snapshot: PanelSnapshot, item: Item, *, viewer_
         notes=[(names.get(n.reviewer_id, "?"), n.text)
                for n in notes(project, image_id=item.image_id, predicted=item.predicted)] if viewer_fields else [],
         history=item_history(project, image_id=item.image_id, predicted=item.predicted) if viewer_fields else [])
+
+
+@dataclass(frozen=True)
+class AgreementSummary:
+    report: list  # FieldAgreement per field
+    matrices: dict  # field -> PairwiseKappa
+    resamples: int
+
+
+def agreement_summary(project: Project, *, resamples: int = 1000, seed: int = 0) -> AgreementSummary:
+    """The agreement panel's content: per-field statistics and every field's kappa matrix."""
+    from reviewer.panel.agreement import agreement_report, pairwise_kappa
+
+    snapshot = load_snapshot(project)
+    return AgreementSummary(agreement_report(snapshot, resamples=resamples, seed=seed),
+                            {name: pairwise_kappa(snapshot, name) for name in FIELDS}, resamples)

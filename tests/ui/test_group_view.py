@@ -1,0 +1,165 @@
+"""The group view on a real 3-panelist project, offscreen: exactly the split
+images, the chair's lock (majority, unclear on a tie), the kappa-matrix
+filter, one's own vote changed, and other panelists' votes arriving."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtCore import Qt
+
+from reviewer.panel.decisions import current_decision
+from reviewer.panel.snapshot import load_snapshot
+from reviewer.panel.votes import cast_vote, get_reviewer, vote_history
+
+pytestmark = pytest.mark.gui
+
+SCREENSHOTS = os.environ.get("REVIEWER_SCREENSHOTS", "/tmp")
+
+
+@pytest.fixture
+def panel_project(review_project):
+    """Three panelists' votes on the review project's seven mistakes."""
+    project = review_project
+    items = load_snapshot(project).items
+    ann, bob, cy = (get_reviewer(project, n, chair=n == "ann") for n in ("ann", "bob", "cy"))
+    plan = {
+        0: [dict(verdict="wrong")] * 3,  # unanimous
+        1: [dict(verdict="wrong"), dict(verdict="wrong"), dict(verdict="correct")],  # 2:1
+        2: [dict(verdict="correct"), dict(verdict="wrong"), dict(verdict="unclear")],  # three-way tie
+        3: [dict(verdict="correct"), dict(verdict="correct"), dict(verdict="correct", problematic=True)],
+        4: [dict(verdict="correct")] * 3,  # unanimous
+        5: [dict(verdict="wrong", severity=s, category="fine_grained") for s in ("major", "major", "minor")],
+        6: [dict(verdict="wrong"), None, dict(verdict="correct")],  # bob has not voted: not for the group yet
+    }
+    for k, votes in plan.items():
+        for who, fields in zip((ann, bob, cy), votes):
+            if fields:
+                cast_vote(project, reviewer_id=who.id, image_id=items[k].image_id, predicted=items[k].predicted,
+                          note=f"{who.name} thinks {fields['verdict']}", **fields)
+    return project, (ann, bob, cy), items
+
+
+@pytest.fixture
+def open_view(qtbot, monkeypatch):
+    from reviewer.ui.app import create_app
+    from reviewer.ui.qt_group_view import QtGroupView
+
+    create_app()
+    monkeypatch.setattr(QtGroupView, "resamples", 50)
+    monkeypatch.setattr(QtGroupView, "poll_ms", 150)
+
+    def make(project, reviewer):
+        view = QtGroupView(project, reviewer)
+        qtbot.addWidget(view)
+        view.resize(1280, 800)
+        with qtbot.waitSignal(view.item_shown, timeout=20_000):
+            view.show()
+        return view
+
+    return make
+
+
+def select(qtbot, view, item):
+    if view.selected_item() == item:
+        return
+    row = [r.item for r in view.rows].index(item)
+    with qtbot.waitSignal(view.item_shown, timeout=10_000):
+        view.list.selectRow(row)
+
+
+def test_lists_exactly_the_split_images_with_their_votes(qtbot, panel_project, open_view):
+    project, (ann, bob, cy), items = panel_project
+    view = open_view(project, ann)
+    assert [r.item for r in view.rows] == [items[1], items[2], items[3], items[5]]
+    assert view.title.text() == "4 images without unanimity"
+    split = [view.list.item(r, 1).text() for r in range(view.list.rowCount())]
+    assert split == ["verdict", "verdict", "problematic", "severity"]
+    # The votes side by side, the panelists' notes, and the majority a lock would record.
+    table = view.votes.table
+    assert [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())] == [
+        "ann (you) ★", "bob", "cy", "Majority"]
+    assert [table.item(0, c).text() for c in range(4)] == ["wrong", "wrong", "correct", "wrong"]
+    assert table.item(5, 2).text() == "cy thinks correct"
+    assert table.verticalHeaderItem(0).text() == "⚠ Verdict"
+    view.set_field_filter("severity")
+    qtbot.waitUntil(lambda: [r.item for r in view.rows] == [items[5]], timeout=10_000)
+    # The image and its facts (the review window's widgets) load on their own threads.
+    qtbot.waitUntil(lambda: view.image.has_image() or bool(view.image.message != "Loading…"), timeout=20_000)
+    qtbot.waitUntil(lambda: "Original label" in view.facts.ground_truth.text(), timeout=20_000)
+    view.grab().save(f"{SCREENSHOTS}/group_view_votes.png")
+
+
+def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_view, monkeypatch):
+    project, (ann, bob, cy), items = panel_project
+    bobs = open_view(project, bob)
+    assert not bobs.votes.lock.isEnabled() and "Only the chair" in bobs.votes.lock.toolTip()
+    view = open_view(project, ann)
+    for item, verdict in ((items[1], "wrong"), (items[2], "unclear")):
+        select(qtbot, view, item)
+        with qtbot.waitSignal(view.action_done, timeout=10_000):
+            qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
+        decision = current_decision(project, image_id=item.image_id, predicted=item.predicted)
+        assert (decision.verdict, decision.method, decision.decided_by) == (verdict, "majority", ann.id)
+    qtbot.waitUntil(lambda: view.list.item(1, 2).text() == "unclear", timeout=10_000)
+    qtbot.waitUntil(lambda: "Decision:" in view.votes.decision.text(), timeout=10_000)
+    assert "unclear" in view.votes.decision.text()
+
+    # The chair overrides the tie, with a reason, through the override dialog.
+    from reviewer.ui.qt_group_votes import QtOverrideDialog
+
+    def fill_and_accept(dialog):
+        dialog.verdict.setCurrentIndex(dialog.verdict.findData("correct"))
+        dialog.reason.setPlainText("the panel agreed in the meeting: the dog is a Chihuahua")
+        return QtOverrideDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(QtOverrideDialog, "exec", fill_and_accept)
+    with qtbot.waitSignal(view.action_done, timeout=10_000):
+        qtbot.mouseClick(view.votes.override, Qt.MouseButton.LeftButton)
+    decision = current_decision(project, image_id=items[2].image_id, predicted=items[2].predicted)
+    assert (decision.verdict, decision.method, decision.reason) == (
+        "correct", "override", "the panel agreed in the meeting: the dog is a Chihuahua")
+    qtbot.waitUntil(lambda: "override" in view.votes.history.toPlainText(), timeout=10_000)
+    view.votes.tabs.setCurrentIndex(1)
+    view.grab().save(f"{SCREENSHOTS}/group_view_history.png")
+
+
+def test_clicking_a_kappa_cell_lists_where_those_two_disagree(qtbot, panel_project, open_view):
+    project, (ann, bob, cy), items = panel_project
+    view = open_view(project, ann)
+    view.tabs.setCurrentWidget(view.agreement)
+    qtbot.waitUntil(lambda: view.agreement.matrix.rowCount() == 3, timeout=30_000)
+    matrix = view.agreement.matrix
+    assert view.agreement.stats.horizontalHeaderItem(0).text() == "Verdict"
+    cell = matrix.visualItemRect(matrix.item(1, 2))  # bob's row, cy's column
+    with qtbot.waitSignal(view.loaded, timeout=10_000):
+        qtbot.mouseClick(matrix.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())
+    # Bob and cy differ on 1 (wrong/correct) and 2 (wrong/unclear); ann has voted 6 but bob has not.
+    assert [r.item for r in view.rows] == [items[1], items[2]]
+    assert view.title.text() == "2 images where bob and cy disagree"
+    view.tabs.setCurrentWidget(view.agreement)
+    view.grab().save(f"{SCREENSHOTS}/group_view_agreement.png")
+    with qtbot.waitSignal(view.loaded, timeout=10_000):
+        qtbot.mouseClick(view.clear_pair, Qt.MouseButton.LeftButton)
+    assert len(view.rows) == 4
+
+
+def test_own_vote_changes_and_others_votes_arrive_without_restart(qtbot, panel_project, open_view):
+    project, (ann, bob, cy), items = panel_project
+    view = open_view(project, bob)
+    select(qtbot, view, items[1])
+    editor = view.votes
+    editor.verdict.setCurrentIndex(editor.verdict.findData("correct"))
+    editor.my_note.setText("the stripes decide it")
+    with qtbot.waitSignal(view.action_done, timeout=10_000):
+        qtbot.mouseClick(editor.save, Qt.MouseButton.LeftButton)
+    mine = [v for v in vote_history(project, image_id=items[1].image_id, predicted=items[1].predicted)
+            if v.reviewer_id == bob.id]
+    assert [(v.verdict, v.note) for v in mine] == [("wrong", "bob thinks wrong"),
+                                                   ("correct", "the stripes decide it")]  # history kept
+    # Another panelist, elsewhere, changes a vote: it shows at the next poll.
+    cast_vote(project, reviewer_id=cy.id, image_id=items[1].image_id, predicted=items[1].predicted,
+              verdict="unclear")
+    qtbot.waitUntil(lambda: editor.table.item(0, 2).text() == "unclear", timeout=10_000)
+    assert "History" in editor.tabs.tabText(1)
