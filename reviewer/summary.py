@@ -16,7 +16,7 @@ from reviewer.judgements import reviewed_labelset
 from reviewer.labelset import LabelSet
 from reviewer.metrics import multilabel_accuracy, real_accuracy, top1_accuracy
 from reviewer.metrics_topk import variable_topk
-from reviewer.predictions import load_predictions, ranked_classes
+from reviewer.predictions import RunPredictions, load_predictions, ranked_classes
 from reviewer.project import Project
 from reviewer.terms import CATEGORIES, IMPORTED_SEVERITIES
 
@@ -28,8 +28,9 @@ def shares(counts: Counter, keys: tuple[str, ...]) -> dict:
     return {k: {"count": counts.get(k, 0), "share": counts.get(k, 0) / total if total else math.nan} for k in keys}
 
 
-def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet) -> dict:
-    preds = load_predictions(project, run.id)
+def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *,
+                predictions: RunPredictions | None = None) -> dict:
+    preds = load_predictions(project, run.id) if predictions is None else predictions
     pos_b = before.positions(preds.image_ids)
     known = pos_b >= 0
     pos_b, top1 = pos_b[known], preds.top1[known]
@@ -45,9 +46,13 @@ def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet) -
     }
 
 
-def project_summary(project: Project) -> dict:
-    before = reviewed_labelset(project, after_review=False)
-    after = reviewed_labelset(project, after_review=True, base=None)
+def project_summary(project: Project, *, before: LabelSet | None = None, after: LabelSet | None = None,
+                    predictions: dict[int, RunPredictions] | None = None) -> dict:
+    """The report's JSON. `before`/`after` (the labels before and after the review)
+    and `predictions` (run id -> predictions) save reloading what the caller has."""
+    before = reviewed_labelset(project, after_review=False) if before is None else before
+    after = reviewed_labelset(project, after_review=True) if after is None else after
+    predictions = predictions or {}
     with read_session(project.engine) as session:
         conn = session.connection()
         n_images, n_files, n_problematic = conn.execute(select(
@@ -72,7 +77,8 @@ def project_summary(project: Project) -> dict:
             "created_at": run.created_at.isoformat() if run.created_at else None,
             "mistakes": {"total": int(total or 0), "novel": int(novel or 0)},
         }
-        entry["metrics"] = run_metrics(project, run, before, after) if run.status == "complete" else None
+        entry["metrics"] = (run_metrics(project, run, before, after, predictions=predictions.get(run.id))
+                            if run.status == "complete" else None)
         out_runs.append(entry)
     out_reviews = []
     for review, model in reviews:
