@@ -18,9 +18,9 @@ from sqlalchemy import select
 from db.engine import read_session
 from db.tables import Model, Run
 from reviewer.judgements import reviewed_labelset
-from reviewer.labelset import LabelSet
+from reviewer.labelset import LabelSet, load_labelset
 from reviewer.metrics import multilabel_accuracy, top1_accuracy
-from reviewer.predictions import load_predictions
+from reviewer.predictions import RunPredictions, load_predictions
 from reviewer.project import Project
 from reviewer.slices import slice_image_ids, slice_names
 from reviewer.split import score_on_images
@@ -30,21 +30,26 @@ COLUMNS = ["run_id", "model", "image_slice", "predictions", "top1", "top1_correc
 
 
 def leaderboard(project: Project, *, slice_name: str | None = "imagenet_m", before: LabelSet | None = None,
-                after: LabelSet | None = None) -> pd.DataFrame:
+                after: LabelSet | None = None, predictions: dict[int, RunPredictions] | None = None
+                ) -> pd.DataFrame:
     """One row per complete run, best slice score first (then top-1).
 
     `slice_name` None, or a slice the project does not have, leaves the slice
-    columns empty (NaN).
+    columns empty (NaN). `before`, `after` (labels) and `predictions` (run id ->
+    predictions) are loaded unless the caller has them.
     """
-    before = reviewed_labelset(project, after_review=False) if before is None else before
-    after = reviewed_labelset(project, after_review=True) if after is None else after
+    predictions = predictions or {}
+    if before is None or after is None:
+        base = load_labelset(project)
+        before = reviewed_labelset(project, after_review=False, base=base) if before is None else before
+        after = reviewed_labelset(project, after_review=True, base=base) if after is None else after
     slice_ids = slice_image_ids(project, slice_name) if slice_name in slice_names(project) else None
     with read_session(project.engine) as session:
         runs = session.execute(select(Run.id, Model.name, Run.image_slice).join(Model, Model.id == Run.model_id)
                                .where(Run.status == "complete").order_by(Run.id)).all()
     rows = []
     for run_id, model, image_slice in runs:
-        preds = load_predictions(project, run_id)
+        preds = predictions[run_id] if run_id in predictions else load_predictions(project, run_id)
         top1 = preds.top1.astype(np.int64)
         row = dict.fromkeys(COLUMNS, np.nan)
         row.update(run_id=run_id, model=model, image_slice=image_slice, predictions=len(preds))

@@ -140,37 +140,41 @@ def _member_items(project: Project, member: SplitMember) -> pd.DataFrame:
     return pd.DataFrame([tuple(r) for r in rows], columns=["image_id", "predicted", "own_severity"])
 
 
-def _published_severity(project: Project) -> dict[tuple[int, int], str]:
-    """The severity any imported review gave each item (the latest import wins)."""
+def _published_severity(project: Project) -> pd.DataFrame:
+    """(image_id, predicted, published_severity): the severity imported reviews gave
+    each item (the latest import wins)."""
     with read_session(project.engine) as session:
         rows = session.connection().execute(select(ImportedReviewItem.image_id, ImportedReviewItem.predicted,
                                                    ImportedReviewItem.severity).order_by(ImportedReviewItem.id))
-        return {(i, p): s for i, p, s in rows}
+        frame = pd.DataFrame([tuple(r) for r in rows], columns=["image_id", "predicted", "published_severity"])
+    return frame.drop_duplicates(["image_id", "predicted"], keep="last").astype({"image_id": "int64",
+                                                                                 "predicted": "int64"})
 
 
 def member_judgements(project: Project, rule: SplitRule) -> pd.DataFrame:
     """One row per member mistake: member, image_id, predicted, verdict (None: not reviewed), severity."""
-    decisions = current_decisions(project).set_index(["image_id", "predicted"])
+    decisions = current_decisions(project)
+    decided = decisions.loc[decisions["verdict"].notna(), ["image_id", "predicted", "verdict", "severity"]]
+    decided = decided.rename(columns={"severity": "decided_severity"})
     published = _published_severity(project)
-    frames = []
-    for index, member in enumerate(rule.members):
-        items = _member_items(project, member)
-        keys = list(zip(items["image_id"].astype(int), items["predicted"].astype(int)))
-        verdicts, severities = [], []
-        for key, own in zip(keys, items["own_severity"]):
-            fallback = own if own is not None else published.get(key)
-            decision = decisions.loc[key] if key in decisions.index else None
-            if decision is not None and pd.notna(decision["verdict"]):
-                verdict, severity = decision["verdict"], decision["severity"]
-                verdicts.append(verdict)
-                severities.append(severity if pd.notna(severity) else (fallback if verdict == "wrong" else None))
-            else:
-                verdicts.append("wrong" if fallback is not None else None)
-                severities.append(fallback)
-        frames.append(items.assign(member=index, verdict=verdicts, severity=severities).drop(columns="own_severity"))
-    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["image_id", "predicted", "member", "verdict", "severity"])
-    return frame.astype({"image_id": "int64", "predicted": "int64", "member": "int64"})
+    frames = [_member_items(project, member).assign(member=index) for index, member in enumerate(rule.members)]
+    items = pd.concat(frames, ignore_index=True).astype({"image_id": "int64", "predicted": "int64",
+                                                         "member": "int64"})
+    items = items.merge(decided, on=["image_id", "predicted"], how="left")
+    items = items.merge(published, on=["image_id", "predicted"], how="left")
+    # A review member's own rating first, else any published rating of the same item.
+    fallback = items["own_severity"].astype(object).where(items["own_severity"].notna(), items["published_severity"])
+    has_decision = items["verdict"].notna()
+    verdict = items["verdict"].astype(object).where(has_decision, np.where(fallback.notna(), "wrong", None))
+    # A "wrong" decision without a severity keeps the published one.
+    severity = np.where(has_decision,
+                        np.where(items["decided_severity"].notna(), items["decided_severity"],
+                                 np.where(verdict == "wrong", fallback, None)),
+                        fallback)
+    out = items[["image_id", "predicted", "member"]].assign(verdict=verdict.to_numpy(), severity=severity)
+    for column in ("verdict", "severity"):
+        out[column] = out[column].astype(object).where(out[column].notna(), None)
+    return out
 
 
 def apply_split_rule(project: Project, rule: SplitRule) -> SplitResult:

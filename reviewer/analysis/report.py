@@ -23,11 +23,12 @@ import pandas as pd
 from sqlalchemy import select
 
 from db.engine import read_session
-from db.tables import Model, Run
+from db.tables import Run
 from reviewer.analysis.calibration import ECE_BINS, Calibration, run_calibration
 from reviewer.analysis.tables import (category_by_distance, category_severity_counts, chi_square_tests,
                                       confused_pairs, shares)
 from reviewer.judgements import reviewed_labelset
+from reviewer.labelset import load_labelset
 from reviewer.leaderboard import leaderboard
 from reviewer.predictions import load_predictions
 from reviewer.project import Project
@@ -101,23 +102,25 @@ def _topk_table(summary: dict) -> pd.DataFrame:
 
 def build_report(project: Project, options: ReportOptions = ReportOptions()) -> AnalysisReport:
     """Compute every table of the report (nothing is written)."""
-    summary = project_summary(project)
-    before = reviewed_labelset(project, after_review=False)
-    after = reviewed_labelset(project, after_review=True)
+    base = load_labelset(project)  # loaded once: both label views derive from it
+    before = reviewed_labelset(project, after_review=False, base=base)
+    after = reviewed_labelset(project, after_review=True, base=base)
+    with read_session(project.engine) as session:
+        runs = session.execute(select(Run.id).where(Run.status == "complete").order_by(Run.id)).scalars().all()
+    predictions = {run_id: load_predictions(project, run_id) for run_id in runs}
+    summary = project_summary(project, before=before, after=after, predictions=predictions)
     reviewed = reviewed_mistakes(project)
     categories, severities = category_severity_counts(reviewed, keep_borderline=options.keep_borderline)
-    with read_session(project.engine) as session:
-        runs = session.execute(select(Run.id).join(Model, Model.id == Run.model_id)
-                               .where(Run.status == "complete").order_by(Run.id)).scalars().all()
-    calibrations = {run_id: run_calibration(after, load_predictions(project, run_id), bins=options.ece_bins)
-                    for run_id in runs}
+    calibrations = {run_id: run_calibration(after, preds, bins=options.ece_bins)
+                    for run_id, preds in predictions.items()}
     return AnalysisReport(
         options=options, summary=summary, reviewed=reviewed, categories=categories, severities=severities,
         chi_categories=chi_square_tests(categories, yates=options.yates),
         chi_severities=chi_square_tests(severities, yates=options.yates),
         confusions=confused_pairs(reviewed, after), by_distance=category_by_distance(reviewed, after),
         mla=_mla_table(summary), topk=_topk_table(summary), calibration=calibrations,
-        leaderboard=leaderboard(project, slice_name=options.slice_name, before=before, after=after),
+        leaderboard=leaderboard(project, slice_name=options.slice_name, before=before, after=after,
+                                predictions=predictions),
     )
 
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -20,7 +21,7 @@ from scipy.stats import chi2_contingency
 from reviewer.labelset import CORRECT, LabelSet
 from reviewer.terms import CATEGORIES, CATEGORY_TITLES, SEVERITIES
 from reviewer.vocabulary import load_classes
-from reviewer.wordnet import hierarchy_distance
+from reviewer.wordnet import load_hierarchy, to_wnid
 
 
 def severity_levels(keep_borderline: bool) -> tuple[str, ...]:
@@ -117,9 +118,23 @@ def mistake_distances(reviewed: pd.DataFrame, labels: LabelSet) -> pd.Series:
     pairs = _label_pairs(reviewed, labels)
     if not len(pairs):
         return pd.Series(np.nan, index=reviewed.index, dtype=float)
-    distance = [hierarchy_distance(int(p), int(q)).distance for p, q in zip(pairs["predicted"], pairs["label"])]
+    distance = [_distance(int(p), int(q)) for p, q in zip(pairs["predicted"], pairs["label"])]
     nearest = pd.Series(distance, index=pairs["item"].to_numpy()).groupby(level=0).min()
     return nearest.reindex(reviewed.index).astype(float)
+
+
+@lru_cache(maxsize=1000)
+def _levels_up(cls: int) -> dict[str, int]:
+    return load_hierarchy().ancestors(to_wnid(cls))
+
+
+@lru_cache(maxsize=1 << 18)
+def _distance(a: int, b: int) -> int:
+    """`hierarchy_distance(a, b).distance` without the paths, which a table of
+    thousands of mistakes does not need (same definition: the fewest levels from
+    the farther class up to a common ancestor)."""
+    up_a, up_b = _levels_up(a), _levels_up(b)
+    return min(max(up_a[c], up_b[c]) for c in up_a.keys() & up_b.keys())
 
 
 def category_by_distance(reviewed: pd.DataFrame, labels: LabelSet) -> pd.DataFrame:

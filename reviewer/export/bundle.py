@@ -77,8 +77,15 @@ def model_file_name(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") + "_mistakes.json"
 
 
-def _json_bytes(data: object) -> bytes:
-    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+def _json_bytes(data: object, *, compact: bool = False) -> bytes:
+    """Sorted keys, so the same data gives the same bytes. Data files are compact:
+    json's C encoder only runs without indentation (5x faster on 50,000 images),
+    and the published files are single-line too; the manifest is indented."""
+    if compact:
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+    return (text + "\n").encode("utf-8")
 
 
 def next_version(out_dir: Path) -> int:
@@ -95,8 +102,9 @@ def _write_files(project: Project, folder: Path, formats: tuple[str, ...], split
     reviewed = reviewed_mistakes(project, decisions=decisions)
     notes: dict = {"models": {}}
     if "json" in formats:
-        atomic_write_bytes(folder / ANNOTATIONS, _json_bytes(annotation))
-        atomic_write_bytes(folder / ORIGINAL_LABELS, _json_bytes(original_labels(project, images=images)))
+        atomic_write_bytes(folder / ANNOTATIONS, _json_bytes(annotation, compact=True))
+        atomic_write_bytes(folder / ORIGINAL_LABELS, _json_bytes(original_labels(project, images=images),
+                                                                 compact=True))
         for model in models_with_reviews(reviewed):
             result = model_mistakes(project, model, reviewed=reviewed)
             name = f"mistakes/{model_file_name(model)}"

@@ -113,3 +113,13 @@ def test_categories_by_hierarchy_distance(report):
     assert table.index.min() >= 1  # a mistake is never the label itself
     # Near misses are mostly fine-grained; far ones are not.
     assert table.loc[1, "fine_grained"] > 0.8 > table.loc[table.index.max(), "fine_grained"]
+
+
+def test_fast_distance_is_the_wordnet_distance():
+    from reviewer.analysis.tables import _distance
+    from reviewer.wordnet import hierarchy_distance
+
+    rng = np.random.default_rng(1)
+    for a, b in rng.integers(0, 1000, (300, 2)):
+        assert _distance(int(a), int(b)) == hierarchy_distance(int(a), int(b)).distance
+    assert _distance(248, 250) == hierarchy_distance(248, 250).distance  # Eskimo dog, husky
