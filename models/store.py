@@ -1,0 +1,93 @@
+"""A run's full softmax on disk: one float16 `.npy` file, [images, 1000].
+
+Rows are written in place at their offsets with `os.pwrite` (no memory map
+while writing), so a 50,000-image run never holds more than a batch of
+probabilities in memory; `sync()` makes them durable before the database
+records them. Readers get a read-only memory map.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+DTYPE = np.dtype("<f2")
+NUM_CLASSES = 1000
+
+
+class ProbabilityWriter:
+    """Write rows of a float16 probability file created with a fixed shape."""
+
+    def __init__(self, path: Path, fd: int, shape: tuple[int, int], offset: int):
+        self.path, self._fd, self.shape, self._offset = path, fd, shape, offset
+
+    @classmethod
+    def create(cls, path: str | Path, rows: int, classes: int = NUM_CLASSES) -> "ProbabilityWriter":
+        """A new zero-filled file (sparse on disk until rows are written)."""
+        path = Path(path)
+        array = np.lib.format.open_memmap(path, mode="w+", dtype=DTYPE, shape=(rows, classes))
+        del array  # only the header and the file size were wanted
+        return cls.open(path)
+
+    @classmethod
+    def open(cls, path: str | Path) -> "ProbabilityWriter":
+        path = Path(path)
+        with open(path, "rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            shape, fortran, dtype = read_header(handle)
+            offset = handle.tell()
+        if dtype != DTYPE or fortran or len(shape) != 2:
+            raise ValueError(f"{path} is not a float16 [images, classes] probability file")
+        return cls(path, os.open(path, os.O_RDWR), (int(shape[0]), int(shape[1])), offset)
+
+    def write(self, rows: np.ndarray, probs: np.ndarray) -> None:
+        """Write `probs[i]` at row `rows[i]`; consecutive rows go in one call."""
+        rows = np.asarray(rows, dtype=np.int64)
+        data = np.ascontiguousarray(probs, dtype=DTYPE)
+        if data.shape != (len(rows), self.shape[1]):
+            raise ValueError(f"{data.shape} rows do not fit a {self.shape} probability file")
+        if len(rows) and (rows.min() < 0 or rows.max() >= self.shape[0]):
+            raise IndexError(f"rows outside 0..{self.shape[0] - 1}")
+        row_bytes = self.shape[1] * DTYPE.itemsize
+        start = 0
+        while start < len(rows):  # group runs of consecutive rows
+            stop = start + 1
+            while stop < len(rows) and rows[stop] == rows[stop - 1] + 1:
+                stop += 1
+            os.pwrite(self._fd, data[start:stop].tobytes(), self._offset + int(rows[start]) * row_bytes)
+            start = stop
+
+    def sync(self) -> None:
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> "ProbabilityWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_probabilities(path: str | Path) -> np.ndarray:
+    """The probability file memory-mapped read-only (nothing is read until indexed)."""
+    return np.load(path, mmap_mode="r")
+
+
+def written_rows(path: str | Path, rows: np.ndarray, *, chunk: int = 4096) -> np.ndarray:
+    """bool per row: it holds a probability vector (sums to about 1), not the zeros
+    of a row that was never written (e.g. lost in a power cut before the sync)."""
+    probs = open_probabilities(path)
+    rows = np.asarray(rows, dtype=np.int64)
+    ok = np.zeros(len(rows), dtype=bool)
+    for start in range(0, len(rows), chunk):
+        block = np.asarray(probs[rows[start:start + chunk]], dtype=np.float32)
+        ok[start:start + chunk] = np.abs(block.sum(axis=1) - 1.0) < 0.05
+    return ok

@@ -1,0 +1,180 @@
+"""Database and file records of model runs: model rows, the run's image list,
+its files in `runs/`, and the lock that keeps one process per run."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import delete, func, select
+from sqlmodel import Session
+
+from db.engine import read_session, write_session
+from db.tables import Image, ImageSlice, Model, Prediction, Run
+from reviewer._files import atomic_write_bytes
+from reviewer.errors import InputError, UserError
+from reviewer.project import Project
+
+try:  # advisory file locks; without them (Windows) two processes could resume one run twice
+    import fcntl
+except ImportError:  # pragma: no cover - not on the Linux CI
+    fcntl = None
+
+
+# -- models ------------------------------------------------------------------------
+def model_row(session: Session, *, name: str, source: str, checkpoint: str | None = None,
+              weights_sha256: str | None = None) -> Model:
+    """The Model row for these weights, created when new.
+
+    A name already used by other weights gets their hash appended
+    (`resnet50#1a2b3c4d`), so two checkpoints never share a model row. A
+    placeholder row of an imported review (source 'review', no weights) is
+    taken over: the run then belongs to the model the review is about.
+    """
+    suffix = (weights_sha256 or source)[:8]
+    for candidate in (name, f"{name}#{suffix}"):
+        row = session.execute(select(Model).where(Model.name == candidate)).scalars().first()
+        if row is None:
+            row = Model(name=candidate, source=source, checkpoint=checkpoint, weights_sha256=weights_sha256)
+            session.add(row)
+            session.flush()
+            return row
+        if row.source == "review" and row.weights_sha256 is None:
+            row.source, row.checkpoint, row.weights_sha256 = source, checkpoint, weights_sha256
+            session.add(row)
+            return row
+        if row.source == source and row.weights_sha256 == weights_sha256:
+            return row
+    raise UserError(f"model names {name} and {name}#{suffix} are taken by other weights; "
+                    "record this model under another name")
+
+
+# -- images ------------------------------------------------------------------------
+def run_images(project: Project, *, image_slice: str | None, limit: int | None) -> list[int]:
+    """Ids of the images a new run covers: images with files, in id order,
+    restricted to a named slice, the first `limit` of them."""
+    with read_session(project.engine) as session:
+        query = select(Image.id).where(Image.path.is_not(None)).order_by(Image.id)
+        if image_slice is not None:
+            names = list(session.execute(select(ImageSlice.name).distinct()).scalars())
+            if image_slice not in names:
+                raise InputError(f"--images {image_slice}", "the project has no image slice of this name",
+                                 hint=f"slices: {', '.join(sorted(names))}" if names else "the project has no slices")
+            query = query.where(Image.id.in_(select(ImageSlice.image_id).where(ImageSlice.name == image_slice)))
+        if limit is not None:
+            query = query.limit(limit)
+        ids = list(session.execute(query).scalars())
+    if not ids:
+        where = f"slice {image_slice}" if image_slice else "the project"
+        raise InputError(str(project.root), f"{where} has no images with files to run a model on",
+                         hint="add images with 'reviewer init PROJECT --images DIR'")
+    return ids
+
+
+def images_by_id(project: Project, ids: list[int]) -> dict[int, Image]:
+    found: dict[int, Image] = {}
+    with read_session(project.engine) as session:
+        for start in range(0, len(ids), 900):  # SQLite's bound-parameter limit
+            chunk = ids[start:start + 900]
+            found.update({im.id: im for im in session.execute(select(Image).where(Image.id.in_(chunk))).scalars()})
+    return found
+
+
+# -- run files ------------------------------------------------------------------------
+def probs_relpath(run_id: int) -> str:
+    return f"runs/run_{run_id}.probs.f16.npy"
+
+
+def images_file(project: Project, run_id: int) -> Path:
+    return project.runs_dir / f"run_{run_id}.images.npy"
+
+
+def save_image_ids(project: Project, run_id: int, ids: list[int]) -> None:
+    """The run's image list (row i of the probability file = image ids[i])."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(ids, dtype=np.int64))
+    atomic_write_bytes(images_file(project, run_id), buffer.getvalue())
+
+
+def load_image_ids(project: Project, run_id: int) -> list[int] | None:
+    path = images_file(project, run_id)
+    if not path.exists():
+        return None
+    return np.load(path).astype(np.int64).tolist()
+
+
+# -- runs ------------------------------------------------------------------------
+def matching_runs(project: Project, *, model_id: int, image_slice: str | None, limit: int | None) -> list[Run]:
+    """Runs of this model over the same images, newest first."""
+    with read_session(project.engine) as session:
+        runs = session.execute(select(Run).where(Run.model_id == model_id).order_by(Run.id.desc())).scalars()
+        return [r for r in runs if r.image_slice == image_slice and (r.report or {}).get("limit") == limit]
+
+
+def predicted_rows(project: Project, run_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """(image ids, rows) of the images the run has predictions for."""
+    with read_session(project.engine) as session:
+        result = session.execute(select(Prediction.image_id, Prediction.row).where(Prediction.run_id == run_id)).all()
+    table = np.array(result, dtype=np.int64).reshape(len(result), 2)
+    return table[:, 0], table[:, 1]
+
+
+def forget_predictions(project: Project, run_id: int, image_ids: np.ndarray | None = None) -> None:
+    """Drop a run's predictions (all, or those of `image_ids`) so they are computed again."""
+    with write_session(project.engine) as session:
+        query = delete(Prediction).where(Prediction.run_id == run_id)
+        if image_ids is None:
+            session.execute(query)
+            return
+        ids = [int(i) for i in image_ids]
+        for start in range(0, len(ids), 900):
+            session.execute(query.where(Prediction.image_id.in_(ids[start:start + 900])))
+
+
+def prediction_count(project: Project, run_id: int) -> int:
+    with read_session(project.engine) as session:
+        return session.execute(select(func.count()).select_from(Prediction)
+                               .where(Prediction.run_id == run_id)).scalar_one()
+
+
+def top1_accuracy(project: Project, run_id: int) -> tuple[int, int]:
+    """(correct, labelled): top-1 predictions that equal the image's original label."""
+    with read_session(project.engine) as session:
+        base = (select(func.count()).select_from(Prediction).join(Image, Image.id == Prediction.image_id)
+                .where(Prediction.run_id == run_id, Image.original_label.is_not(None)))
+        labelled = session.execute(base).scalar_one()
+        correct = session.execute(base.where(Prediction.pred_1 == Image.original_label)).scalar_one()
+    return int(correct), int(labelled)
+
+
+class RunLock:
+    """An exclusive advisory lock on `runs/run_<id>.lock` while a process computes the run.
+
+    The kernel drops it when the process dies, so a killed run can be resumed at once.
+    """
+
+    def __init__(self, project: Project, run_id: int):
+        self.path = project.runs_dir / f"run_{run_id}.lock"
+        self.run_id = run_id
+        self._fd: int | None = None
+
+    def __enter__(self) -> "RunLock":
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        if fcntl is not None:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(self._fd)
+                self._fd = None
+                raise UserError(f"run #{self.run_id} is being computed by another process right now; "
+                                "wait for it to finish (or stop it) before resuming") from None
+        os.ftruncate(self._fd, 0)
+        os.write(self._fd, str(os.getpid()).encode())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the lock
+            self._fd = None

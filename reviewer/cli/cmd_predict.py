@@ -1,0 +1,129 @@
+"""`reviewer predict` (run a timm model over the images) and `reviewer import-logits`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from reviewer.project import Project
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "predict", help="run a timm model over the project's images (resumes an interrupted run)",
+        description="Run an ImageNet-1k classifier over the project's images, storing its top-5 and full "
+                    "softmax, then its mistakes. Running the same command again after an interruption "
+                    "resumes the run where it stopped.")
+    p.add_argument("project")
+    p.add_argument("--model", required=True, metavar="NAME",
+                   help="timm model name, 'arch' or 'arch.tag' (tf_efficientnet_lite0/1/2 work offline "
+                        "with the bundled weights)")
+    p.add_argument("--checkpoint", metavar="PATH",
+                   help="weights file for the --model architecture (.pth/.pt state dict or .safetensors)")
+    p.add_argument("--name", help="name to record the model under (default: --model, or MODEL:CHECKPOINT)")
+    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
+    p.add_argument("--batch-size", type=int, default=None, metavar="N", help="images per batch (default 32)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="image decoding threads (default: one per core, at most 4)")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N images")
+    p.add_argument("--images", metavar="SUBSET", dest="image_slice",
+                   help="only the images of this named slice (e.g. imagenet_m)")
+    p.add_argument("--rerun", action="store_true", help="compute a new run even if this one is complete")
+    p.set_defaults(func=run_predict)
+
+    p = subparsers.add_parser(
+        "import-logits", help="store precomputed logits or probabilities as a run of a model",
+        description="Import an .npy array [50000, 1000] in validation-file order (row i = "
+                    "ILSVRC2012_val_{i+1:08d}.JPEG), or an .npz holding such an array and optionally "
+                    "'file_names' naming each row.")
+    p.add_argument("project")
+    p.add_argument("file")
+    p.add_argument("--model", required=True, metavar="NAME", help="name of the model the scores come from")
+    p.add_argument("--kind", choices=("auto", "logits", "probs"), default="auto",
+                   help="what the array holds (default: probabilities if every row sums to 1)")
+    p.set_defaults(func=run_import_logits)
+
+
+class _ProgressBar:
+    """tqdm on stderr (images/s, time left); silent when stderr is not a terminal."""
+
+    def __init__(self):
+        self.bar = None
+        self.last = None
+
+    def __call__(self, progress) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            if progress.done:
+                print(f"resuming run #{progress.run_id}: {progress.done} of {progress.total} images done",
+                      file=sys.stderr)
+            else:
+                print(f"run #{progress.run_id}: {progress.total} images", file=sys.stderr)
+            self.bar = tqdm(total=progress.total, initial=progress.done, unit="img", disable=None,
+                            dynamic_ncols=True, smoothing=0.1)
+        self.bar.update(progress.done - self.bar.n)
+        if progress.skipped:
+            self.bar.set_postfix(skipped=progress.skipped, refresh=False)
+        self.last = progress
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    from reviewer.runs import predict
+
+    project = Project.open(args.project)
+    bar = _ProgressBar()
+    try:
+        result = predict(project, args.model, checkpoint=args.checkpoint, name=args.name, device=args.device,
+                         batch_size=args.batch_size, limit=args.limit, image_slice=args.image_slice,
+                         workers=args.workers, rerun=args.rerun, progress=bar)
+    except KeyboardInterrupt:
+        bar.close()
+        if bar.last is not None:
+            print(f"interrupted: run #{bar.last.run_id} keeps {bar.last.done} of {bar.last.total} images; "
+                  "run the same command again to resume it", file=sys.stderr)
+        return 130
+    bar.close()
+    _print_result(project, result)
+    return 0
+
+
+def run_import_logits(args: argparse.Namespace) -> int:
+    from reviewer.runs import import_logits
+
+    project = Project.open(args.project)
+    result = import_logits(project, args.file, model=args.model, kind=args.kind)
+    _print_result(project, result)
+    return 0
+
+
+def _print_result(project: Project, result) -> None:
+    from reviewer.runs import top1_accuracy
+
+    if result.already_complete:
+        print(f"run #{result.run_id} of {result.model} is already complete ({result.predicted} images); "
+              "pass --rerun to compute it again")
+    else:
+        timing = (f" in {result.seconds:.1f} s ({result.images_per_second:.1f} images/s)"
+                  if result.seconds else "")
+        resumed = f", resumed from {result.resumed_from}" if result.resumed else ""
+        print(f"run #{result.run_id} of {result.model}: {result.status}, {result.predicted} of {result.total} "
+              f"images predicted{resumed}{timing}")
+    correct, labelled = top1_accuracy(project, result.run_id)
+    if labelled:
+        print(f"top-1 accuracy against the original labels: {100 * correct / labelled:.2f}% "
+              f"({correct} of {labelled})")
+    if result.skipped:
+        print(f"{len(result.skipped)} images skipped:")
+        for item in result.skipped[:10]:
+            print(f"  {item['file_name'] or item['image_id']}: {item['reason']}")
+        if len(result.skipped) > 10:
+            print(f"  ... and {len(result.skipped) - 10} more (in the run's report: reviewer report --json)")
+    if result.mistakes is not None:
+        print(f"{result.mistakes} mistakes stored")
+    elif result.mistakes_note:
+        print(f"note: {result.mistakes_note}")

@@ -1,0 +1,127 @@
+"""Decoding and batching: timm's preprocessing, draft mode, and every kind of bad image."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+from timm.data import create_transform
+
+from models import BatchLoader, ImageDecodeError, PipelineConfig, decode_image
+from models.pipeline import create_image_transform, draft_size
+
+CONFIG = {"input_size": (3, 224, 224), "interpolation": "bicubic", "mean": (0.5, 0.5, 0.5),
+          "std": (0.5, 0.5, 0.5), "crop_pct": 0.875, "crop_mode": "center"}
+
+
+@pytest.fixture(scope="module")
+def sample(shared_data):
+    return shared_data / "imagenet-samples" / "n01440764_tench.JPEG"
+
+
+def test_uint8_transform_normalised_on_the_batch_equals_timms_transform(sample):
+    pixels = decode_image(sample, create_image_transform(CONFIG))
+    assert pixels.dtype == torch.uint8 and pixels.shape == (3, 224, 224)
+    normalised = (pixels.float() - 127.5) / 127.5
+    expected = create_transform(**CONFIG)(Image.open(sample).convert("RGB"))
+    assert torch.allclose(normalised, expected, atol=1e-5)
+
+
+def test_draft_mode_decodes_large_jpegs_small_with_the_same_result(tmp_path, sample):
+    big = tmp_path / "big.JPEG"
+    Image.open(sample).convert("RGB").resize((2000, 1500), Image.BICUBIC).save(big, quality=95)
+    transform = create_image_transform(CONFIG)
+    assert draft_size(CONFIG) == 256
+    drafted = decode_image(big, transform, draft_to=256).float()
+    full = decode_image(big, transform).float()
+    assert drafted.shape == full.shape
+    assert (drafted - full).abs().mean() < 3  # of 255: the same picture
+    with Image.open(big) as image:  # 1/4 scale keeps both sides >= 256: 500x375
+        image.draft("RGB", (256, 256))
+        assert image.size == (500, 375)
+
+
+@pytest.mark.parametrize("mode", ["L", "CMYK", "RGBA", "P", "LA", "I;16", "1"])
+def test_any_mode_becomes_rgb(tmp_path, sample, mode):
+    rgb = Image.open(sample).convert("RGB")
+    converted = rgb.convert("L").convert(mode) if mode in ("I;16", "1") else rgb.convert(mode)
+    if mode == "I;16":
+        converted = Image.fromarray(np.asarray(rgb.convert("L"), dtype=np.uint16) * 257)
+    path = tmp_path / f"image.{'jpg' if mode in ('L', 'CMYK') else 'png'}"
+    converted.save(path)
+    pixels = decode_image(path, create_image_transform(CONFIG))
+    assert pixels.shape == (3, 224, 224)
+    if mode == "I;16":  # 16-bit values scaled to 8 bits, not clipped to white
+        assert 30 < pixels.float().mean() < 220
+
+
+def test_transparent_pixels_are_shown_on_white(tmp_path):
+    path = tmp_path / "clear.png"
+    Image.new("RGBA", (300, 300), (0, 0, 0, 0)).save(path)
+    assert decode_image(path, create_image_transform(CONFIG)).min() == 255
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00" * 16)) + chunk(b"IEND", b""))
+
+
+def test_bad_files_raise_a_reason(tmp_path, sample):
+    transform = create_image_transform(CONFIG)
+    data = sample.read_bytes()
+    cases = {
+        "truncated.JPEG": (data[: len(data) // 3], "corrupt or truncated"),
+        "garbage.JPEG": (b"\xff\xd8\xff\xe0 this is not really a jpeg" * 10, "corrupt or truncated|not an image"),
+        "text.JPEG": (b"hello world\n" * 100, "not an image file"),
+        "empty.JPEG": (b"", "not an image file"),
+        "bomb.png": (_png_header_only(40_000, 40_000), "too large to decode safely"),
+    }
+    for name, (content, reason) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ImageDecodeError, match=reason):
+            decode_image(tmp_path / name, transform)
+    with pytest.raises(ImageDecodeError, match="file not found"):
+        decode_image(tmp_path / "missing.JPEG", transform)
+    with pytest.raises(ImageDecodeError, match="is a directory"):
+        decode_image(tmp_path, transform)
+    with pytest.raises(ImageDecodeError, match="no file"):
+        decode_image(None, transform)
+    with pytest.raises(ImageDecodeError, match="too large"):  # a lower limit of the caller's
+        decode_image(sample, transform, max_pixels=1000)
+
+
+def test_batches_keep_order_and_list_failures(tmp_path, shared_data):
+    files = sorted((shared_data / "imagenet-samples").iterdir())[:7]
+    bad = tmp_path / "bad.JPEG"
+    bad.write_bytes(b"nope")
+    paths = files[:3] + [bad] + files[3:] + [None]
+    loader = BatchLoader(paths, CONFIG, PipelineConfig(batch_size=3, num_workers=2))
+    batches = list(loader)
+    assert len(batches) == len(loader) == 3
+    assert [b.positions for b in batches] == [[0, 1, 2], [4, 5], [6, 7]]
+    assert [p for b in batches for p, _ in b.failures] == [3, 8]
+    assert all(b.pixels.shape == (len(b.positions), 3, 224, 224) for b in batches)
+    assert torch.equal(batches[2].pixels[1], decode_image(files[6], create_image_transform(CONFIG), draft_to=256))
+
+
+def test_a_batch_of_only_bad_images_is_empty(tmp_path):
+    loader = BatchLoader([tmp_path / "a.JPEG", None], CONFIG, PipelineConfig(batch_size=4))
+    (batch,) = list(loader)
+    assert batch.positions == [] and batch.pixels.shape == (0, 3, 224, 224) and len(batch.failures) == 2
+
+
+def test_stopping_early_leaves_no_threads(shared_data):
+    import threading
+
+    files = sorted((shared_data / "imagenet-samples").iterdir())[:40]
+    loader = BatchLoader(files, CONFIG, PipelineConfig(batch_size=2, num_workers=2))
+    for _ in loader:
+        break
+    loader.close()
+    assert not [t for t in threading.enumerate() if t.name.startswith("decode")]
