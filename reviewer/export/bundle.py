@@ -35,11 +35,13 @@ from reviewer.export.mistakes import model_mistakes, models_with_reviews
 from reviewer.judgements import reviewed_labelset
 from reviewer.project import Project
 from reviewer.reviewed import current_decisions, image_table, reviewed_mistakes
+from reviewer.slices import slice_names
 
 FORMATS = ("json", "csv", "parquet")
 ANNOTATIONS = "multilabel_annotations.json"
 ORIGINAL_LABELS = "original_labels.json"
 MANIFEST = "manifest.json"
+DEFAULT_SPLIT = "imagenet_m"
 FOLDER = re.compile(r"^export-(\d{4,})$")
 
 
@@ -125,9 +127,15 @@ def _write_files(project: Project, folder: Path, formats: tuple[str, ...], split
 
 
 def export_project(project: Project, out_dir: str | Path, *, formats=("json", "csv"),
-                   split: str | None = "imagenet_m") -> ExportResult:
-    """Export the project's labels after review into a new versioned folder under `out_dir`."""
+                   split: str | None = DEFAULT_SPLIT) -> ExportResult:
+    """Export the project's labels after review into a new versioned folder under `out_dir`.
+
+    `split`: the slice written as `imagenet_m` (none, or the default slice absent: an empty list).
+    """
     formats = parse_formats(formats)
+    if split and split != DEFAULT_SPLIT and split not in slice_names(project):
+        known = ", ".join(slice_names(project)) or "none"
+        raise ExportError(f"the project has no slice named {split!r} to export as the split (slices: {known})")
     out_dir = Path(out_dir).expanduser().resolve()
     if out_dir.exists() and not out_dir.is_dir():
         raise ExportError(f"{out_dir} is a file; give a folder to export into")

@@ -131,6 +131,8 @@ def test_formats_and_the_command(reviewed_project, tmp_path, capsys):
     assert "export-0001" in out and "1 reviewed mistakes of model-A" in out
     assert main(["export", str(reviewed_project.root), str(tmp_path / "cli"), "--format", "xml"]) == 2
     assert "unknown export format xml" in capsys.readouterr().err
+    assert main(["export", str(reviewed_project.root), str(tmp_path / "cli"), "--split", "imagenet_x"]) == 2
+    assert "no slice named 'imagenet_x' to export as the split (slices: imagenet_m)" in capsys.readouterr().err
 
 
 def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
