@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
-                               QWidget)
+                               QSizePolicy, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 from reviewer.mistake_detail import DetailSource, MistakeDetail
 from reviewer.panel.changes import changes_since
@@ -38,6 +38,48 @@ from reviewer.ui.theme import KIND_COLOURS, MUTED
 from reviewer.ui.workers import Worker
 
 LIST_COLUMNS = ("Image → predicted", "Split on", "Decision")
+
+
+class GroupListModel(QAbstractTableModel):
+    """A thin adapter over the rows of `load_group`: cells are made when painted,
+    so a list of thousands of items costs the UI thread nothing to show."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows: list[GroupRow] = []
+
+    def set_rows(self, rows: list[GroupRow]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(LIST_COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return LIST_COLUMNS[section]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        row = self.rows[index.row()]
+        column = index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            if column == 0:
+                return f"{row.file_name}\n→ {row.predicted_name} ({row.item.predicted})"
+            if column == 1:
+                return "\n".join(FIELD_TITLES[f].lower() for f in row.split_fields) or "–"
+            # The decision's verdict only (the method is in the tooltip): the file name needs the width.
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return row.decision or "no decision locked yet"
+            return row.decision.split(" (")[0] or "–"
+        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.decision:
+            colour = KIND_COLOURS.get(row.decision.split(" ")[0])
+            return QBrush(QColor(colour)) if colour else None
+        return None
 
 
 class QtGroupView(QWidget):
@@ -91,8 +133,9 @@ class QtGroupView(QWidget):
         top.addStretch(1)
         top.addWidget(self.status)
 
-        self.list = QTableWidget(0, len(LIST_COLUMNS))
-        self.list.setHorizontalHeaderLabels(LIST_COLUMNS)
+        self.model = GroupListModel(self)
+        self.list = QTableView()
+        self.list.setModel(self.model)
         self.list.verticalHeader().hide()
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -101,10 +144,16 @@ class QtGroupView(QWidget):
         self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         header = self.list.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        self.list.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.list.currentCellChanged.connect(lambda row, *_: self._row_selected(row))
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Fixed)
+        metrics = self.list.fontMetrics()
+        header.resizeSection(1, metrics.horizontalAdvance("problematic") + 16)
+        header.resizeSection(2, metrics.horizontalAdvance("reopened") + 16)
+        # Fixed two-line rows: no per-row measuring, however long the list.
+        rows = self.list.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(2 * metrics.lineSpacing() + 8)
+        self.list.selectionModel().currentRowChanged.connect(lambda current, _: self._row_selected(current.row()))
 
         self.headline = QLabel()
         self.headline.setTextFormat(Qt.TextFormat.RichText)
@@ -137,7 +186,7 @@ class QtGroupView(QWidget):
         for widget in (self.list, centre, self.tabs):
             self.splitter.addWidget(widget)
         self.splitter.setStretchFactor(1, 1)
-        self.list.setMinimumWidth(300)
+        self.list.setMinimumWidth(330)
         self.tabs.setMinimumWidth(440)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
@@ -155,7 +204,7 @@ class QtGroupView(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         width = event.size().width()
-        self.splitter.setSizes([max(300, int(width * 0.27)), width, max(440, int(width * 0.36))])
+        self.splitter.setSizes([max(330, int(width * 0.29)), width, max(440, int(width * 0.35))])
 
     # -- loading -------------------------------------------------------------------------
     @property
@@ -174,26 +223,15 @@ class QtGroupView(QWidget):
     def _group_loaded(self, state: GroupState) -> None:
         self._state = state
         keep = self._row.item if self._row else None
-        self.list.blockSignals(True)
-        self.list.setRowCount(len(state.rows))
-        for r, row in enumerate(state.rows):
-            split = "\n".join(FIELD_TITLES[f].lower() for f in row.split_fields) or "–"
-            # The decision's verdict only (the method is in the tooltip): the file name needs the width.
-            cells = (f"{row.file_name}\n→ {row.predicted_name} ({row.item.predicted})", split,
-                     row.decision.split(" (")[0] or "–")
-            tips = (cells[0], cells[1], row.decision or "no decision locked yet")
-            for c, (text, tip) in enumerate(zip(cells, tips)):
-                item = QTableWidgetItem(text)
-                item.setToolTip(tip)
-                verdict = row.decision.split(" ")[0] if row.decision else None
-                if c == 2 and verdict in KIND_COLOURS:
-                    item.setForeground(_brush(KIND_COLOURS[verdict]))
-                self.list.setItem(r, c, item)
-        self.list.blockSignals(False)
+        self.list.selectionModel().blockSignals(True)
+        self.model.set_rows(state.rows)
+        self.list.selectionModel().blockSignals(False)
         self._show_filter()
         chosen = next((r for r, row in enumerate(state.rows) if row.item == keep), 0 if state.rows else -1)
         if chosen >= 0:
+            self.list.selectionModel().blockSignals(True)
             self.list.selectRow(chosen)
+            self.list.selectionModel().blockSignals(False)
             self._row_selected(chosen, force=True)
         else:
             self._row = None
@@ -373,12 +411,6 @@ class QtGroupView(QWidget):
     def closeEvent(self, event) -> None:  # noqa: N802
         self.shutdown()
         super().closeEvent(event)
-
-
-def _brush(colour: str):
-    from PySide6.QtGui import QBrush, QColor
-
-    return QBrush(QColor(colour))
 
 
 def _now() -> str:

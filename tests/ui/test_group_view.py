@@ -74,7 +74,7 @@ def test_lists_exactly_the_split_images_with_their_votes(qtbot, panel_project, o
     view = open_view(project, ann)
     assert [r.item for r in view.rows] == [items[1], items[2], items[3], items[5]]
     assert view.title.text() == "4 images without unanimity"
-    split = [view.list.item(r, 1).text() for r in range(view.list.rowCount())]
+    split = [view.model.index(r, 1).data() for r in range(view.model.rowCount())]
     assert split == ["verdict", "verdict", "problematic", "severity"]
     # The votes side by side, the panelists' notes, and the majority a lock would record.
     table = view.votes.table
@@ -102,7 +102,7 @@ def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_vi
             qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
         decision = current_decision(project, image_id=item.image_id, predicted=item.predicted)
         assert (decision.verdict, decision.method, decision.decided_by) == (verdict, "majority", ann.id)
-    qtbot.waitUntil(lambda: view.list.item(1, 2).text() == "unclear", timeout=10_000)
+    qtbot.waitUntil(lambda: view.model.index(1, 2).data() == "unclear", timeout=10_000)
     qtbot.waitUntil(lambda: "Decision:" in view.votes.decision.text(), timeout=10_000)
     assert "unclear" in view.votes.decision.text()
 
