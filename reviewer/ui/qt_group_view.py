@@ -103,6 +103,7 @@ class QtGroupView(QWidget):
         self._detail: MistakeDetail | None = None
         self._source: DetailSource | None = None
         self._polling = False
+        self._stats_running = self._stats_dirty = False
         self._reader = Worker(threads=1, name="group-reader", parent=self)
         self._stats = Worker(threads=1, name="group-stats", parent=self)
         self._facts = Worker(threads=1, name="group-facts", parent=self)
@@ -216,9 +217,19 @@ class QtGroupView(QWidget):
                             pair=self._pair, on_done=self._group_loaded, on_error=self._failed)
 
     def reload_stats(self) -> None:
+        """Recompute the agreement; while a computation runs, one more is queued at most
+        (the bootstrap takes seconds on a large project, and acts come faster)."""
+        if self._stats_running:
+            self._stats_dirty = True
+            return
+        self._stats_running, self._stats_dirty = True, False
         self.agreement.set_busy()
         self._stats.submit(agreement_summary, self.project, resamples=self.resamples,
-                           on_done=self._stats_loaded, on_error=self._failed)
+                           on_done=self._stats_loaded, on_error=self._stats_failed)
+
+    def _stats_failed(self, error: BaseException) -> None:
+        self._stats_running = False
+        self._failed(error)
 
     def _group_loaded(self, state: GroupState) -> None:
         self._state = state
@@ -244,8 +255,11 @@ class QtGroupView(QWidget):
         self.loaded.emit()
 
     def _stats_loaded(self, summary) -> None:
+        self._stats_running = False
         self.agreement.set_report(summary.report, summary.matrices, resamples=summary.resamples)
         self.stats_shown.emit()
+        if self._stats_dirty:
+            self.reload_stats()
 
     def _failed(self, error: BaseException) -> None:
         self.status.setText(f'<span style="color:{KIND_COLOURS["wrong"]}">{escape(str(error))}</span>')
