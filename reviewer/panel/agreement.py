@@ -141,6 +141,8 @@ def field_agreement(ratings: Ratings, *, values: Sequence, ordinal: bool = False
                     field: str = "", resamples: int = 1000, seed: int = 0) -> FieldAgreement:
     """All statistics of one field from {rater: {unit: value}}; `values` in scale order."""
     counts, _ = value_counts(ratings, values=values)
+    # An item with a single vote takes part in no statistic: leave it out of the resampling too.
+    counts = counts[counts.sum(axis=1) >= 2]
     raters = len(ratings)
     totals = counts.sum(axis=1)
     complete = counts[totals == raters]
