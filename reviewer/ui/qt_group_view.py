@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QSizePolicy, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
@@ -31,56 +30,12 @@ from reviewer.panel.votes import Item, cast_vote
 from reviewer.project import Project
 from reviewer.ui.image_loader import Decoded, ImageLoader, fit_key
 from reviewer.ui.qt_agreement_panel import FIELD_TITLES, QtAgreementPanel
+from reviewer.ui.qt_group_list import GroupListModel
 from reviewer.ui.qt_detail_panel import QtDetailPanel
 from reviewer.ui.qt_group_votes import QtGroupVotes
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.theme import KIND_COLOURS, MUTED
 from reviewer.ui.workers import Worker
-
-LIST_COLUMNS = ("Image → predicted", "Split on", "Decision")
-
-
-class GroupListModel(QAbstractTableModel):
-    """A thin adapter over the rows of `load_group`: cells are made when painted,
-    so a list of thousands of items costs the UI thread nothing to show."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.rows: list[GroupRow] = []
-
-    def set_rows(self, rows: list[GroupRow]) -> None:
-        self.beginResetModel()
-        self.rows = rows
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(LIST_COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return LIST_COLUMNS[section]
-        return None
-
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        row = self.rows[index.row()]
-        column = index.column()
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            if column == 0:
-                return f"{row.file_name}\n→ {row.predicted_name} ({row.item.predicted})"
-            if column == 1:
-                return "\n".join(FIELD_TITLES[f].lower() for f in row.split_fields) or "–"
-            # The decision's verdict only (the method is in the tooltip): the file name needs the width.
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return row.decision or "no decision locked yet"
-            return row.decision.split(" (")[0] or "–"
-        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.decision:
-            colour = KIND_COLOURS.get(row.decision.split(" ")[0])
-            return QBrush(QColor(colour)) if colour else None
-        return None
-
 
 class QtGroupView(QWidget):
     loaded = Signal()  # the list is on screen
