@@ -1,7 +1,7 @@
 """Write the analysis report as Markdown or HTML, with its plots as PNG files.
 
     OUT/report.md (or report.html), shares.png, distance.png, confusions_<model>.png,
-    reliability_run<id>.png, topk.png, trend.png
+    reliability_run<id>.png, topk.png, trend.png, confused_pairs.csv (every pair of every model)
 
 Both formats are rendered from the same list of sections, so they say the same.
 """
@@ -105,9 +105,10 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
                             tables=[("Categories", _chi_table(report.chi_categories)),
                                     ("Severities", _chi_table(report.chi_severities))]))
 
+    report.confusions.to_csv(out_dir / "confused_pairs.csv", index=False, lineterminator="\n")
     pairs_section = Section("Confused class pairs", "Each reviewed mistake pairs its prediction with every correct "
                             "label of its image (after the review); unordered pairs, the smaller wnid first. Top 20 "
-                            "per model; the full long-tailed list is in the JSON report.", short="Confusions")
+                            "per model; the full long-tailed list is in confused_pairs.csv.", short="Confusions")
     for model, group in report.confusions.groupby("model"):
         top = group.head(20)
         pairs_section.tables.append((f"{model}: {len(group)} pairs over {int(group['frequency'].sum())} "

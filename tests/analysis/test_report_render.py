@@ -44,6 +44,8 @@ def test_markdown_and_html_with_plots(project, tmp_path):
     for name in pngs:
         assert f"![{name}]({name})" in text
         assert (tmp_path / "md" / name).read_bytes()[:8] == PNG
+    pairs = (tmp_path / "md" / "confused_pairs.csv").read_text().splitlines()
+    assert pairs[0] == "model,class_a,class_b,wnid_a,wnid_b,name_a,name_b,frequency" and len(pairs) == 1 + 2
     html = write_report(report, tmp_path / "html", fmt="html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "<img src='shares.png'" in html and "<table" in html
     assert "Chi-square tests of independence" in html
