@@ -14,20 +14,28 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from reviewer.panel.agreement import Estimate, FieldAgreement, PairwiseKappa
 from reviewer.panel.snapshot import FIELDS
+from reviewer.ui._group_looks import muted
 from reviewer.ui.qt_detail_panel import section_title
-from reviewer.ui.theme import MUTED
 
 FIELD_TITLES = {"verdict": "Verdict", "problematic": "Problematic", "severity": "Severity", "category": "Category"}
-STAT_ROWS = ("Phase", "Items", "Agreement", "Krippendorff α", "α ordinal", "Fleiss κ")
+STAT_ROWS = ("Phase", "Items", "Agreement", "α nominal", "α ordinal", "Fleiss κ")
+
+
+def _short(value: float) -> str:
+    """0.17 -> '.17', -0.48 -> '−.48': an interval fits a narrow cell."""
+    text = f"{value:.2f}"
+    return text.replace("0.", ".", 1).replace("-", "−") if abs(value) < 1 else text.replace("-", "−")
 
 
 def estimate_text(estimate: Estimate | None, *, percent: bool = False) -> str:
+    """Two lines: the value, then its 95% interval."""
     if estimate is None or estimate.value is None:
         return "–"
-    fmt = (lambda v: f"{100 * v:.0f}%") if percent else (lambda v: f"{v:.2f}")
-    if estimate.low is None:
-        return fmt(estimate.value)
-    return f"{fmt(estimate.value)}\n[{fmt(estimate.low)}, {fmt(estimate.high)}]"
+    if percent:
+        value = f"{100 * estimate.value:.0f}%"
+        return value if estimate.low is None else f"{value}\n{100 * estimate.low:.0f}–{100 * estimate.high:.0f}%"
+    value = f"{estimate.value:.2f}".replace("-", "−")
+    return value if estimate.low is None else f"{value}\n[{_short(estimate.low)}, {_short(estimate.high)}]"
 
 
 def kappa_colour(kappa: float | None) -> QColor:
@@ -51,15 +59,20 @@ class QtAgreementPanel(QWidget):
         self.stats.setVerticalHeaderLabels(STAT_ROWS)
         self.stats.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.stats.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.stats.setWordWrap(True)
+        self.stats.setWordWrap(False)
+        small = self.stats.font()
+        small.setPointSizeF(small.pointSizeF() * 0.9)  # four fields with their intervals fit the tab
+        self.stats.setFont(small)
         self.stats.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.stats.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Fixed two-line rows, so the table's height does not depend on when it was first shown.
+        self.stats.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.stats.verticalHeader().setDefaultSectionSize(2 * self.stats.fontMetrics().lineSpacing() + 6)
         self.stats.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.stats.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.stats.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.note = QLabel("Computing…")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet(f"color: {MUTED}")
+        muted(self.note)
         self.field = QComboBox()
         for name in FIELDS:
             self.field.addItem(FIELD_TITLES[name], name)
@@ -72,7 +85,7 @@ class QtAgreementPanel(QWidget):
         self.matrix.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.matrix.cellClicked.connect(self._cell_clicked)
         self.matrix_hint = QLabel("Click a cell to list the images where those two disagree.")
-        self.matrix_hint.setStyleSheet(f"color: {MUTED}")
+        muted(self.matrix_hint)
         self.matrix_hint.setWordWrap(True)
 
         picker = QHBoxLayout()
@@ -101,12 +114,13 @@ class QtAgreementPanel(QWidget):
             for row, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                item.setToolTip(f"{FIELD_TITLES.get(r.field, r.field)}, {STAT_ROWS[row]}: {text}")
                 self.stats.setItem(row, col, item)
-        self.stats.resizeRowsToContents()
         self.stats.setFixedHeight(self.stats.horizontalHeader().sizeHint().height()
                                   + self.stats.verticalHeader().length() + 2 * self.stats.frameWidth())
-        self.note.setText(f"Agreement: mean share of agreeing pairs. Brackets: 95% bootstrap interval "
-                          f"({resamples} resamples of the items). Fleiss' κ uses the items every panelist voted.")
+        self.note.setText(f"Agreement: mean share of agreeing pairs; α: Krippendorff's alpha. Second lines: 95% "
+                          f"bootstrap intervals ({resamples} resamples of the items). Fleiss' κ uses the items "
+                          "every panelist voted.")
         self._matrices = matrices
         self._show_matrix()
 

@@ -41,7 +41,9 @@ class GroupListModel(QAbstractTableModel):
         column = index.column()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             if column == 0:
-                return f"{row.file_name}\n→ {row.predicted_name} ({row.item.predicted})"
+                # The extension says nothing here; the width goes to the name (the tooltip has it all).
+                name = row.file_name if role == Qt.ItemDataRole.ToolTipRole else row.file_name.rsplit(".", 1)[0]
+                return f"{name}\n→ {row.predicted_name} ({row.item.predicted})"
             if column == 1:
                 return "\n".join(FIELD_TITLES[f].lower() for f in row.split_fields) or "–"
             # The decision's verdict only (the method is in the tooltip): the file name needs the width.

@@ -28,6 +28,7 @@ from reviewer.panel.group import GroupRow, GroupState, agreement_summary, item_p
 from reviewer.panel.snapshot import FIELDS
 from reviewer.panel.votes import Item, cast_vote
 from reviewer.project import Project
+from reviewer.ui._group_looks import apply_named_looks, muted, title
 from reviewer.ui.image_loader import Decoded, ImageLoader, fit_key
 from reviewer.ui.qt_agreement_panel import FIELD_TITLES, QtAgreementPanel
 from reviewer.ui.qt_group_list import GroupListModel
@@ -67,18 +68,18 @@ class QtGroupView(QWidget):
         self.loader.loaded.connect(self._image_loaded)
 
         self.title = QLabel()
-        self.title.setObjectName("headline")
+        title(self.title)
         self.field_filter = QComboBox()
         self.field_filter.addItem("Every field", None)
         for name in FIELDS:
             self.field_filter.addItem(FIELD_TITLES[name], name)
         self.field_filter.currentIndexChanged.connect(self._field_changed)
         self.pair_label = QLabel()
-        self.pair_label.setStyleSheet(f"color: {MUTED}")
+        muted(self.pair_label)
         self.clear_pair = QPushButton("Show all split images")
         self.clear_pair.clicked.connect(lambda: self.set_pair_filter(None))
         self.status = QLabel()
-        self.status.setStyleSheet(f"color: {MUTED}")
+        muted(self.status)
         top = QHBoxLayout()
         top.addWidget(self.title)
         top.addSpacing(12)
@@ -103,8 +104,8 @@ class QtGroupView(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Fixed)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Fixed)
         metrics = self.list.fontMetrics()
-        header.resizeSection(1, metrics.horizontalAdvance("problematic") + 16)
-        header.resizeSection(2, metrics.horizontalAdvance("reopened") + 16)
+        header.resizeSection(1, metrics.horizontalAdvance("problematic") + 12)
+        header.resizeSection(2, metrics.horizontalAdvance("reopened") + 12)
         # Fixed two-line rows: no per-row measuring, however long the list.
         rows = self.list.verticalHeader()
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -153,6 +154,7 @@ class QtGroupView(QWidget):
         self._timer.start()
         self._refit = QTimer(self, singleShot=True, interval=150, timeout=self._show_image)
         self.image.resized.connect(self._refit.start)
+        apply_named_looks(self)
         self._show_filter()
         self.reload()
         self.reload_stats()
