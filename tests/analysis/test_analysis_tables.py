@@ -14,6 +14,7 @@ from scipy.stats import chi2
 from reviewer.analysis.report import ReportOptions, build_report, report_json
 from reviewer.analysis.tables import shares
 from reviewer.importers import import_review, init_project
+from reviewer.vocabulary import load_classes
 
 FILES = {"vit3b": "vit3b_mistakes.json", "greedy_soups": "greedy_soups_mistakes.json"}
 # The files' spellings, mapped by hand from the README of the data (not through reviewer.terms).
@@ -100,6 +101,10 @@ def test_confused_pairs_against_the_published_vit3b_list(report, shared_data):
     for a, b, n in zip(ours["wnid_a"], ours["wnid_b"], ours["frequency"]):
         assert (a, b) in theirs and n <= theirs[(a, b)]
     assert sum(theirs.values()) - ours["frequency"].sum() == 167
+    # Every published pair holds a class ViT-3B predicted: pairs are (prediction, label), not (label, label).
+    vit3b = json.loads((shared_data / "imagenet-mistakes" / FILES["vit3b"]).read_text())
+    predicted = {load_classes().wnids[r["top_prediction"]] for r in vit3b.values()}
+    assert all(a in predicted or b in predicted for a, b in theirs)
     # Most frequent first, as a long-tailed list.
     assert ours["frequency"].is_monotonic_decreasing and ours["frequency"].iloc[-1] == 1
     synsets = json.loads((shared_data / "imagenet-mistakes" / "class_confusion_synsets.json").read_text())
