@@ -75,7 +75,8 @@ class ImageLoader(QObject):
         super().__init__(parent)
         self._worker = Worker(threads=threads, name="images", parent=self)
         self._cache: OrderedDict[ImageKey, Decoded] = OrderedDict()
-        self._pending: set[ImageKey] = set()
+        self._pending: dict[ImageKey, int] = {}  # key -> task id
+        self._groups: dict[str, set[ImageKey]] = {}
         self._cache_size = cache_size
 
     def cached(self, key: ImageKey) -> Decoded | None:
@@ -84,18 +85,28 @@ class ImageLoader(QObject):
             self._cache.move_to_end(key)
         return found
 
-    def request(self, key: ImageKey, *, priority: int = 0) -> Decoded | None:
-        """The decoded image if cached (also emitted later otherwise); starts decoding it."""
+    def request(self, key: ImageKey, *, priority: int = 0, group: str | None = None) -> Decoded | None:
+        """The decoded image if cached; else None, and `loaded` fires once it is
+        decoded. A `group` of requests can be cancelled together (`cancel_group`)."""
         found = self.cached(key)
         if found is not None:
             return found
         if key not in self._pending:
-            self._pending.add(key)
-            self._worker.submit(decode, key, on_done=self._store, priority=priority)
+            self._pending[key] = self._worker.submit(decode, key, on_done=self._store, priority=priority)
+        if group is not None:
+            self._groups.setdefault(group, set()).add(key)
         return None
 
+    def cancel_group(self, group: str) -> None:
+        """Forget the group's requests that have not started (e.g. thumbnails of
+        a mistake the panelist has moved past)."""
+        for key in self._groups.pop(group, ()):
+            task_id = self._pending.pop(key, None)
+            if task_id is not None:
+                self._worker.cancel(task_id)
+
     def _store(self, decoded: Decoded) -> None:
-        self._pending.discard(decoded.key)
+        self._pending.pop(decoded.key, None)
         self._cache[decoded.key] = decoded
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

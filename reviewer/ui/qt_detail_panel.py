@@ -9,12 +9,13 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from reviewer.mistake_detail import ClassInfo, MistakeDetail, RankedClass
-from reviewer.ui.theme import KIND_COLOURS, KIND_TITLES, MUTED, WARNING, chip, muted
+from reviewer.ui.theme import KIND_COLOURS, KIND_TITLES, MUTED, WARNING, chip, muted, style_section_title
 
 
 def section_title(text: str) -> QLabel:
     label = QLabel(text.upper())
     label.setObjectName("sectionTitle")
+    style_section_title(label)
     return label
 
 

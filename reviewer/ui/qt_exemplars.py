@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListView, QListWidget, QListWidgetItem, QSizePolicy,
                                QVBoxLayout, QWidget)
 
 from reviewer.mistake_detail import ClassInfo, Exemplar
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader
-from reviewer.ui.theme import MUTED
+from reviewer.ui.theme import MUTED, style_muted
 
 THUMB = QSize(112, 84)
+DWELL_MS = 150
+MAX_THUMBNAILS = 8  # what a strip shows at 1920 px; each costs a decode
 
 
 class QtExemplarRow(QWidget):
@@ -32,8 +34,8 @@ class QtExemplarRow(QWidget):
         layout.setSpacing(2)
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)
-        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.title.setWordWrap(True)
+        # One line, whatever the class name: a taller strip would shrink the image view.
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         layout.addWidget(self.title)
         self.list = QListWidget()
         self.list.setViewMode(QListView.ViewMode.IconMode)
@@ -48,7 +50,7 @@ class QtExemplarRow(QWidget):
         self.list.itemActivated.connect(lambda item: self.activated.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.list.itemClicked.connect(lambda item: self.activated.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.empty = QLabel()
-        self.empty.setStyleSheet(f"color: {MUTED};")
+        style_muted(self.empty)
         self.empty.setFixedHeight(THUMB.height() + 14)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
@@ -61,12 +63,15 @@ class QtExemplarRow(QWidget):
 
     def show_class(self, cls: ClassInfo | None, exemplars: tuple[Exemplar, ...]) -> None:
         name = escape(cls.name) if cls else "?"
+        count = len(exemplars)
         self.title.setText(f'<span style="color:{MUTED}">{self._role}:</span> <b>{name}</b> '
-                           f'<span style="color:{MUTED}">· {len(exemplars)} other image'
-                           f'{"" if len(exemplars) == 1 else "s"}</span>')
+                           f'<span style="color:{MUTED}">({count} more)</span>')
+        self.title.setToolTip(f"{count} other image{'' if count == 1 else 's'} of {cls.name if cls else '?'} "
+                              "in this project (correct labels); click one to see it large")
         self.list.clear()
         self._items.clear()
-        with_files = [e for e in exemplars if e.path is not None]
+        self._loader.cancel_group(self._role)  # thumbnails of the previous mistake
+        with_files = [e for e in exemplars if e.path is not None][:MAX_THUMBNAILS]
         self.list.setVisible(bool(with_files))
         self.empty.setVisible(not with_files)
         self.empty.setText(f"No other image of {name} in this project" if cls else "")
@@ -78,9 +83,15 @@ class QtExemplarRow(QWidget):
             self.list.addItem(item)
             key = ImageKey(str(exemplar.path), THUMB.width(), THUMB.height())
             self._items[key.path] = item
-            decoded = self._loader.request(key, priority=-1)
+            decoded = self._loader.cached(key)
             if decoded is not None:
                 self._set_icon(item, decoded)
+
+    def load_thumbnails(self) -> None:
+        """Decode the thumbnails not cached yet (called once the panelist stays on a mistake)."""
+        for path, item in self._items.items():
+            if item.icon().isNull():
+                self._loader.request(ImageKey(path, THUMB.width(), THUMB.height()), group=self._role)
 
     def _on_loaded(self, decoded: Decoded) -> None:
         key = decoded.key
@@ -108,4 +119,17 @@ class QtExemplars(QWidget):
         for row in (self.predicted, self.label):
             row.activated.connect(self.activated)
             layout.addWidget(row, 1)
+        # Thumbnails are decoded once the panelist stays on a mistake for a moment:
+        # stepping quickly through the queue should not decode images never seen.
+        self._dwell = QTimer(self, singleShot=True, interval=DWELL_MS, timeout=self._load_thumbnails)
+
+    def show_classes(self, predicted: ClassInfo, predicted_exemplars: tuple[Exemplar, ...],
+                     label: ClassInfo | None, label_exemplars: tuple[Exemplar, ...]) -> None:
+        self.predicted.show_class(predicted, predicted_exemplars)
+        self.label.show_class(label, label_exemplars)
+        self._dwell.start()
+
+    def _load_thumbnails(self) -> None:
+        self.predicted.load_thumbnails()
+        self.label.load_thumbnails()
 

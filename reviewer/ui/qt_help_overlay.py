@@ -9,10 +9,10 @@ from html import escape
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from reviewer.keymap import ACTIONS, Keymap
-from reviewer.ui.theme import MUTED
+from reviewer.ui.theme import MUTED, QtCard, style_headline, style_muted, style_section_title
 
 KEY_STYLE = ("background:#34373c; border:1px solid #4a4e55; border-radius:3px; padding:0 4px; "
              "font-family:monospace; font-weight:600")
@@ -30,20 +30,18 @@ class QtHelpOverlay(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(40, 30, 40, 30)
-        self.card = QFrame()
-        self.card.setObjectName("card")
-        self.card.setStyleSheet("QFrame#card { background: #26282c; border: 1px solid #4a4e55; }")
+        self.card = QtCard(background="#26282c", border="#4a4e55")
         outer.addWidget(self.card, 0, Qt.AlignmentFlag.AlignCenter)
         card = QVBoxLayout(self.card)
         card.setContentsMargins(24, 16, 24, 16)
         header = QHBoxLayout()
         title = QLabel("Keyboard")
-        title.setObjectName("headline")
+        style_headline(title)
         header.addWidget(title)
         header.addStretch(1)
         hint = QLabel("Auto-advance: a verdict of correct or unclear moves on; for wrong, once severity "
                       "and category are set.")
-        hint.setStyleSheet(f"color: {MUTED};")
+        style_muted(hint)
         hint.setWordWrap(True)
         card.addLayout(header)
         card.addWidget(hint)
@@ -74,7 +72,7 @@ class QtHelpOverlay(QWidget):
             row = 0
             for group in groups:
                 heading = QLabel(group.upper())
-                heading.setObjectName("sectionTitle")
+                style_section_title(heading)
                 self.grid.addWidget(heading, row, column * 2, 1, 2)
                 row += 1
                 for action in (a for a in ACTIONS if a.group == group):

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, Q
 
 from reviewer.errors import UserError
 from reviewer.keymap import ACTIONS, DEFAULTS, Keymap, normalise_key, save_keymap
-from reviewer.ui.theme import MUTED
+from reviewer.ui.theme import style_muted
 
 
 class QtKeymapDialog(QDialog):
@@ -23,7 +23,7 @@ class QtKeymapDialog(QDialog):
         hint = QLabel("Type keys as they read on the keyboard (W, Space, Right, Ctrl+Z); separate several "
                       "with commas; leave empty for none.")
         hint.setWordWrap(True)
-        hint.setStyleSheet(f"color: {MUTED};")
+        style_muted(hint)
         layout.addWidget(hint)
         self.table = QTableWidget(len(ACTIONS), 2)
         self.table.setHorizontalHeaderLabels(["Action", "Keys"])

@@ -21,7 +21,7 @@ from reviewer.ui.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.qt_review_page import QtReviewPage
 from reviewer.ui.qt_start_screen import QtStartScreen
 from reviewer.ui.review_session import ReviewSession, list_runs
-from reviewer.ui.theme import KIND_COLOURS, MUTED
+from reviewer.ui.theme import KIND_COLOURS, MUTED, set_font, set_text_colour, style_muted, style_widgets
 from reviewer.ui.workers import Worker
 
 MENUS = {"Verdict": "&Review", "Severity (wrong)": "&Review", "Category (wrong)": "&Review", "Move": "&Review",
@@ -46,13 +46,14 @@ class QtMainWindow(QMainWindow):
         try:
             self.keymap = keymap or load_keymap()
         except UserError as exc:
-            self.keymap = Keymap(bindings=dict((a.name, a.keys) for a in ACTIONS))
-            QTimer.singleShot(0, lambda: self.show_message(f"{exc}; default keys in use", error=True))
+            self.keymap = Keymap(bindings={a.name: a.keys for a in ACTIONS})
+            problem = f"{exc}; the default keys are in use"
+            QTimer.singleShot(0, lambda: self.show_message(problem, error=True))
         self.project: Project | None = None
         self.reviewer = None
         self.session: ReviewSession | None = None
         self.runs: list[tuple[int, str, str, int]] = []
-        self._worker = Worker(threads=1, name="window", parent=self)
+        self.worker = Worker(threads=1, name="window", parent=self)
         self.setWindowTitle("ImageNet mistake reviewer")
         self.resize(1280, 800)
 
@@ -87,7 +88,8 @@ class QtMainWindow(QMainWindow):
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.addToolBar(bar)
         self.project_label = QLabel()
-        self.project_label.setStyleSheet("font-weight: 600; padding: 0 8px;")
+        set_font(self.project_label, bold=True)
+        self.project_label.setContentsMargins(8, 0, 8, 0)
         bar.addWidget(self.project_label)
         bar.addWidget(QLabel("Run:"))
         self.run_combo = QComboBox()
@@ -107,7 +109,8 @@ class QtMainWindow(QMainWindow):
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         bar.addWidget(spacer)
         self.reviewer_label = QLabel()
-        self.reviewer_label.setStyleSheet(f"color: {MUTED}; padding: 0 8px;")
+        style_muted(self.reviewer_label)
+        self.reviewer_label.setContentsMargins(8, 0, 8, 0)
         bar.addWidget(self.reviewer_label)
         bar.addAction("Keys  ?", lambda: self.trigger("help"))
         self.toolbar = bar
@@ -142,7 +145,7 @@ class QtMainWindow(QMainWindow):
 
     def show_message(self, text: str, error: bool = False) -> None:
         colour = KIND_COLOURS["wrong"] if error else MUTED
-        self.status_text.setStyleSheet(f"color: {colour};")
+        set_text_colour(self.status_text, colour)
         self.status_text.setText(text)
         self._message_timer.start()
 
@@ -204,7 +207,7 @@ class QtMainWindow(QMainWindow):
         if name is None:
             return
         self.show_message(f"Opening {root}…")
-        self._worker.submit(_open, root, name, on_done=self._project_opened, on_error=self._open_failed)
+        self.worker.submit(_open, root, name, on_done=self._project_opened, on_error=self._open_failed)
 
     def _open_failed(self, error: BaseException) -> None:
         self.show_start()
@@ -280,8 +283,7 @@ class QtMainWindow(QMainWindow):
             self.open_project(dialog.created_root)
 
     def open_demo(self) -> None:
-        if self._reviewer_name() is None:
-            return
+        """The bundled demo; a first-time panelist reviews under the system user name."""
         from reviewer.ui.qt_demo import start_demo
 
         start_demo(self)
@@ -309,6 +311,7 @@ class QtMainWindow(QMainWindow):
             self.show_message("Open a project first.", error=True)
             return None
         view = QtGroupView(self.project, self.reviewer)
+        style_widgets(view)
         view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         view.show()
         self._group_view = view
@@ -328,7 +331,7 @@ class QtMainWindow(QMainWindow):
         # Votes still being written are finished before the window goes.
         self.close_project()
         self.page.shutdown()
-        self._worker.shutdown()
+        self.worker.shutdown()
         name = self.start.reviewer_name()
         if name:
             self.prefs.reviewer_name = name

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QFormLayo
                                QListWidget, QPushButton, QVBoxLayout, QWidget)
 
 from reviewer.errors import UserError
-from reviewer.ui.theme import KIND_COLOURS, MUTED
+from reviewer.ui.theme import KIND_COLOURS, MUTED, set_text_colour
 from reviewer.ui.workers import Worker
 
 
@@ -102,7 +102,7 @@ class QtNewProjectDialog(QDialog):
         self._say(message, error=True)
 
     def _say(self, text: str, *, error: bool = False) -> None:
-        self.message.setStyleSheet(f"color: {KIND_COLOURS['wrong'] if error else MUTED};")
+        set_text_colour(self.message, KIND_COLOURS["wrong"] if error else MUTED)
         self.message.setText(text)
 
     def done(self, result: int) -> None:

@@ -7,46 +7,32 @@ panelist's verdict chip, the file name and "predicted · confidence · distance"
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView,
-                               QSpinBox, QStyle, QStyledItemDelegate, QVBoxLayout, QWidget)
+                               QSpinBox, QStyle, QStyledItemDelegate, QToolTip, QVBoxLayout, QWidget)
 
 from reviewer.queue import SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
-from reviewer.ui.theme import KIND_COLOURS, MUTED
+from reviewer.ui.theme import KIND_COLOURS, MUTED, style_headline, style_muted
 from reviewer.vocabulary import load_classes
 
-ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
-PENDING_ROLE = Qt.ItemDataRole.UserRole + 2
+class QueueModel(QStringListModel):
+    """The rows of the list view. The entries live in the `ReviewQueue`; this
+    C++ model only supplies the row count (QListView asks a model's rowCount
+    tens of thousands of times per move, too slow as a Python override), and
+    the delegate paints each row from the queue."""
 
-
-class QueueModel(QAbstractListModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.queue: ReviewQueue | None = None
         self.pending: set[tuple[int, int]] = set()  # items whose vote is being written
 
     def set_queue(self, queue: ReviewQueue | None) -> None:
-        self.beginResetModel()
         self.queue = queue
-        self.endResetModel()
+        self.setStringList([""] * (len(queue) if queue is not None else 0))
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() or self.queue is None else len(self.queue)
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if self.queue is None or not index.isValid():
-            return None
-        entry = self.queue[index.row()]
-        if role == ENTRY_ROLE:
-            return entry
-        if role == PENDING_ROLE:
-            return entry.key in self.pending
-        if role == Qt.ItemDataRole.DisplayRole:
-            return f"{entry.file_name} {load_classes().names[entry.predicted]}"
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return _tooltip(entry)
-        return None
+    def entry(self, row: int) -> QueueEntry | None:
+        return self.queue[row] if self.queue is not None and 0 <= row < len(self.queue) else None
 
     def refresh_key(self, key: tuple[int, int]) -> None:
         row = self.queue.row_of(key) if self.queue else None
@@ -70,9 +56,19 @@ class QueueDelegate(QStyledItemDelegate):
     def sizeHint(self, option, index) -> QSize:  # noqa: N802
         return QSize(200, self.HEIGHT)
 
+    def helpEvent(self, event, view, option, index) -> bool:  # noqa: N802
+        entry = index.model().entry(index.row())
+        if entry is None or event.type() != QEvent.Type.ToolTip:
+            return super().helpEvent(event, view, option, index)
+        QToolTip.showText(event.globalPos(), _tooltip(entry), view)
+        return True
+
     def paint(self, painter: QPainter, option, index) -> None:
-        entry: QueueEntry = index.data(ENTRY_ROLE)
-        pending = index.data(PENDING_ROLE)
+        model = index.model()
+        entry = model.entry(index.row())
+        if entry is None:
+            return
+        pending = entry.key in model.pending
         painter.save()
         selected = option.state & QStyle.StateFlag.State_Selected
         painter.fillRect(option.rect, option.palette.highlight() if selected else option.palette.base())
@@ -117,8 +113,7 @@ class QtQueuePanel(QWidget):
         layout.setContentsMargins(8, 8, 4, 8)
         layout.setSpacing(6)
         self.counts = QLabel("No run")
-        self.counts.setObjectName("headline")
-        self.counts.setStyleSheet("font-size: 11pt;")
+        style_headline(self.counts, 11)
         self.counts.setWordWrap(True)
         layout.addWidget(self.counts)
         form = QFormLayout()
@@ -152,7 +147,7 @@ class QtQueuePanel(QWidget):
         form.addRow("Sort", self.sort)
         layout.addLayout(form)
         self.class_hint = QLabel()
-        self.class_hint.setStyleSheet(f"color: {MUTED};")
+        style_muted(self.class_hint)
         self.class_hint.setWordWrap(True)
         self.class_hint.hide()
         layout.addWidget(self.class_hint)
@@ -161,6 +156,7 @@ class QtQueuePanel(QWidget):
         self.view.setModel(self.model)
         self.view.setItemDelegate(QueueDelegate(self.view))
         self.view.setUniformItemSizes(True)
+        self.view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
         self.view.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
         layout.addWidget(self.view, 1)
         # Typing in the class field waits a moment, so every keystroke is not a refilter.

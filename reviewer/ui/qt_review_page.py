@@ -8,6 +8,7 @@ the latency benchmark waits for it.
 
 from __future__ import annotations
 
+import time
 from html import escape
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -23,8 +24,8 @@ from reviewer.ui.qt_exemplars import QtExemplars
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.qt_queue_panel import QtQueuePanel
 from reviewer.ui.qt_vote_panel import QtVotePanel
-from reviewer.ui.review_session import ReviewSession, vote_complete
-from reviewer.ui.theme import MUTED, WARNING
+from reviewer.ui.review_session import PREFETCH_AHEAD, ReviewSession, vote_complete
+from reviewer.ui.theme import MUTED, WARNING, style_headline, style_muted
 from reviewer.vocabulary import load_classes
 
 VOTE_ACTIONS = {
@@ -47,27 +48,34 @@ class QtReviewPage(QWidget):
         self.auto_advance = auto_advance
         self.loader = ImageLoader(parent=self)
         self.loader.loaded.connect(self._image_loaded)
+        # Thumbnails decode on their own thread, so they never delay the main image.
+        self.thumbnails = ImageLoader(threads=1, cache_size=400, parent=self)
         self._wanted: ImageKey | None = None  # the image the view waits for
         self._shown: dict[str, bool] = {}
         self._syncing = False
+        self.painted_at = 0.0  # perf_counter() when the last mistake was painted in full
 
         self.queue_panel = QtQueuePanel()
         self.queue_panel.view.selectionModel().currentChanged.connect(self._list_moved)
         self.queue_panel.editing_done.connect(lambda: self.setFocus(Qt.FocusReason.OtherFocusReason))
         self.headline = QLabel()
-        self.headline.setObjectName("headline")
+        style_headline(self.headline)
         self.headline.setTextFormat(Qt.TextFormat.RichText)
         self.headline.setWordWrap(True)
         self.subheadline = QLabel()
         self.subheadline.setTextFormat(Qt.TextFormat.RichText)
-        self.subheadline.setObjectName("subheadline")
-        self.subheadline.setWordWrap(True)
+        style_muted(self.subheadline)
         for label in (self.headline, self.subheadline):
-            # Long class names wrap instead of widening the window.
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            # Long class names never widen the window, and the header keeps its height
+            # from one mistake to the next: a changing height would resize the image
+            # view and re-decode the image at the new size.
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.headline.setFixedHeight(self.headline.fontMetrics().lineSpacing() * 2 + 6)
+        self.headline.setAlignment(Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignLeft)
+        self.subheadline.setFixedHeight(self.subheadline.fontMetrics().lineSpacing() + 4)
         self.image = QtImageView()
         self.image.full_resolution_wanted.connect(self._want_full_resolution)
-        self.exemplars = QtExemplars(self.loader)
+        self.exemplars = QtExemplars(self.thumbnails)
         self.exemplars.activated.connect(self._preview_exemplar)
         self.vote_panel = QtVotePanel(keymap)
         self.vote_panel.action_triggered.connect(self.trigger)
@@ -88,6 +96,7 @@ class QtReviewPage(QWidget):
         right_layout.setContentsMargins(4, 8, 8, 8)
         right_layout.addWidget(self.vote_panel)
         right_layout.addWidget(self.details, 1)
+        self._centre, self._right = centre, right
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for widget, stretch in ((self.queue_panel, 0), (centre, 1), (right, 0)):
             self.splitter.addWidget(widget)
@@ -152,11 +161,8 @@ class QtReviewPage(QWidget):
             self.details.clear()
             return
         row = self.session.row
-        self._syncing = True
-        index = self.queue_panel.model.index(row)
-        self.queue_panel.view.setCurrentIndex(index)
-        self.queue_panel.view.scrollTo(index)
-        self._syncing = False
+        # The list follows once the mistake itself is painted (see _mark_shown).
+        QTimer.singleShot(0, self._sync_list)
         names = load_classes().names
         label = names[entry.original_label] if entry.original_label is not None else "unknown"
         self.headline.setText(f'<span style="color:{MUTED}">predicted</span> {escape(names[entry.predicted])} '
@@ -178,6 +184,17 @@ class QtReviewPage(QWidget):
             self._wanted = None
             self.image.show_message("Loading…")
 
+    def _sync_list(self) -> None:
+        """Select and show the current mistake's row in the queue list."""
+        row = self.session.row if self.session else None
+        if row is None or self.queue_panel.view.currentIndex().row() == row:
+            return
+        self._syncing = True
+        index = self.queue_panel.model.index(row)
+        self.queue_panel.view.setCurrentIndex(index)
+        self.queue_panel.view.scrollTo(index)
+        self._syncing = False
+
     def _detail_ready(self, detail: MistakeDetail) -> None:
         key = (detail.image_id, detail.predicted.index)
         if key == self.session.current_key():
@@ -187,9 +204,9 @@ class QtReviewPage(QWidget):
 
     def _show_detail(self, detail: MistakeDetail) -> None:
         self.details.show_detail(detail)
-        self.exemplars.predicted.show_class(detail.predicted, detail.predicted_exemplars)
-        label = detail.label_class
-        self.exemplars.label.show_class(label, detail.label_exemplars if label else ())
+        # Like the queue list, the exemplar strips (thumbnails decoded on a worker
+        # anyway) follow once the mistake itself is painted.
+        QTimer.singleShot(0, lambda d=detail: self._show_exemplars(d))
         if detail.problematic and "problematic</span>" not in self.subheadline.text():
             self.subheadline.setText(self.subheadline.text() +
                                      f' · <span style="color:{WARNING}">ground truth problematic</span>')
@@ -212,6 +229,13 @@ class QtReviewPage(QWidget):
                 self.image.show_message("Loading…")
         self._mark_shown("detail")
 
+    def _show_exemplars(self, detail: MistakeDetail) -> None:
+        if self._current_detail() is not detail:
+            return
+        label = detail.label_class
+        self.exemplars.show_classes(detail.predicted, detail.predicted_exemplars, label,
+                                    detail.label_exemplars if label else ())
+
     def _image_loaded(self, decoded: Decoded) -> None:
         detail = self._current_detail()
         if detail is None or detail.image_path is None or decoded.key.path != str(detail.image_path):
@@ -233,18 +257,40 @@ class QtReviewPage(QWidget):
         if self._shown.get("detail") and self._shown.get("image") and not self._shown.get("emitted"):
             self._shown["emitted"] = True
             self.mistake_shown.emit(self.session.current_key())
+            # Paint the new mistake now, before the queued results of background work
+            # (which Qt would handle first: a repaint request has low event priority).
+            # The queue list and the thumbnails follow with the next ordinary paint.
+            self._centre.repaint()
+            self._right.repaint()
+            QTimer.singleShot(0, self._prefetch_images)
+            self.painted_at = time.perf_counter()
 
     def _current_detail(self) -> MistakeDetail | None:
         key = self.session.current_key() if self.session else None
         return self.session.detail(key) if key else None
 
+    def _prefetch_images(self) -> None:
+        """Decode the coming mistakes' images at the view's current size (which
+        may have changed since their details arrived)."""
+        session = self.session
+        if session is None or session.queue is None or session.row is None:
+            return
+        bounds = self.image.fit_bounds()
+        for row in range(session.row + 1, min(len(session.queue), session.row + 1 + PREFETCH_AHEAD)):
+            detail = session.detail(session.queue[row].key)
+            if detail is not None and detail.image_exists:
+                self.loader.request(fit_key(detail.image_path, bounds), priority=0)
+
     def _refit(self) -> None:
         detail = self._current_detail()
         if detail is not None and detail.image_exists and self.image.is_fit():
-            self._wanted = fit_key(detail.image_path, self.image.fit_bounds())
-            decoded = self.loader.request(self._wanted, priority=2)
-            if decoded is not None and decoded.image is not None:
-                self.image.show_image(decoded.image, decoded.original_size)
+            key = fit_key(detail.image_path, self.image.fit_bounds())
+            if key != self._wanted:
+                self._wanted = key
+                decoded = self.loader.request(key, priority=2)
+                if decoded is not None:
+                    self._image_loaded(decoded)
+                self._prefetch_images()
 
     def _want_full_resolution(self) -> None:
         detail = self._current_detail()
@@ -364,4 +410,5 @@ class QtReviewPage(QWidget):
     def shutdown(self) -> None:
         """Stop decoding images (the session is closed by its owner)."""
         self.loader.shutdown()
+        self.thumbnails.shutdown()
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QPushButton, QVBoxLayout, QWidget)
 
 from reviewer.ui.qt_detail_panel import section_title
-from reviewer.ui.theme import MUTED
+from reviewer.ui.theme import QtCard, style_headline, style_muted, style_primary
 
 
 class QtStartScreen(QWidget):
@@ -22,8 +22,7 @@ class QtStartScreen(QWidget):
         super().__init__(parent)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(40, 40, 40, 40)
-        card = QFrame()
-        card.setObjectName("card")
+        card = QtCard()
         card.setMaximumWidth(720)
         card.setMinimumWidth(520)
         outer.addStretch(1)
@@ -37,12 +36,11 @@ class QtStartScreen(QWidget):
         layout.setContentsMargins(28, 24, 28, 24)
         layout.setSpacing(8)
         title = QLabel("ImageNet mistake reviewer")
-        title.setObjectName("headline")
-        title.setStyleSheet("font-size: 20pt;")
+        style_headline(title, 20)
         subtitle = QLabel("Review the remaining mistakes of image classifiers on ImageNet's multi-label "
                           "evaluation set, as a panel.")
         subtitle.setWordWrap(True)
-        subtitle.setObjectName("subheadline")
+        style_muted(subtitle)
         layout.addWidget(title)
         layout.addWidget(subtitle)
         layout.addWidget(section_title("Your name on the panel"))
@@ -51,7 +49,7 @@ class QtStartScreen(QWidget):
         self.name.textChanged.connect(self._name_edited)
         layout.addWidget(self.name)
         self.name_hint = QLabel("Enter your name to open a project.")
-        self.name_hint.setStyleSheet(f"color: {MUTED};")
+        style_muted(self.name_hint)
         layout.addWidget(self.name_hint)
         layout.addWidget(section_title("Recent projects"))
         self.recent = QListWidget()
@@ -60,7 +58,7 @@ class QtStartScreen(QWidget):
         self.recent.itemDoubleClicked.connect(self._open_item)
         layout.addWidget(self.recent, 1)
         self.no_recent = QLabel("No recent project yet: open one, create one, or start with the demo.")
-        self.no_recent.setStyleSheet(f"color: {MUTED};")
+        style_muted(self.no_recent)
         layout.addWidget(self.no_recent)
         buttons = QHBoxLayout()
         self.open_button = QPushButton("Open project…")
@@ -68,7 +66,7 @@ class QtStartScreen(QWidget):
         self.new_button = QPushButton("New project…")
         self.new_button.clicked.connect(self.new_project)
         self.demo_button = QPushButton("Open the demo")
-        self.demo_button.setObjectName("primary")
+        style_primary(self.demo_button)
         self.demo_button.clicked.connect(self.open_demo)
         self.demo_button.setToolTip("A few hundred real ImageNet images with the bundled EfficientNet-Lite0 run")
         buttons.addWidget(self.open_button)

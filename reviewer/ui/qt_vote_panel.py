@@ -11,14 +11,14 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
+from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
 from reviewer.keymap import Keymap
 from reviewer.panel.votes import VoteState
 from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
 from reviewer.ui.qt_detail_panel import rich_label, section_title
-from reviewer.ui.theme import KIND_COLOURS, MUTED, chip, muted
+from reviewer.ui.theme import CHECKED_TINTS, KIND_COLOURS, MUTED, QtCard, chip, muted, tint_when_checked
 
 BUTTONS = (  # (action, label, row, column, column span) on a grid of six columns
     ("verdict_correct", "Correct", 0, 0, 2),
@@ -43,14 +43,13 @@ class _TextField(QLineEdit):
         super().keyPressEvent(event)
 
 
-class QtVotePanel(QFrame):
+class QtVotePanel(QtCard):
     action_triggered = Signal(str)
     text_entered = Signal(str, str)  # field (oov_name | note), text
     text_cancelled = Signal()
 
     def __init__(self, keymap: Keymap, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setObjectName("card")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 4, 10, 10)
         layout.setSpacing(4)
@@ -58,7 +57,6 @@ class QtVotePanel(QFrame):
         header.addWidget(section_title("Your vote"))
         header.addStretch(1)
         self.status = QLabel()
-        self.status.setObjectName("voteStatus")
         header.addWidget(self.status)
         layout.addLayout(header)
         grid = QGridLayout()
@@ -70,6 +68,7 @@ class QtVotePanel(QFrame):
             button = QPushButton()
             button.setObjectName(name)
             button.setCheckable(True)
+            tint_when_checked(button, CHECKED_TINTS.get(name, "#1f3a66"))
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the window
             button.clicked.connect(lambda _=False, n=name: self.action_triggered.emit(n))
             button.setProperty("title", text)

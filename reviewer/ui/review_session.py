@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from sqlalchemy import select
 
 from db.engine import read_session
@@ -137,7 +137,14 @@ class ReviewSession(QObject):
         if entry is None:
             return
         self.request_detail(entry.key, priority=2)
-        self.refresh_others(entry.key)
+        # The rest waits for the event loop: the worker threads then do not compete
+        # (for the GIL) with showing this mistake.
+        QTimer.singleShot(0, lambda r=row, k=entry.key: self._prefetch_around(r, k))
+
+    def _prefetch_around(self, row: int, key: Key) -> None:
+        if self.queue is None or self.row != row:
+            return
+        self.refresh_others(key)
         for ahead in range(1, PREFETCH_AHEAD + 1):
             if row + ahead < len(self.queue):
                 self.request_detail(self.queue[row + ahead].key, priority=1)

@@ -1,85 +1,128 @@
 """Running domain calls off the UI thread, with their result delivered back on it.
 
-`Worker.submit(fn, *args, on_done=..., on_error=...)` runs `fn` in a thread
-pool and calls the callbacks on the UI thread (through a queued signal).
-Callbacks are dropped once the worker is shut down, so a task finishing after
-its window closed never touches a deleted widget.
+`Worker.submit(fn, *args, on_done=..., on_error=...)` runs `fn` on one of the
+worker's threads and calls the callbacks on the UI thread. Callbacks are
+dropped once the worker is shut down, so a task finishing after its window
+closed never touches a deleted widget.
 
-Two pools matter in the window: a reader pool (details, images, queue
-loads), and a writer pool of exactly one thread, so that votes and undos
-reach the database in the order the panelist pressed the keys.
+Two workers matter in the window: a reader (details, images, queue loads),
+and a writer of exactly one thread, so that votes and undos reach the
+database in the order the panelist pressed the keys.
+
+Plain Python threads and a priority queue, not QThreadPool: Python
+QRunnables deleted by the pool, and Python objects carried by cross-thread
+signals, have crashed PySide6 (refcount errors) under load. Only a task id
+crosses threads, through a Qt signal; results wait in a locked dict.
 """
 
 from __future__ import annotations
 
+import itertools
+import queue
+import threading
 import traceback
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
+
+_STOP = float("inf")
 
 
 class _Relay(QObject):
-    """Lives on the UI thread; the pool threads emit into it."""
+    """Lives on the UI thread; worker threads emit task ids into it."""
 
-    finished = Signal(object, object, object)  # task id, result, error
-
-
-class _Task(QRunnable):
-    def __init__(self, relay: _Relay, task_id: int, fn: Callable, args: tuple, kwargs: dict):
-        super().__init__()
-        self._relay, self._id, self._fn, self._args, self._kwargs = relay, task_id, fn, args, kwargs
-
-    def run(self) -> None:
-        try:
-            result, error = self._fn(*self._args, **self._kwargs), None
-        except BaseException as exc:  # delivered to on_error on the UI thread
-            exc.__traceback_text__ = traceback.format_exc()
-            result, error = None, exc
-        try:
-            self._relay.finished.emit(self._id, result, error)
-        except RuntimeError:
-            pass  # the relay was deleted with its window
+    finished = Signal(int)
 
 
 class Worker(QObject):
-    """A thread pool whose results come back on the UI thread."""
+    """Threads whose results come back on the UI thread; higher priority first."""
 
     def __init__(self, *, threads: int, name: str, parent: QObject | None = None):
         super().__init__(parent)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(threads)
-        self.pool.setObjectName(name)
+        self.setObjectName(name)
         self._relay = _Relay(self)
         self._relay.finished.connect(self._deliver)
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._results: dict[int, tuple[Any, BaseException | None]] = {}
         self._callbacks: dict[int, tuple[Callable | None, Callable | None]] = {}
-        self._next_id = 0
+        self._queue: queue.PriorityQueue = queue.PriorityQueue()
+        self._ids = itertools.count(1)
+        self._outstanding = 0
+        self._cancelled: set[int] = set()
         self._closed = False
+        self._threads = [threading.Thread(target=self._loop, name=f"{name}-{i}", daemon=True) for i in range(threads)]
+        for thread in self._threads:
+            thread.start()
 
     def submit(self, fn: Callable[..., Any], *args: Any, on_done: Callable[[Any], None] | None = None,
                on_error: Callable[[BaseException], None] | None = None, priority: int = 0, **kwargs: Any) -> int:
-        """Run `fn(*args, **kwargs)` in the pool; returns the task's id."""
+        """Run `fn(*args, **kwargs)` on a worker thread; returns the task's id."""
         if self._closed:
             return -1
-        self._next_id += 1
-        self._callbacks[self._next_id] = (on_done, on_error)
-        self.pool.start(_Task(self._relay, self._next_id, fn, args, kwargs), priority)
-        return self._next_id
+        task_id = next(self._ids)
+        self._callbacks[task_id] = (on_done, on_error)
+        with self._lock:
+            self._outstanding += 1
+        self._queue.put((-priority, task_id, fn, args, kwargs))
+        return task_id
+
+    def cancel(self, task_id: int) -> None:
+        """Drop a task that has not started yet (its callbacks are never called)."""
+        self._callbacks.pop(task_id, None)
+        with self._lock:
+            self._cancelled.add(task_id)
 
     def busy(self) -> bool:
         return bool(self._callbacks)
 
     def wait(self, msecs: int = -1) -> bool:
-        """Block until every task has run (e.g. pending votes before closing)."""
-        return self.pool.waitForDone(msecs)
+        """Block until every submitted task has run (e.g. pending votes before closing)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._outstanding == 0, None if msecs < 0 else msecs / 1000)
 
     def shutdown(self, msecs: int = 30_000) -> None:
-        """Finish the running and queued tasks, then drop their callbacks."""
-        self.pool.waitForDone(msecs)
+        """Let the queued tasks run, then stop the threads and drop the callbacks."""
+        if self._closed:
+            return
+        self.wait(msecs)
         self._closed = True
         self._callbacks.clear()
+        for _ in self._threads:
+            self._queue.put((_STOP, next(self._ids), None, (), {}))
 
-    @Slot(object, object, object)
-    def _deliver(self, task_id: int, result: Any, error: BaseException | None) -> None:
+    def _loop(self) -> None:
+        while True:
+            priority, task_id, fn, args, kwargs = self._queue.get()
+            if priority == _STOP:
+                return
+            with self._lock:
+                skip = task_id in self._cancelled
+                self._cancelled.discard(task_id)
+            if skip:
+                with self._idle:
+                    self._outstanding -= 1
+                    self._idle.notify_all()
+                continue
+            try:
+                outcome = (fn(*args, **kwargs), None)
+            except BaseException as exc:  # delivered to on_error on the UI thread
+                exc.__traceback_text__ = traceback.format_exc()
+                outcome = (None, exc)
+            with self._lock:
+                self._results[task_id] = outcome
+            try:
+                self._relay.finished.emit(task_id)
+            except RuntimeError:
+                pass  # the relay went with its window
+            with self._idle:
+                self._outstanding -= 1
+                self._idle.notify_all()
+
+    @Slot(int)
+    def _deliver(self, task_id: int) -> None:
+        with self._lock:
+            result, error = self._results.pop(task_id, (None, None))
         on_done, on_error = self._callbacks.pop(task_id, (None, None))
         if self._closed:
             return

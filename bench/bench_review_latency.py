@@ -1,0 +1,221 @@
+"""How long from a vote key to the next mistake fully on screen, in the real window.
+
+Builds a project of the 20,000 annotated validation images
+(`formats/imagenet-annotatedval20k.json`) whose files are the 1000 real
+sample images, a share of them enlarged to 3000-4000 px, plus a synthetic
+run (about a quarter of the images predicted wrong, so ~5,000 mistakes).
+Then drives the main window offscreen through N mistakes with key presses
+(correct, unclear, and wrong + major + fine-grained), and times each
+advancing key press until the next mistake's facts and image are shown and
+painted. Prints p50 / p95 / max; the target is p95 <= 50 ms.
+
+A panelist looks at a mistake before voting: `--think-ms` waits that long
+between mistakes (the window prefetches meanwhile); `--think-ms 0` shows
+the worst case of keys pressed as fast as the window accepts them.
+
+    python bench/bench_review_latency.py [--mistakes 200] [--think-ms 250] [--size 1920x1080]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("REVIEWER_SHARED_DATA", REPO.parent / "shared" / "data"))
+sys.path.insert(0, str(REPO / "tests"))  # review_data: runs written as the app writes them
+
+
+def enlarge_samples(samples: list[Path], out: Path, count: int) -> list[Path]:
+    """`count` sample images enlarged to 3000-4000 px (cached in `out`)."""
+    from PIL import Image
+
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(1)
+    made = []
+    for path in samples[:count]:
+        target = out / f"large_{path.name}"
+        if not target.exists():
+            with Image.open(path) as image:
+                scale = rng.uniform(3000, 4000) / max(image.size)
+                image.convert("RGB").resize((round(image.width * scale), round(image.height * scale)),
+                                            Image.Resampling.BICUBIC).save(target, quality=90)
+        made.append(target)
+    return made
+
+
+def build_project(work: Path, *, large_share: float, seed: int):
+    from review_data import add_run
+    from sqlalchemy import bindparam, select, update
+
+    from db.engine import read_session, write_session
+    from db.tables import Image
+    from reviewer.importers import init_project
+    from reviewer.project import Project
+
+    root = work / "project"
+    if (root / "project.json").exists():
+        return Project.open(root)
+    samples = sorted((SHARED / "imagenet-samples").glob("*.JPEG"))
+    large = enlarge_samples(samples, work / "large", 40)
+    t0 = time.perf_counter()
+    project, _ = init_project(root, labels=[SHARED / "formats" / "imagenet-annotatedval20k.json"])
+    rng = random.Random(seed)
+    with read_session(project.engine) as session:
+        images = session.execute(select(Image.id, Image.original_label).order_by(Image.id)).all()
+    paths = [{"b_id": image_id, "b_path": str(rng.choice(large) if rng.random() < large_share
+                                              else rng.choice(samples))} for image_id, _ in images]
+    with write_session(project.engine) as session:
+        session.connection().execute(update(Image).where(Image.id == bindparam("b_id"))
+                                     .values(path=bindparam("b_path")), paths)
+    top1 = {image_id: (label if rng.random() < 0.75 else rng.randrange(1000)) for image_id, label in images}
+    probs = {image_id: rng.uniform(0.2, 0.99) for image_id in top1}
+    add_run(project, "synthetic-resnet", top1, probs=probs)
+    print(f"built {root}: {len(images)} images ({large_share:.0%} of them 3000-4000 px), "
+          f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return project
+
+
+def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> list[float]:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from reviewer.preferences import Preferences
+    from reviewer.ui.app import create_app
+    from reviewer.ui.qt_main_window import QtMainWindow
+
+    app = create_app()
+    window = QtMainWindow(preferences=Preferences(reviewer_name=f"bench-{time.time_ns()}"))
+    window.resize(*size)
+    window.show()
+    window.activateWindow()
+    shown: list = []
+    shown_at: list[float] = []
+    window.page.mistake_shown.connect(shown.append)
+    window.page.mistake_shown.connect(lambda _key: shown_at.append(time.perf_counter()))
+    window.open_project(str(project.root))
+    wait_until(app, lambda: shown, timeout=120)
+    print(f"window open: {len(window.session.queue)} mistakes in the queue", file=sys.stderr)
+    pause(app, 2.0)  # a panelist's first look at the first mistake: the prefetch settles
+
+    def key(k):
+        QTest.keyClick(QApplication.focusWidget() or window, k)
+
+    rng = random.Random(0)
+    latencies, key_handling, key_cpu, misses = [], [], [], 0
+    for i in range(mistakes):
+        pause(app, think_ms / 1000)
+        if rng.random() < 0.3:  # wrong: two keys first, the third one moves on
+            key(Qt.Key.Key_W)
+            key(Qt.Key.Key_M)
+            final = Qt.Key.Key_F
+        else:
+            final = rng.choice([Qt.Key.Key_1, Qt.Key.Key_3])
+        before = window.session.current_key()
+        shown.clear()
+        t0, cpu0 = time.perf_counter(), time.thread_time()
+        key(final)
+        t_key = time.perf_counter()
+        key_cpu.append((time.thread_time() - cpu0) * 1000)
+        waited = not (shown and shown[-1] != before)
+        try:
+            wait_until(app, lambda: shown and shown[-1] != before, timeout=30)
+        except TimeoutError:
+            page = window.page
+            print("DEBUG", i, before, window.session.current_key(), page._shown, page._wanted,
+                  dict(page.loader._pending), window.session.row, page.image.message,
+                  window.session.current_key() in window.session.details, window.session._loading)
+            raise
+        t_shown = time.perf_counter()
+        # Fully shown: the page has painted the new mistake (image, facts, vote).
+        wait_until(app, lambda: window.page.painted_at >= shown_at[-1], timeout=30)
+        latencies.append((window.page.painted_at - t0) * 1000)
+        if os.environ.get("BENCH_DEBUG"):
+            print(f"key {(t_key - t0) * 1000:.1f} shown {(t_shown - t0) * 1000:.1f} "
+                  f"painted {latencies[-1]:.1f}", file=sys.stderr)
+        key_handling.append((t_key - t0) * 1000)
+        misses += waited
+    wait_until(app, lambda: not window.session.pending, timeout=60)
+    window.close()
+    ordered_cpu = sorted(key_cpu)
+    print(f"  key handling on the UI thread: wall p50 {statistics.median(key_handling):.1f} ms, CPU p50 "
+          f"{statistics.median(ordered_cpu):.1f} ms, CPU p95 {ordered_cpu[round(0.95 * (len(ordered_cpu) - 1))]:.1f} ms; "
+          f"next mistake not yet prefetched at the key: {misses} of {mistakes}")
+    return latencies
+
+
+def wait_until(app, condition, *, timeout: float) -> None:
+    end = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > end:
+            raise TimeoutError("the window did not show the next mistake in time")
+        app.processEvents()
+        time.sleep(0.0005)
+
+
+def pause(app, seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.002)
+
+
+def decode_figures(work: Path) -> str:
+    """Decode time of one enlarged image: fit to 1100x700 vs full resolution."""
+    from reviewer.ui.image_loader import ImageKey, decode
+
+    path = str(sorted((work / "large").glob("*.JPEG"))[0])
+    timings = {}
+    for name, key in (("fit", ImageKey(path, 1100, 700)), ("full", ImageKey(path))):
+        start = time.perf_counter()
+        decoded = decode(key)
+        timings[name] = ((time.perf_counter() - start) * 1000, decoded.original_size)
+    size = timings["full"][1]
+    return (f"decode of a {size.width()}x{size.height()} JPEG: fit to view {timings['fit'][0]:.1f} ms, "
+            f"full resolution {timings['full'][0]:.1f} ms")
+
+
+def main() -> int:
+    if os.environ.get("BENCH_NOGC"):
+        import gc
+        gc.disable()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mistakes", type=int, default=200)
+    parser.add_argument("--think-ms", type=int, default=250, help="pause between mistakes (a panelist looking)")
+    parser.add_argument("--size", default="1280x800", help="window size, e.g. 1920x1080")
+    parser.add_argument("--large-share", type=float, default=0.3, help="share of images of 3000-4000 px")
+    parser.add_argument("--work-dir", type=Path, help="keep the built project here (default: a temp dir)")
+    args = parser.parse_args()
+    size = tuple(int(v) for v in args.size.lower().split("x"))
+    with tempfile.TemporaryDirectory(prefix="bench_review_") as tmp:
+        work = args.work_dir or Path(tmp)
+        os.environ.setdefault("REVIEWER_CONFIG_DIR", str(work / "config"))
+        os.environ.setdefault("REVIEWER_DATA_DIR", str(work / "data"))
+        project = build_project(work, large_share=args.large_share, seed=0)
+        load_before = os.getloadavg()[0]
+        latencies = drive(project, mistakes=args.mistakes, think_ms=args.think_ms, size=size)
+        load_after = os.getloadavg()[0]
+        figures = decode_figures(work)
+    ordered = sorted(latencies)
+    p50 = statistics.median(ordered)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    print(f"vote key -> next mistake shown, {len(latencies)} mistakes, window {args.size}, "
+          f"think {args.think_ms} ms, {args.large_share:.0%} images of 3000-4000 px:")
+    print(f"  p50 {p50:.1f} ms   p95 {p95:.1f} ms   max {ordered[-1]:.1f} ms   "
+          f"(target p95 <= 50 ms: {'met' if p95 <= 50 else 'NOT met'}, p95/target {p95 / 50:.2f})")
+    print(f"  {figures}")
+    print(f"  machine: {os.cpu_count()} cores, load average {load_before:.1f} before and {load_after:.1f} after "
+          "(other processes' load inflates the wall-clock figures)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

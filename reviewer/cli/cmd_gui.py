@@ -1,0 +1,70 @@
+"""`reviewer gui [PROJECT]` and `reviewer demo`: the review window, and the bundled demo."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("gui", help="open the review window (on a project, or at the start screen)")
+    p.add_argument("project", nargs="?", help="project folder to open (default: the start screen)")
+    p.add_argument("--reviewer", metavar="NAME", help="your name on the panel (remembered)")
+    p.set_defaults(func=run_gui_command)
+
+    p = subparsers.add_parser("demo", help="build the bundled demo (real images, EfficientNet-Lite0's mistakes) "
+                                           "and open it")
+    p.add_argument("--no-gui", action="store_true", help="build the project and run the model only, printing "
+                                                         "where it stands (for CI and terminals)")
+    p.add_argument("--reviewer", metavar="NAME", help="your name on the panel (remembered)")
+    p.set_defaults(func=run_demo_command)
+
+
+def run_gui_command(args: argparse.Namespace) -> int:
+    if args.project:
+        from reviewer.project import Project
+
+        Project.open(args.project).close()  # a clear error here, not in a dialog, for a wrong path
+    return _run_window(project=args.project, demo=False, reviewer=args.reviewer)
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    if not args.no_gui:
+        return _run_window(project=None, demo=True, reviewer=args.reviewer)
+    from reviewer.demo import demo_status, prepare_demo_project, run_demo_model
+
+    project = prepare_demo_project()
+    status = demo_status(project)
+    print(status.describe().split(";")[0])
+    if status.run_id is None:
+        result = run_demo_model(project, progress=_TerminalProgress())
+        print(file=sys.stderr)
+        if result.status != "complete":
+            print(f"the run stopped ({result.status}); run 'reviewer demo --no-gui' again to resume")
+            return 1
+        status = demo_status(project)
+    print(status.describe())
+    print(f"review it: reviewer gui {status.root}")
+    return 0
+
+
+class _TerminalProgress:
+    """One line of progress on stderr: done/total, images/s, time left."""
+
+    def __call__(self, progress) -> None:
+        left = progress.seconds_left
+        eta = f"{left:.0f} s left" if left is not None else "…"
+        width = 30
+        filled = int(width * progress.done / max(1, progress.total))
+        print(f"\r  [{'#' * filled}{'.' * (width - filled)}] {progress.done}/{progress.total} images, "
+              f"{progress.images_per_second:.1f} images/s, {eta}   ", end="", file=sys.stderr, flush=True)
+
+
+def _run_window(*, project: str | None, demo: bool, reviewer: str | None) -> int:
+    try:
+        from reviewer.ui.app import run_gui
+    except ImportError as exc:  # PySide6 missing or without its system libraries
+        print(f"error: the review window needs PySide6 and a display ({exc}); "
+              "'reviewer demo --no-gui' builds the demo without it", file=sys.stderr)
+        return 2
+    return run_gui(project=project, demo=demo, reviewer=reviewer)

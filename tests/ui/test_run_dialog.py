@@ -1,0 +1,88 @@
+"""Running a model from the window: progress, Cancel, resume, and the new run opened."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from sqlalchemy import select
+
+from db.engine import read_session
+from db.tables import Run
+
+pytestmark = pytest.mark.gui
+
+
+def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, review_project, tiny_checkpoint):
+    window = open_window()
+    dialog = window.open_run_dialog(model="test_efficientnet")
+    qtbot.addWidget(dialog)
+    dialog.checkpoint.setText(str(tiny_checkpoint))
+    # Hold the run after its first batch until Cancel has been clicked, as a panelist
+    # would click it mid-run (the run checks for a cancel after each batch).
+    first_batch, clicked = threading.Event(), threading.Event()
+    report = dialog._on_progress
+
+    def progress(p):
+        report(p)
+        if not first_batch.is_set():
+            first_batch.set()
+            clicked.wait(30)
+
+    dialog._on_progress = progress
+    import reviewer.runs
+
+    original_predict = reviewer.runs.predict
+
+    def small_batches(*args, **kwargs):
+        return original_predict(*args, batch_size=2, **kwargs)
+
+    reviewer.runs.predict = small_batches
+    try:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(first_batch.is_set, timeout=60_000)
+        qtbot.waitUntil(lambda: "of 6 images" in dialog.status.text(), timeout=5_000)
+        assert "images/s" in dialog.status.text() and "left" in dialog.status.text()
+        # The window answers keys while the model runs.
+        row = window.session.row
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
+        qtbot.keyClick(window, Qt.Key.Key_J)
+        assert window.session.row == row + 1
+        qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+        assert "Cancelling" in dialog.status.text()
+        clicked.set()
+        with qtbot.waitSignal(dialog.run_stopped, timeout=60_000) as stopped:
+            pass
+        run_id = stopped.args[0]
+        assert "Cancelled at 2 of 6 images" in dialog.status.text()
+        with read_session(review_project.engine) as session:
+            assert session.get(Run, run_id).status == "cancelled"
+        # Start again: the run resumes and, once complete, the window shows its mistakes.
+        with qtbot.waitSignal(window.run_opened, timeout=120_000) as opened:
+            qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+        assert opened.args == [run_id]
+        # Five predicted: the sixth image's file went missing after the import.
+        assert dialog.status.text().startswith("Complete: 5 images, 5 mistakes")
+        assert "1 image skipped" in dialog.status.text()
+        with read_session(review_project.engine) as session:
+            assert session.execute(select(Run.status).where(Run.id == run_id)).scalar_one() == "complete"
+        assert window.run_combo.currentData() == run_id
+        qtbot.waitUntil(lambda: window.session.queue is not None and window.session.queue.run_id == run_id,
+                        timeout=10_000)
+    finally:
+        reviewer.runs.predict = original_predict
+        dialog.close()
+
+
+def test_a_bad_model_name_is_reported_in_the_dialog(qtbot, open_window):
+    window = open_window()
+    dialog = window.open_run_dialog(model="no_such_model_xyz")
+    qtbot.addWidget(dialog)
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert "no_such_model_xyz" in dialog.status.text()
+    assert dialog.start_button.isEnabled()
+    dialog.close()
