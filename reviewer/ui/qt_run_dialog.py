@@ -43,7 +43,7 @@ class QtRunDialog(QDialog):
         super().__init__(parent)
         self.project = project
         self.setWindowTitle("Run a model")
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(620)
         self._worker = Worker(threads=1, name="run", parent=self)
         self._cancel = threading.Event()
         self._lock = threading.Lock()

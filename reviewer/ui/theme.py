@@ -97,9 +97,11 @@ def style_section_title(label: QLabel) -> None:
 
 
 def style_primary(button: QAbstractButton) -> None:
+    """The accent colour while enabled; a disabled primary button looks disabled."""
     palette = button.palette()
-    palette.setColor(QPalette.ColorRole.Button, QColor(ACCENT))
-    palette.setColor(QPalette.ColorRole.ButtonText, QColor("#ffffff"))
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        palette.setColor(group, QPalette.ColorRole.Button, QColor(ACCENT))
+        palette.setColor(group, QPalette.ColorRole.ButtonText, QColor("#ffffff"))
     button.setPalette(palette)
     set_font(button, bold=True)
 

@@ -23,6 +23,7 @@ SAMPLES = [
     ("n02123045_tabby.JPEG", 282),  # tiger cat
     ("n02085620_Chihuahua.JPEG", 151 + 100),  # a far-off class
     ("n04285008_sports_car.JPEG", 511),  # convertible
+    ("n02091032_Italian_greyhound.JPEG", 172),  # whippet; a 2400x1600 file
 ]
 
 

@@ -31,7 +31,7 @@ def wait_recorded(qtbot, window):
 def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_project):
     window = open_window()
     session, page = window.session, window.page
-    assert page.queue_panel.counts.text() == "7 mistakes, 0 voted"
+    assert page.queue_panel.counts.text() == "8 mistakes, 0 voted"
     first = session.current_key()
     assert "predicted goldfish" in plain(page.headline) and "81.0%" in plain(page.headline)
     with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
@@ -51,7 +51,7 @@ def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_pro
     assert current_vote(review_project, reviewer_id=ann, image_id=first[0], predicted=first[1]).verdict == "correct"
     state = current_vote(review_project, reviewer_id=ann, image_id=second[0], predicted=second[1])
     assert (state.verdict, state.severity, state.category) == ("wrong", "major", "fine_grained")
-    assert page.queue_panel.counts.text() == "7 mistakes, 2 voted"
+    assert page.queue_panel.counts.text() == "8 mistakes, 2 voted"
     # Back to the first: its recorded vote is shown.
     press(qtbot, window, Qt.Key.Key_K)
     press(qtbot, window, Qt.Key.Key_K)
@@ -84,8 +84,8 @@ def test_filters_and_next_unvoted(qtbot, open_window):
     press(qtbot, window, Qt.Key.Key_3)  # unclear on the first, moves on
     wait_recorded(qtbot, window)
     panel.set_status("unvoted")
-    qtbot.waitUntil(lambda: len(session.queue) == 6)
-    assert panel.counts.text() == "6 of 6 unvoted by me, 0 voted"
+    qtbot.waitUntil(lambda: len(session.queue) == 7)
+    assert panel.counts.text() == "7 of 7 unvoted by me, 0 voted"
     panel.set_status("all")
     # "/" jumps to the class filter; typing a class name narrows the queue.
     press(qtbot, window, Qt.Key.Key_Slash)
@@ -93,12 +93,12 @@ def test_filters_and_next_unvoted(qtbot, open_window):
     qtbot.keyClicks(panel.class_filter, "tabby")
     qtbot.waitUntil(lambda: len(session.queue) == 1, timeout=5_000)
     assert "tabby" in plain(window.page.headline)
-    assert panel.counts.text() == "1 of 7 mistakes, 0 voted"
+    assert panel.counts.text() == "1 of 8 mistakes, 0 voted"
     panel.class_filter.clear()
     press(qtbot, window, Qt.Key.Key_Escape)  # back to reviewing, the filter applied at once
-    assert len(session.queue) == 7 and QApplication.focusWidget() is window.page
+    assert len(session.queue) == 8 and QApplication.focusWidget() is window.page
     # Space: the next mistake not voted on, skipping the voted first one (wrapping round).
-    session.go_to(6)
+    session.go_to(7)
     press(qtbot, window, Qt.Key.Key_Space)
     assert session.row == 1
 
@@ -174,3 +174,34 @@ def test_closing_the_window_finishes_pending_votes(qtbot, open_window, review_pr
     window.close()  # right after the key: the vote is still being written
     assert current_vote(review_project, reviewer_id=get_reviewer(review_project, "ann").id,
                         image_id=key[0], predicted=key[1]).verdict == "correct"
+
+
+def test_zoom_to_full_resolution_and_back(qtbot, open_window):
+    window = open_window()
+    session, image = window.session, window.page.image
+    names = [e.file_name for e in session.queue.shown()]
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
+        session.go_to(names.index("n02091032_Italian_greyhound.JPEG"))
+    assert image.is_fit() and image.image_size().width() < 2400  # decoded at the view's size
+    press(qtbot, window, Qt.Key.Key_Z)  # 1:1: the full file is decoded on demand
+    qtbot.waitUntil(lambda: image.image_size().width() == 2400, timeout=10_000)
+    assert image.zoom() == 1.0 and not image.is_fit()
+    press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)  # pan, not "next"
+    assert session.current_key()[0] == session.queue.shown()[names.index("n02091032_Italian_greyhound.JPEG")].image_id
+    press(qtbot, window, Qt.Key.Key_0)
+    assert image.is_fit()
+
+
+def test_changed_keys_take_effect(qtbot, open_window, review_project):
+    from reviewer.keymap import load_keymap, save_keymap
+
+    keymap = load_keymap()
+    keymap.bindings["verdict_wrong"] = ("X",)
+    save_keymap(keymap)
+    window = open_window()
+    key = window.session.current_key()
+    press(qtbot, window, Qt.Key.Key_W)  # no longer bound
+    assert window.session.my_vote(key).verdict is None
+    press(qtbot, window, Qt.Key.Key_X)
+    assert window.session.my_vote(key).verdict == "wrong"
+    assert "[X]" in window.page.vote_panel.buttons["verdict_wrong"].text()

@@ -43,7 +43,7 @@ def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, rev
     try:
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(first_batch.is_set, timeout=60_000)
-        qtbot.waitUntil(lambda: "of 6 images" in dialog.status.text(), timeout=5_000)
+        qtbot.waitUntil(lambda: "of 7 images" in dialog.status.text(), timeout=5_000)
         assert "images/s" in dialog.status.text() and "left" in dialog.status.text()
         # The window answers keys while the model runs.
         row = window.session.row
@@ -57,15 +57,15 @@ def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, rev
         with qtbot.waitSignal(dialog.run_stopped, timeout=60_000) as stopped:
             pass
         run_id = stopped.args[0]
-        assert "Cancelled at 2 of 6 images" in dialog.status.text()
+        assert "Cancelled at 2 of 7 images" in dialog.status.text()
         with read_session(review_project.engine) as session:
             assert session.get(Run, run_id).status == "cancelled"
         # Start again: the run resumes and, once complete, the window shows its mistakes.
         with qtbot.waitSignal(window.run_opened, timeout=120_000) as opened:
             qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
         assert opened.args == [run_id]
-        # Five predicted: the sixth image's file went missing after the import.
-        assert dialog.status.text().startswith("Complete: 5 images, 5 mistakes")
+        # Six predicted: the file of the seventh went missing after the import.
+        assert dialog.status.text().startswith("Complete: 6 images, 6 mistakes")
         assert "1 image skipped" in dialog.status.text()
         with read_session(review_project.engine) as session:
             assert session.execute(select(Run.status).where(Run.id == run_id)).scalar_one() == "complete"
