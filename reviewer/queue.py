@@ -147,6 +147,10 @@ class ReviewQueue:
     filter: QueueFilter = field(default_factory=QueueFilter)
     _shown: list[int] = field(default_factory=list, repr=False)  # indices into entries
     _index_of: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
+    # Kept up to date on every vote, so the header's counts cost nothing per key press.
+    _shown_set: set[int] = field(default_factory=set, repr=False)
+    _status_total: int = 0
+    _voted_shown: int = 0
 
     def __post_init__(self) -> None:
         self._index_of = {e.key: i for i, e in enumerate(self.entries)}
@@ -160,6 +164,10 @@ class ReviewQueue:
         key = _SORT_KEYS[queue_filter.sort]
         shown.sort(key=lambda i: key(self.entries[i]))
         self._shown = shown
+        self._shown_set = set(shown)
+        self._voted_shown = sum(1 for i in shown if self.entries[i].my_verdict is not None)
+        test = _STATUS_TESTS[queue_filter.status]
+        self._status_total = sum(1 for e in self.entries if test(e))
 
     def __len__(self) -> int:
         return len(self._shown)
@@ -185,10 +193,11 @@ class ReviewQueue:
         return None if index is None else self.entries[index]
 
     def counts(self) -> QueueCounts:
-        total = len(self.entries) if self.filter.status == "all" else sum(
-            1 for e in self.entries if _STATUS_TESTS[self.filter.status](e))
-        return QueueCounts(shown=len(self._shown), total=total, status=self.filter.status,
-                           voted_shown=sum(1 for i in self._shown if self.entries[i].my_verdict is not None))
+        """Counts as of the last `apply` for the status total (a voted item stays
+        "unvoted" in it until the filter is applied again, as it stays listed),
+        and as of now for the voted ones."""
+        return QueueCounts(shown=len(self._shown), total=self._status_total, status=self.filter.status,
+                           voted_shown=self._voted_shown)
 
     # -- navigation ------------------------------------------------------------
     def next_row(self, row: int | None, *, unvoted: bool = False) -> int | None:
@@ -211,8 +220,12 @@ class ReviewQueue:
         (an item voted away from "unvoted" stays until the filter is applied again,
         so the panelist can step back to it)."""
         index = self._index_of.get(key)
-        if index is not None:
-            self.entries[index] = replace(self.entries[index], my_verdict=verdict)
+        if index is None:
+            return
+        before = self.entries[index].my_verdict is not None
+        self.entries[index] = replace(self.entries[index], my_verdict=verdict)
+        if index in self._shown_set:
+            self._voted_shown += (verdict is not None) - before
 
 
 def load_queue(project: Project, *, run_id: int, reviewer_id: int | None,

@@ -318,6 +318,13 @@ class QtMainWindow(QMainWindow):
         return view
 
     def close_project(self) -> None:
+        view = getattr(self, "_group_view", None)
+        if view is not None:
+            try:
+                view.close()
+            except RuntimeError:
+                pass  # already deleted (closed by the panelist)
+            self._group_view = None
         if self.session is not None:
             self.page.set_session(None)
             self.session.close()

@@ -205,3 +205,14 @@ def test_changed_keys_take_effect(qtbot, open_window, review_project):
     press(qtbot, window, Qt.Key.Key_X)
     assert window.session.my_vote(key).verdict == "wrong"
     assert "[X]" in window.page.vote_panel.buttons["verdict_wrong"].text()
+
+
+def test_group_view_opens_from_the_window(qtbot, open_window):
+    pytest.importorskip("reviewer.ui.qt_group_view")
+    window = open_window()
+    press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    view = window._group_view
+    assert view is not None and view.isVisible()
+    assert view.project is window.project and view.reviewer.id == window.reviewer.id
+    window.close()
+    assert not view.isVisible()
