@@ -30,6 +30,7 @@ from reviewer.queue import QueueEntry, QueueFilter, ReviewQueue, load_queue
 from reviewer.ui.workers import Worker
 
 PREFETCH_AHEAD = 4
+OTHERS_POLL_MS = 5000
 DETAIL_CACHE = 256
 Key = tuple[int, int]
 
@@ -84,6 +85,10 @@ class ReviewSession(QObject):
         self._loading: set[Key] = set()
         self.names: dict[int, str] = {}
         self.undo_available = False
+        # Other panelists vote meanwhile (one SQLite file or a PostgreSQL server):
+        # the shown mistake's other votes are read again every few seconds.
+        self._poll = QTimer(self, interval=OTHERS_POLL_MS, timeout=self._poll_others)
+        self._poll.start()
 
     # -- loading ---------------------------------------------------------------
     def open_run(self, run_id: int, queue_filter: QueueFilter | None = None) -> None:
@@ -198,7 +203,7 @@ class ReviewSession(QObject):
         # What this window wrote is newer than what a prefetch read.
         if not self.pending.get(key):
             self.my_votes.setdefault(key, mine)
-            self.others[key] = others
+            self._set_others(key, others)
         self.detail_ready.emit(detail)
 
     def _item_failed(self, key: Key, error: BaseException) -> None:
@@ -214,8 +219,25 @@ class ReviewSession(QObject):
     def _others_loaded(self, key: Key, votes) -> None:
         if self.pending.get(key):
             return  # a vote of ours is on its way; its own refresh follows
-        self.others[key] = votes
+        self._set_others(key, votes)
         self.others_changed.emit(key)
+
+    def _set_others(self, key: Key, votes: list | None) -> None:
+        self.others[key] = votes
+        if votes and any(v.reviewer_id not in self.names for v in votes):
+            # A panelist who joined after the queue was loaded: fetch the names again.
+            self.reader.submit(reviewer_names, self.project, on_done=self._names_loaded)
+
+    def _names_loaded(self, names: dict[int, str]) -> None:
+        self.names = names
+        key = self.current_key()
+        if key is not None:
+            self.others_changed.emit(key)
+
+    def _poll_others(self) -> None:
+        key = self.current_key()
+        if key is not None and not self.pending.get(key):
+            self.refresh_others(key)
 
     def set_blind(self, blind: bool) -> None:
         self.blind = blind
@@ -263,7 +285,7 @@ class ReviewSession(QObject):
             self.status[key] = "recorded"
             if self.queue is not None:
                 self.queue.set_my_verdict(key, state.verdict)
-        self.others[key] = others
+        self._set_others(key, others)
         self._set_undo(undo)
         self.vote_changed.emit(key)
         self.others_changed.emit(key)
@@ -307,7 +329,7 @@ class ReviewSession(QObject):
             self.message.emit("Nothing to undo.", False)
             return
         self.my_votes[key] = state
-        self.others[key] = others
+        self._set_others(key, others)
         self.status[key] = "recorded" if not state.empty else "none"
         if self.queue is not None:
             self.queue.set_my_verdict(key, state.verdict)
@@ -328,6 +350,7 @@ class ReviewSession(QObject):
 
     def close(self) -> None:
         """Finish writing every pending vote, then stop the workers."""
+        self._poll.stop()
         self.writer.shutdown(msecs=-1)
         self.reader.shutdown()
 

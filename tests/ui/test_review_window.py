@@ -216,3 +216,24 @@ def test_group_view_opens_from_the_window(qtbot, open_window):
     assert view.project is window.project and view.reviewer.id == window.reviewer.id
     window.close()
     assert not view.isVisible()
+
+
+def test_note_and_problematic_flag(qtbot, open_window, review_project):
+    window = open_window()
+    key = window.session.current_key()
+    press(qtbot, window, Qt.Key.Key_P)
+    assert window.page.vote_panel.buttons["toggle_problematic"].isChecked()
+    press(qtbot, window, Qt.Key.Key_E)
+    qtbot.keyClicks(window.page.vote_panel.field, "tench on a tarp, label fine")
+    qtbot.keyClick(window.page.vote_panel.field, Qt.Key.Key_Return)
+    assert window.session.current_key() == key  # neither moves on: no verdict yet
+    wait_recorded(qtbot, window)
+    state = current_vote(review_project, reviewer_id=window.reviewer.id, image_id=key[0], predicted=key[1])
+    assert state.problematic and state.note == "tench on a tarp, label fine" and state.verdict is None
+    assert "tench on a tarp" in plain(window.page.vote_panel.note)
+    # The others' votes are read again while the mistake stays on screen.
+    bob = get_reviewer(review_project, "bob").id
+    window.blind_box.setChecked(False)
+    cast_vote(review_project, reviewer_id=bob, image_id=key[0], predicted=key[1], verdict="unclear")
+    window.session._poll_others()
+    qtbot.waitUntil(lambda: "bob" in plain(window.page.vote_panel.others), timeout=10_000)
