@@ -94,6 +94,7 @@ class QtMainWindow(QMainWindow):
         bar.addWidget(QLabel("Run:"))
         self.run_combo = QComboBox()
         self.run_combo.setMinimumWidth(260)
+        self.run_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.run_combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.run_combo.activated.connect(lambda i: self.open_run(self.run_combo.itemData(i)))
         bar.addWidget(self.run_combo)
@@ -234,8 +235,8 @@ class QtMainWindow(QMainWindow):
         self.project_opened.emit()
         run_id = self._default_run()
         if run_id is None:
-            self.page.image.show_message("No model run yet", "Run a model over the project's images "
-                                         f"(Run model…, {' or '.join(self.keymap.keys('run_model'))}).")
+            self.page.show_empty("No model run yet", "Run a model over the project's images "
+                                 f"(Run model…, {' or '.join(self.keymap.keys('run_model'))}).")
         else:
             self.open_run(run_id)
 

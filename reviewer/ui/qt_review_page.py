@@ -154,6 +154,7 @@ class QtReviewPage(QWidget):
     # -- showing ---------------------------------------------------------------------
     def _current_changed(self, entry: QueueEntry | None) -> None:
         self._shown = {}
+        self._set_panes_visible(entry is not None)
         if entry is None:
             self.headline.setText("No mistakes match this filter" if self.session.queue else "")
             self.subheadline.setText("")
@@ -183,6 +184,19 @@ class QtReviewPage(QWidget):
             self.details.clear()
             self._wanted = None
             self.image.show_message("Loading…")
+
+    def _set_panes_visible(self, visible: bool) -> None:
+        """The vote, the facts and the exemplars only while a mistake is shown."""
+        for pane in (self.vote_panel, self.details, self.exemplars):
+            if pane.isVisible() != visible:
+                pane.setVisible(visible)
+
+    def show_empty(self, message: str, detail: str) -> None:
+        """No mistake to show (no run yet): a message where the image goes."""
+        self._set_panes_visible(False)
+        self.headline.setText("")
+        self.subheadline.setText("")
+        self.image.show_message(message, detail)
 
     def _sync_list(self) -> None:
         """Select and show the current mistake's row in the queue list."""

@@ -67,11 +67,11 @@ class QtRunDialog(QDialog):
         self.model.setCurrentText(model or BUNDLED_MODELS[0])
         self.checkpoint = QLineEdit(checkpoint or "")
         self.checkpoint.setPlaceholderText("optional: .pth / .safetensors for this architecture")
-        browse = QPushButton("Browse…")
-        browse.clicked.connect(self._browse)
+        self.browse = QPushButton("Browse…")
+        self.browse.clicked.connect(self._browse)
         row = QHBoxLayout()
         row.addWidget(self.checkpoint, 1)
-        row.addWidget(browse)
+        row.addWidget(self.browse)
         self.device = QComboBox()
         self.device.addItems(DEVICES)
         self.device.setCurrentText(device)
@@ -120,7 +120,7 @@ class QtRunDialog(QDialog):
         self.running = True
         self._cancel.clear()
         self._progress = None
-        for widget in (self.model, self.checkpoint, self.device, self.start_button):
+        for widget in (self.model, self.checkpoint, self.browse, self.device, self.start_button):
             widget.setEnabled(False)
         self.cancel_button.setText("Cancel")
         self.bar.setRange(0, 0)  # busy until the first batch reports
@@ -161,7 +161,7 @@ class QtRunDialog(QDialog):
     def _finish(self) -> None:
         self._poll.stop()
         self.running = False
-        for widget in (self.model, self.checkpoint, self.device, self.start_button):
+        for widget in (self.model, self.checkpoint, self.browse, self.device, self.start_button):
             widget.setEnabled(True)
         self.cancel_button.setEnabled(True)
         self.cancel_button.setText("Close")
