@@ -29,7 +29,7 @@ class QtNewProjectDialog(QDialog):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("New review project")
-        self.resize(640, 420)
+        self.resize(720, 420)
         self.created_root: str | None = None
         self._worker = Worker(threads=1, name="init", parent=self)
         layout = QVBoxLayout(self)

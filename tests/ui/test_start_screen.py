@@ -1,0 +1,59 @@
+"""The start screen: the panelist's name, recent projects, a new project."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from PySide6.QtCore import Qt
+
+from reviewer.preferences import Preferences, load_preferences
+from reviewer.ui.app import create_app
+from reviewer.ui.qt_main_window import QtMainWindow
+from reviewer.ui.qt_new_project_dialog import QtNewProjectDialog
+
+pytestmark = pytest.mark.gui
+
+
+def test_name_is_required_and_remembered_and_recent_project_opens_with_enter(qtbot, review_project):
+    create_app()
+    window = QtMainWindow(preferences=Preferences(recent_projects=[str(review_project.root), "/no/such/project"]))
+    qtbot.addWidget(window)
+    window.show()
+    start = window.start
+    assert not start.demo_button.isEnabled() and start.name_hint.isVisible()
+    assert start.recent.count() == 1  # a folder that is no longer a project is not offered
+    qtbot.keyClicks(start.name, "Ada")
+    assert start.demo_button.isEnabled()
+    start.recent.setFocus()
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
+        qtbot.keyClick(start.recent, Qt.Key.Key_Return)
+    assert window.reviewer.name == "Ada" and "Reviewing as Ada" in window.reviewer_label.text()
+    window.close()
+    assert load_preferences().reviewer_name == "Ada"
+
+
+def test_new_project_from_an_image_folder_and_a_label_file(qtbot, tmp_path, shared_data):
+    create_app()
+    images = tmp_path / "images"
+    images.mkdir()
+    for name in ("n01440764_tench.JPEG", "n01443537_goldfish.JPEG"):
+        shutil.copy(shared_data / "imagenet-samples" / name, images / name)
+    dialog = QtNewProjectDialog()
+    qtbot.addWidget(dialog)
+    dialog.root.setText(str(tmp_path / "new"))
+    dialog.create()
+    assert "image folder or at least one label file" in dialog.message.text()
+    dialog.images.setText(str(images))
+    bad = tmp_path / "labels.txt"
+    bad.write_text("n01440764_tench.JPEG not_a_class\n")
+    dialog.labels.addItem(str(bad))
+    dialog.create()
+    qtbot.waitUntil(lambda: dialog.create_button.isEnabled(), timeout=20_000)
+    assert "labels.txt" in dialog.message.text() and "line 1" in dialog.message.text()
+    assert not (tmp_path / "new" / "project.json").exists()  # nothing half-made
+    dialog.labels.clear()
+    with qtbot.waitSignal(dialog.accepted, timeout=20_000):
+        dialog.create()
+    assert dialog.created_root == str(tmp_path / "new")
+    assert (tmp_path / "new" / "project.json").exists()
