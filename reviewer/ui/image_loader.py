@@ -71,13 +71,17 @@ class ImageLoader(QObject):
 
     loaded = Signal(object)  # Decoded
 
-    def __init__(self, *, threads: int = 2, cache_size: int = 24, parent: QObject | None = None):
+    def __init__(self, *, threads: int = 2, cache_size: int = 24, cache_mb: int = 256,
+                 parent: QObject | None = None):
         super().__init__(parent)
         self._worker = Worker(threads=threads, name="images", parent=self)
         self._cache: OrderedDict[ImageKey, Decoded] = OrderedDict()
         self._pending: dict[ImageKey, int] = {}  # key -> task id
         self._groups: dict[str, set[ImageKey]] = {}
         self._cache_size = cache_size
+        # Full-resolution decodes of 4000 px photos weigh ~50 MB each: bound the bytes too.
+        self._cache_bytes = cache_mb << 20
+        self._bytes = 0
 
     def cached(self, key: ImageKey) -> Decoded | None:
         found = self._cache.get(key)
@@ -107,13 +111,21 @@ class ImageLoader(QObject):
 
     def _store(self, decoded: Decoded) -> None:
         self._pending.pop(decoded.key, None)
+        previous = self._cache.pop(decoded.key, None)
+        self._bytes -= _size(previous)
         self._cache[decoded.key] = decoded
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        self._bytes += _size(decoded)
+        while len(self._cache) > 1 and (len(self._cache) > self._cache_size or self._bytes > self._cache_bytes):
+            _, evicted = self._cache.popitem(last=False)
+            self._bytes -= _size(evicted)
         self.loaded.emit(decoded)
 
     def shutdown(self) -> None:
         self._worker.shutdown()
+
+
+def _size(decoded: Decoded | None) -> int:
+    return decoded.image.sizeInBytes() if decoded is not None and decoded.image is not None else 0
 
 
 def fit_key(path: Path | str, bounds: QSize) -> ImageKey:

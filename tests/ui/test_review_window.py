@@ -237,3 +237,17 @@ def test_note_and_problematic_flag(qtbot, open_window, review_project):
     cast_vote(review_project, reviewer_id=bob, image_id=key[0], predicted=key[1], verdict="unclear")
     window.session._poll_others()
     qtbot.waitUntil(lambda: "bob" in plain(window.page.vote_panel.others), timeout=10_000)
+
+
+def test_image_cache_is_bounded_in_bytes(qtbot, shared_data):
+    from reviewer.ui.image_loader import ImageLoader, full_key
+
+    loader = ImageLoader(threads=1, cache_mb=12)
+    names = ["n02091032_Italian_greyhound.JPEG", "n03843555_oil_filter.JPEG", "n01440764_tench.JPEG"]
+    for name in names:
+        with qtbot.waitSignal(loader.loaded, timeout=10_000):
+            loader.request(full_key(shared_data / "imagenet-samples" / name))
+    # 2400x1600 (15 MB) and 1836x1377 (10 MB) do not both fit in 12 MB: the oldest went first.
+    assert loader.cached(full_key(shared_data / "imagenet-samples" / names[0])) is None
+    assert loader.cached(full_key(shared_data / "imagenet-samples" / names[2])) is not None
+    loader.shutdown()
