@@ -67,3 +67,11 @@ def test_demo_runs_the_bundled_model_offline(few_demo_images, capsys):
     out = capsys.readouterr().out
     assert f"run #{result.run_id} of tf_efficientnet_lite0: 4 mistakes (4 novel)" in out
     assert f"reviewer gui {demo_root()}" in out
+
+
+def test_gui_without_a_display_says_what_to_do(monkeypatch, capsys):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    assert main(["demo"]) == 2
+    assert "reviewer demo --no-gui" in capsys.readouterr().err

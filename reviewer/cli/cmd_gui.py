@@ -61,6 +61,11 @@ class _TerminalProgress:
 
 
 def _run_window(*, project: str | None, demo: bool, reviewer: str | None) -> int:
+    if _no_display():
+        print("error: no display to open the window on (DISPLAY / WAYLAND_DISPLAY unset); "
+              "'reviewer demo --no-gui' builds the demo without one, or set QT_QPA_PLATFORM=offscreen",
+              file=sys.stderr)
+        return 2
     try:
         from reviewer.ui.app import run_gui
     except ImportError as exc:  # PySide6 missing or without its system libraries
@@ -68,3 +73,12 @@ def _run_window(*, project: str | None, demo: bool, reviewer: str | None) -> int
               "'reviewer demo --no-gui' builds the demo without it", file=sys.stderr)
         return 2
     return run_gui(project=project, demo=demo, reviewer=reviewer)
+
+
+def _no_display() -> bool:
+    """Linux without X11 or Wayland (Qt would abort the process instead of raising)."""
+    import os
+
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))

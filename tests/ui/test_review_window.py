@@ -7,9 +7,10 @@ import re
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDialog
 
 from reviewer.panel.votes import cast_vote, current_vote, get_reviewer
+from reviewer.ui.qt_image_view import QtImageView
 
 pytestmark = pytest.mark.gui
 
@@ -251,3 +252,16 @@ def test_image_cache_is_bounded_in_bytes(qtbot, shared_data):
     assert loader.cached(full_key(shared_data / "imagenet-samples" / names[0])) is None
     assert loader.cached(full_key(shared_data / "imagenet-samples" / names[2])) is not None
     loader.shutdown()
+
+
+def test_an_exemplar_opens_large(qtbot, open_window):
+    window = open_window()  # the first mistake predicts goldfish; the goldfish sample is an exemplar
+    strip = window.page.exemplars.predicted.list
+    qtbot.waitUntil(lambda: strip.count() == 1, timeout=5_000)
+    before = set(window.page.findChildren(QDialog))
+    strip.itemClicked.emit(strip.item(0))
+    [dialog] = set(window.page.findChildren(QDialog)) - before
+    assert dialog.isVisible() and dialog.windowTitle() == "n01443537_goldfish.JPEG"
+    view = dialog.findChild(QtImageView)
+    qtbot.waitUntil(view.has_image, timeout=10_000)
+    dialog.close()
