@@ -206,6 +206,8 @@ class QtMainWindow(QMainWindow):
     def open_project(self, root: str) -> None:
         name = self._reviewer_name()
         if name is None:
+            # Offer the asked-for project first, so Enter opens it once the name is typed.
+            self.start.set_recent([root] + [p for p in self.prefs.existing_recent() if p != root])
             return
         self.show_message(f"Opening {root}…")
         self.worker.submit(_open, root, name, on_done=self._project_opened, on_error=self._open_failed)

@@ -57,3 +57,19 @@ def test_new_project_from_an_image_folder_and_a_label_file(qtbot, tmp_path, shar
         dialog.create()
     assert dialog.created_root == str(tmp_path / "new")
     assert (tmp_path / "new" / "project.json").exists()
+
+
+def test_gui_on_a_project_asks_the_name_first_then_opens_it(qtbot, review_project):
+    create_app()
+    window = QtMainWindow(preferences=Preferences())
+    qtbot.addWidget(window)
+    window.show()
+    window.open_project(str(review_project.root))  # `reviewer gui PROJECT` on a fresh machine
+    assert window.stack.currentWidget() is window.start
+    assert "Enter your name first" in window.status_text.text()
+    qtbot.keyClicks(window.start.name, "Bo")
+    window.start.recent.setFocus()
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
+        qtbot.keyClick(window.start.recent, Qt.Key.Key_Return)
+    assert window.project.root == review_project.root
+    window.close()
