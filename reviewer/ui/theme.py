@@ -23,6 +23,7 @@ KIND_COLOURS = {
 }
 KIND_TITLES = {"correct": "correct", "wrong": "wrong", "unclear": "unclear", None: "unreviewed"}
 ACCENT = "#4c8dff"
+PRIMARY_BUTTON = "#245bb8"
 MUTED = "#9aa0a6"
 WARNING = "#e3b341"
 CARD = "#25272b"
@@ -100,7 +101,8 @@ def style_primary(button: QAbstractButton) -> None:
     """The accent colour while enabled; a disabled primary button looks disabled."""
     palette = button.palette()
     for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
-        palette.setColor(group, QPalette.ColorRole.Button, QColor(ACCENT))
+        # Darker than the accent: Fusion lightens a button's colour in its gradient.
+        palette.setColor(group, QPalette.ColorRole.Button, QColor(PRIMARY_BUTTON))
         palette.setColor(group, QPalette.ColorRole.ButtonText, QColor("#ffffff"))
     button.setPalette(palette)
     set_font(button, bold=True)
