@@ -338,6 +338,10 @@ class QtMainWindow(QMainWindow):
             self.project = None
 
     def closeEvent(self, event) -> None:  # noqa: N802
+        from reviewer.ui.qt_run_dialog import QtRunDialog
+
+        for dialog in self.findChildren(QtRunDialog):
+            dialog.close()  # a running model stops after its batch, resumable
         # Votes still being written are finished before the window goes.
         self.close_project()
         self.page.shutdown()
