@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QMainWindow, QSizePolicy, QStackedWidget,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QLabel, QMainWindow, QSizePolicy, QStackedWidget,
                                QToolBar, QWidget)
 
 from reviewer.errors import UserError
@@ -39,6 +39,8 @@ def _open(root: str, reviewer_name: str):
 class QtMainWindow(QMainWindow):
     project_opened = Signal()
     run_opened = Signal(int)
+    exported = Signal(str)  # the export folder written
+    export_failed = Signal(str)  # the reason, also shown in the status bar
 
     def __init__(self, *, preferences: Preferences | None = None, keymap: Keymap | None = None):
         super().__init__()
@@ -124,6 +126,8 @@ class QtMainWindow(QMainWindow):
         file_menu.addAction("New project…", self.new_project)
         file_menu.addAction("Open the demo", self.open_demo)
         file_menu.addSeparator()
+        self.export_action = file_menu.addAction("Export…", self.export_project)
+        file_menu.addSeparator()
         file_menu.addAction("Quit", QKeySequence.StandardKey.Quit, self.close)
         for action in ACTIONS:
             menu_name = MENUS[action.group]
@@ -166,6 +170,8 @@ class QtMainWindow(QMainWindow):
             self.open_run_dialog()
         elif name == "group_view":
             self.open_group_view()
+        elif name == "analysis_view":
+            self.open_analysis_view()
         elif name == "toggle_blind":
             self.blind_box.toggle()
         elif name == "focus_filter":
@@ -320,14 +326,61 @@ class QtMainWindow(QMainWindow):
         self._group_view = view
         return view
 
+    def open_analysis_view(self):
+        """The report's tables and plots for the open project, in a window of its own
+        (like the group view) so the review page stays as it is."""
+        if self.project is None:
+            self.show_message("Open a project first.", error=True)
+            return None
+        from reviewer.ui.qt_analysis import QtAnalysisView
+
+        view = getattr(self, "_analysis_view", None)
+        if _alive(view) and view.isVisible():
+            view.raise_()
+            view.activateWindow()
+            return view
+        view = QtAnalysisView(self.project)
+        view.setWindowTitle(f"Analysis · {self.project.name}")
+        style_widgets(view)
+        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        view.resize(1100, 760)
+        view.show()
+        self._analysis_view = view
+        return view
+
+    def export_project(self) -> None:
+        """Ask for a folder and export the project's reviewed labels there, off the UI thread."""
+        if self.project is None:
+            self.show_message("Open a project first.", error=True)
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Export the reviewed labels into")
+        if not folder:
+            return
+        from reviewer.export import export_project
+
+        self.export_action.setEnabled(False)
+        self.show_message(f"Exporting into {folder}…")
+        self.worker.submit(export_project, self.project, folder, on_done=self._exported,
+                           on_error=self._export_failed)
+
+    def _exported(self, result) -> None:
+        self.export_action.setEnabled(True)
+        count = len(result.data_files())
+        self.show_message(f"Exported {count} file{'' if count == 1 else 's'} to {result.path}")
+        self.exported.emit(str(result.path))
+
+    def _export_failed(self, error: BaseException) -> None:
+        self.export_action.setEnabled(True)
+        reason = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
+        self.show_message(f"Export failed (no export folder was made): {reason}", error=True)
+        self.export_failed.emit(reason)
+
     def close_project(self) -> None:
-        view = getattr(self, "_group_view", None)
-        if view is not None:
-            try:
+        for attribute in ("_group_view", "_analysis_view"):
+            view = getattr(self, attribute, None)
+            if _alive(view):
                 view.close()
-            except RuntimeError:
-                pass  # already deleted (closed by the panelist)
-            self._group_view = None
+            setattr(self, attribute, None)
         if self.session is not None:
             self.page.set_session(None)
             self.session.close()
@@ -352,6 +405,16 @@ class QtMainWindow(QMainWindow):
         save_preferences(self.prefs)
         super().closeEvent(event)
 
+
+def _alive(widget) -> bool:
+    """False for None and for a window the panelist closed (deleted on close)."""
+    if widget is None:
+        return False
+    try:
+        widget.isVisible()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _with_shifted(key: str) -> list[str]:
