@@ -39,7 +39,7 @@ class QtRunDialog(QDialog):
     run_stopped = Signal(int)  # run id, cancelled (resumable)
 
     def __init__(self, project: Project, parent: QWidget | None = None, *, model: str | None = None,
-                 checkpoint: str | None = None, device: str = "auto"):
+                 checkpoint: str | None = None, device: str = "auto", image_slice: str | None = None):
         super().__init__(parent)
         self.project = project
         self.setWindowTitle("Run a model")
@@ -78,6 +78,8 @@ class QtRunDialog(QDialog):
         form.addRow("Model", self.model)
         form.addRow("Checkpoint", row)
         form.addRow("Device", self.device)
+        self.images = self._images_choice(image_slice)
+        form.addRow("Images", self.images)
         layout.addLayout(form)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1)
@@ -101,6 +103,26 @@ class QtRunDialog(QDialog):
         layout.addLayout(buttons)
         self._poll = QTimer(self, interval=200, timeout=self._show_progress)
 
+    def _images_choice(self, selected: str | None) -> QComboBox:
+        """All images, or one of the project's slices (a rerun on, e.g., ImageNet-M)."""
+        from reviewer.slices import slice_names
+
+        combo = QComboBox()
+        combo.addItem("All images", None)
+        for name, count in slice_names(self.project).items():
+            combo.addItem(f"{name} ({count} images)", name)
+        if selected is not None:
+            index = combo.findData(selected)
+            if index < 0:
+                raise UserError(f"the project has no image slice named {selected!r}")
+            combo.setCurrentIndex(index)
+        combo.setToolTip("Run the model over every image, or only over a named slice of them")
+        return combo
+
+    def image_slice(self) -> str | None:
+        """The slice the run covers; None for all images."""
+        return self.images.currentData()
+
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Checkpoint", "", "Weights (*.pth *.pt *.bin *.ckpt *.safetensors)")
         if path:
@@ -120,13 +142,13 @@ class QtRunDialog(QDialog):
         self.running = True
         self._cancel.clear()
         self._progress = None
-        for widget in (self.model, self.checkpoint, self.browse, self.device, self.start_button):
+        for widget in (self.model, self.checkpoint, self.browse, self.device, self.images, self.start_button):
             widget.setEnabled(False)
         self.cancel_button.setText("Cancel")
         self.bar.setRange(0, 0)  # busy until the first batch reports
         self._say(f"Loading {model}…")
         self._worker.submit(predict, self.project, model, checkpoint=checkpoint, device=self.device.currentText(),
-                            progress=self._on_progress, cancel=self._cancel.is_set,
+                            image_slice=self.image_slice(), progress=self._on_progress, cancel=self._cancel.is_set,
                             on_done=self._done, on_error=self._failed)
         self._poll.start()
 
@@ -161,7 +183,7 @@ class QtRunDialog(QDialog):
     def _finish(self) -> None:
         self._poll.stop()
         self.running = False
-        for widget in (self.model, self.checkpoint, self.browse, self.device, self.start_button):
+        for widget in (self.model, self.checkpoint, self.browse, self.device, self.images, self.start_button):
             widget.setEnabled(True)
         self.cancel_button.setEnabled(True)
         self.cancel_button.setText("Close")
