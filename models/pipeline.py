@@ -6,8 +6,10 @@ The transform is timm's own eval transform for the model's data config
 normalisation happens on the whole batch on the model's device, as timm's
 prefetch loader does. Threads, not processes: PIL releases the GIL while
 decoding and resizing, nothing is copied between processes, and it is safe
-inside a GUI (no fork of a Qt process). Measured on 2 cores (bench/bench_predict.py)
-it keeps the model within a few percent of its forward-only throughput.
+inside a GUI (no fork of a Qt process). On Linux the decoding threads run at
+a lower priority (nice +10): the model's compute threads keep the cores and
+decoding fills the gaps, so on a small CPU decoding does not slow the forward
+pass down (bench/bench_predict.py measures how close to it a run gets).
 
 Bad files never stop a run: `decode_image` turns every failure into an
 `ImageDecodeError` whose reason goes into the run's report.
@@ -17,6 +19,8 @@ from __future__ import annotations
 
 import math
 import os
+import sys
+import threading
 import warnings
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -32,6 +36,7 @@ from timm.data import create_transform
 # Images above PIL's limit are skipped with a reason (below), so its warning is noise.
 warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 
+DECODE_NICENESS = 10
 Transform = Callable[[Image.Image], torch.Tensor]
 
 
@@ -46,6 +51,7 @@ class PipelineConfig:
     prefetch_batches: int | None = None  # batches decoded ahead; None: num_workers + 1
     draft: bool = True  # JPEG draft mode (DCT scaling) for images much larger than the input
     max_pixels: int | None = None  # None: PIL's decompression-bomb limit
+    low_priority: bool = True  # decoding threads yield the CPU to the model (Linux)
 
     def workers(self) -> int:
         return self.num_workers if self.num_workers is not None else max(1, min(4, os.cpu_count() or 1))
@@ -129,6 +135,15 @@ def decode_image(path: str | Path | None, transform: Transform, *, draft_to: int
         raise ImageDecodeError(f"corrupt or truncated image ({exc})") from exc
 
 
+def _lower_priority() -> None:
+    """Nice the calling thread (Linux: per thread; elsewhere this would nice the process)."""
+    if sys.platform.startswith("linux"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), DECODE_NICENESS)
+        except OSError:
+            pass
+
+
 class BatchLoader:
     """Iterate over batches of decoded images, `prefetch` batches ahead.
 
@@ -151,7 +166,8 @@ class BatchLoader:
     def __iter__(self) -> Iterator[ImageBatch]:
         size = self.config.batch_size
         starts = iter(range(0, len(self.paths), size))
-        self._pool = ThreadPoolExecutor(self.config.workers(), thread_name_prefix="decode")
+        self._pool = ThreadPoolExecutor(self.config.workers(), thread_name_prefix="decode",
+                                        initializer=_lower_priority if self.config.low_priority else None)
         pending: deque[Future[ImageBatch]] = deque()
         try:
             for start in starts:

@@ -231,6 +231,9 @@ def _from_hub(name: str, *, hint: str | None) -> tuple[torch.nn.Module, Path | N
     cfg = get_pretrained_cfg(name)
     if cfg is None or not (cfg.hf_hub_id or cfg.url):
         raise ModelInputError(where, "timm has no pretrained weights for this model", hint=local)
+    if cfg.num_classes not in (None, NUM_CLASSES):  # say so before a download, not after
+        raise ModelInputError(where, f"its pretrained weights classify {cfg.num_classes} classes, not the 1000 "
+                              "of ImageNet-1k", hint="pick a tag fine-tuned on ImageNet-1k (e.g. .in1k)")
     cached = _cached_weights(cfg)
     if cached is None and not _hub_reachable(cfg):
         raise ModelInputError(

@@ -1,8 +1,7 @@
 """A run's full softmax on disk: one float16 `.npy` file, [images, 1000].
 
-Rows are written in place at their offsets with `os.pwrite` (no memory map
-while writing), so a 50,000-image run never holds more than a batch of
-probabilities in memory; `sync()` makes them durable before the database
+Rows are written in place at their offsets (no memory map while writing), so
+a 50,000-image run never holds more than a batch of probabilities in memory; `sync()` makes them durable before the database
 records them. Readers get a read-only memory map.
 """
 
@@ -20,8 +19,9 @@ NUM_CLASSES = 1000
 class ProbabilityWriter:
     """Write rows of a float16 probability file created with a fixed shape."""
 
-    def __init__(self, path: Path, fd: int, shape: tuple[int, int], offset: int):
-        self.path, self._fd, self.shape, self._offset = path, fd, shape, offset
+    def __init__(self, path: Path, shape: tuple[int, int], offset: int):
+        self.path, self.shape, self._offset = path, shape, offset
+        self._file = open(path, "r+b")  # noqa: SIM115 - closed by close()
 
     @classmethod
     def create(cls, path: str | Path, rows: int, classes: int = NUM_CLASSES) -> "ProbabilityWriter":
@@ -42,7 +42,7 @@ class ProbabilityWriter:
             offset = handle.tell()
         if dtype != DTYPE or fortran or len(shape) != 2:
             raise ValueError(f"{path} is not a float16 [images, classes] probability file")
-        return cls(path, os.open(path, os.O_RDWR), (int(shape[0]), int(shape[1])), offset)
+        return cls(path, (int(shape[0]), int(shape[1])), offset)
 
     def write(self, rows: np.ndarray, probs: np.ndarray) -> None:
         """Write `probs[i]` at row `rows[i]`; consecutive rows go in one call."""
@@ -58,16 +58,18 @@ class ProbabilityWriter:
             stop = start + 1
             while stop < len(rows) and rows[stop] == rows[stop - 1] + 1:
                 stop += 1
-            os.pwrite(self._fd, data[start:stop].tobytes(), self._offset + int(rows[start]) * row_bytes)
+            self._file.seek(self._offset + int(rows[start]) * row_bytes)
+            self._file.write(data[start:stop].tobytes())
             start = stop
 
     def sync(self) -> None:
-        os.fsync(self._fd)
+        """Make the written rows durable (they survive a power cut from here on)."""
+        self._file.flush()
+        os.fsync(self._file.fileno())
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        if not self._file.closed:
+            self._file.close()
 
     def __enter__(self) -> "ProbabilityWriter":
         return self

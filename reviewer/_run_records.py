@@ -17,10 +17,11 @@ from reviewer._files import atomic_write_bytes
 from reviewer.errors import InputError, UserError
 from reviewer.project import Project
 
-try:  # advisory file locks; without them (Windows) two processes could resume one run twice
+try:
     import fcntl
-except ImportError:  # pragma: no cover - not on the Linux CI
+except ImportError:  # pragma: no cover - Windows
     fcntl = None
+    import msvcrt
 
 
 # -- models ------------------------------------------------------------------------
@@ -73,13 +74,23 @@ def run_images(project: Project, *, image_slice: str | None, limit: int | None) 
     return ids
 
 
-def images_by_id(project: Project, ids: list[int]) -> dict[int, Image]:
-    found: dict[int, Image] = {}
+def image_files(project: Project, ids: list[int]) -> tuple[list[Path | None], list[str | None]]:
+    """(file path, file name) of each image id; None for images no longer in the project.
+
+    Plain tuples, not ORM objects: a 50,000-image run keeps them for its whole length.
+    """
+    found: dict[int, tuple[str, str | None]] = {}
     with read_session(project.engine) as session:
         for start in range(0, len(ids), 900):  # SQLite's bound-parameter limit
             chunk = ids[start:start + 900]
-            found.update({im.id: im for im in session.execute(select(Image).where(Image.id.in_(chunk))).scalars()})
-    return found
+            rows = session.execute(select(Image.id, Image.file_name, Image.path).where(Image.id.in_(chunk)))
+            found.update({image_id: (name, path) for image_id, name, path in rows})
+    paths, names = [], []
+    for image_id in ids:
+        name, path = found.get(image_id, (None, None))
+        names.append(name)
+        paths.append(project.image_file(Image(path=path)) if path else None)
+    return paths, names
 
 
 # -- run files ------------------------------------------------------------------------
@@ -162,16 +173,16 @@ class RunLock:
 
     def __enter__(self) -> "RunLock":
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if fcntl is not None:
-            try:
+        try:
+            if fcntl is not None:
                 fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(self._fd)
-                self._fd = None
-                raise UserError(f"run #{self.run_id} is being computed by another process right now; "
-                                "wait for it to finish (or stop it) before resuming") from None
-        os.ftruncate(self._fd, 0)
-        os.write(self._fd, str(os.getpid()).encode())
+            else:  # pragma: no cover - Windows
+                msvcrt.locking(self._fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            os.close(self._fd)
+            self._fd = None
+            raise UserError(f"run #{self.run_id} is being computed by another process right now; "
+                            "wait for it to finish (or stop it) before resuming") from None
         return self
 
     def __exit__(self, *exc) -> None:

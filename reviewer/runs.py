@@ -27,17 +27,15 @@ from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Prediction, Run, utcnow
-from models import BatchLoader, Classifier, ModelInputError, PipelineConfig, ProbabilityWriter, load_model, top_k
+from models import (BatchLoader, Classifier, ModelInputError, PipelineConfig, ProbabilityWriter, default_batch_size,
+                    load_model, top_k)
 from models.sources import LoadedModel
 from models.store import written_rows
-from reviewer._run_records import (RunLock, forget_predictions, images_by_id, load_image_ids, matching_runs,
+from reviewer._run_records import (RunLock, forget_predictions, image_files, load_image_ids, matching_runs,
                                    model_row, predicted_rows, prediction_count, probs_relpath, run_images,
                                    save_image_ids, top1_accuracy)
 from reviewer.errors import InputError, UserError
 from reviewer.project import Project
-
-DEFAULT_BATCH_SIZE = 32
-
 
 @dataclass(frozen=True)
 class RunProgress:
@@ -111,8 +109,8 @@ def predict(project: Project, model: str, *, checkpoint: str | Path | None = Non
         return _already_complete(project, runs[0], model_name)
     run = unfinished or _create_run(project, model_id, ids, loaded, image_slice=image_slice, limit=limit)
     with RunLock(project, run.id):
-        attempt = _Attempt(project, run, loaded, model_name, batch_size=batch_size or DEFAULT_BATCH_SIZE,
-                           workers=workers, load_seconds=load_seconds)
+        attempt = _Attempt(project, run, loaded, model_name, workers=workers, load_seconds=load_seconds,
+                           batch_size=batch_size or default_batch_size(loaded.device))
         result = attempt.compute(progress=progress, cancel=cancel, resumed=unfinished is not None)
     if result.status == "complete":
         result.mistakes, result.mistakes_note = _store_mistakes(project, run.id)
@@ -181,8 +179,7 @@ class _Attempt:
                 resumed: bool) -> RunResult:
         ids, todo = self._prepare()
         total, before = len(ids), len(ids) - len(todo)
-        images = images_by_id(self.project, [ids[r] for r in todo])
-        paths = [self.project.image_file(images[ids[r]]) if ids[r] in images else None for r in todo]
+        paths, names = image_files(self.project, [ids[r] for r in todo])
         classifier = Classifier(self.loaded)
         loader = BatchLoader(paths, self.loaded.data_config, self.pipeline)
         writer = ProbabilityWriter.open(self.project.root / self.run.probs_path)
@@ -204,9 +201,8 @@ class _Attempt:
                     writer.sync()  # on disk before the database says the rows exist
                     self._commit(ids, rows, probs)
                 for position, reason in batch.failures:
-                    image = images.get(ids[todo[position]])
-                    self.skipped.append({"image_id": ids[todo[position]],
-                                         "file_name": image.file_name if image else None, "reason": reason})
+                    self.skipped.append({"image_id": ids[todo[position]], "file_name": names[position],
+                                         "reason": reason})
                 done_now += len(batch.positions) + len(batch.failures)
                 report_progress()
                 if cancel is not None and cancel():

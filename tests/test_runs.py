@@ -269,3 +269,16 @@ def test_named_probabilities_and_unknown_images(tmp_path):
         import_logits(project, tmp_path / "nan.npz", model="m3")
     with read_session(project.engine) as session:
         assert len(session.execute(select(Run)).all()) == 1
+
+
+@pytest.mark.slow
+def test_lite0_on_all_1000_sample_images_scores_about_88_percent(tmp_path, shared_data):
+    """The bundled weights map correctly onto timm's architecture (bench/bench_predict.py
+    checks lite1 and lite2 the same way: about 90 and 91 %)."""
+    project = make_project(tmp_path / "p", sample_files(shared_data, 1000))
+    result = predict(project, "tf_efficientnet_lite0")
+    assert result.status == "complete" and result.predicted == 1000 and not result.skipped
+    from reviewer.runs import top1_accuracy
+
+    correct, labelled = top1_accuracy(project, result.run_id)
+    assert labelled == 1000 and 870 <= correct <= 895

@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="weights file for the --model architecture (.pth/.pt state dict or .safetensors)")
     p.add_argument("--name", help="name to record the model under (default: --model, or MODEL:CHECKPOINT)")
     p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
-    p.add_argument("--batch-size", type=int, default=None, metavar="N", help="images per batch (default 32)")
+    p.add_argument("--batch-size", type=int, default=None, metavar="N",
+                   help="images per batch (default: 16 on a CPU, 64 on a GPU)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="image decoding threads (default: one per core, at most 4)")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N images")

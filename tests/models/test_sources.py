@@ -112,6 +112,11 @@ def test_unknown_names_suggest_close_ones():
         load_model("resnet18.nope")
 
 
+def test_hub_weights_of_other_classes_are_refused_before_downloading():
+    with pytest.raises(ModelInputError, match="classify 21843 classes, not the 1000 of ImageNet-1k"):
+        load_model("vit_base_patch16_224.augreg_in21k")
+
+
 def test_hub_offline_fails_fast_and_says_how_to_use_a_local_file(monkeypatch):
     monkeypatch.setattr("models.sources._cached_weights", lambda cfg: None)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
