@@ -282,3 +282,23 @@ def test_lite0_on_all_1000_sample_images_scores_about_88_percent(tmp_path, share
 
     correct, labelled = top1_accuracy(project, result.run_id)
     assert labelled == 1000 and 870 <= correct <= 895
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ["tf_efficientnet_lite1", "tf_efficientnet_lite2"])
+def test_bundled_lite1_lite2_score_like_their_published_accuracy(tmp_path, shared_data, arch):
+    """Weights mapped in the wrong order still load (the shapes agree) but score near 0 %:
+    on every 5th sample image the two larger bundled models score about 90 %
+    (all 1000: 89.9 % and 90.8 %, bench/bench_predict.py)."""
+    import importlib.util
+
+    from models.bundled import BUNDLED
+    from reviewer.runs import top1_accuracy
+
+    if importlib.util.find_spec(BUNDLED[arch][0]) is None:
+        pytest.skip(f"{BUNDLED[arch][1]} is not installed (the 'models' extra)")
+    project = make_project(tmp_path / "p", sample_files(shared_data, 200, step=5))
+    result = predict(project, arch)
+    assert result.status == "complete" and result.predicted == 200
+    correct, labelled = top1_accuracy(project, result.run_id)
+    assert labelled == 200 and 170 <= correct <= 190, correct
