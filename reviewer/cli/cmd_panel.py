@@ -114,9 +114,17 @@ def _read_batch(project: Project, source: str) -> list[tuple]:
         rows, known = [], {}
         for number, row in enumerate(reader, start=2):
             try:
+                if None in row:  # csv puts surplus cells under None
+                    raise UserError(f"{len(row[None])} more cell(s) than the header's {len(reader.fieldnames)} "
+                                    "columns (a comma inside a note needs the note in double quotes)")
+                if None in row.values():
+                    raise UserError(f"fewer cells than the header's {len(reader.fieldnames)} columns")
                 key = (row["image"], row["predicted"])
                 item = known[key] if key in known else known.setdefault(key, find_mistake(project, *key))
                 fields = _fields(row)
+                if not fields:
+                    raise UserError("nothing to vote on this row: give a verdict, problematic, severity, "
+                                    "category, oov_name or note")
                 validate_fields(**fields)
             except UserError as exc:
                 raise InputError(name, str(exc), record=f"line {number}",
@@ -131,8 +139,14 @@ def _read_batch(project: Project, source: str) -> list[tuple]:
 def run_vote(args: argparse.Namespace) -> int:
     from reviewer.errors import UserError
     from reviewer.panel.lookup import find_mistake, require_reviewer
-    from reviewer.panel.votes import cast_vote, undo_last
+    from reviewer.panel.votes import cast_vote, undo_last, validate_fields
 
+    given = [f"--{name.replace('_', '-')}" for name in ("image", "predicted", *VOTE_COLUMNS[2:])
+             if getattr(args, name, None) is not None]
+    if (args.undo or args.batch) and (given or (args.undo and args.batch)):
+        mode = "--undo" if args.undo else "--batch"
+        raise UserError(f"{mode} takes no other vote options (got {', '.join(given or ['--batch'])}): "
+                        + ("it undoes your latest vote" if args.undo else "the file gives every vote"))
     project = Project.open(args.project)
     reviewer = require_reviewer(project, args.reviewer)
     if args.undo:
@@ -148,6 +162,7 @@ def run_vote(args: argparse.Namespace) -> int:
         return 0
     item = find_mistake(project, args.image, args.predicted)
     fields = _fields(vars(args))
+    validate_fields(**fields)
     if not fields:
         raise UserError("nothing to vote: give --verdict, --problematic, --severity, --category, --oov-name "
                         "or --note (or --undo)")

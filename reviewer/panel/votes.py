@@ -100,8 +100,14 @@ def _validate(state: VoteState) -> None:
 
 
 def validate_fields(**fields) -> None:
-    """Raise VoteError naming the first bad value among vote fields (verdict, severity, category)."""
+    """Raise VoteError naming the first bad value among the fields of one act
+    (verdict, severity, category), or a contradiction among them."""
     _validate(VoteState(**{k: v for k, v in fields.items() if k in ("verdict", "severity", "category")}))
+    verdict = fields.get("verdict")
+    if verdict not in (None, "wrong") and (fields.get("severity") or fields.get("category")):
+        # Only within one act: a panelist whose earlier verdict was outvoted still rates phase 2.
+        raise VoteError(f"severity and category describe a prediction judged wrong; leave them out of a "
+                        f"{verdict!r} verdict")
 
 
 def _latest_row(session: Session, reviewer_id: int, item: Item) -> Vote | None:
