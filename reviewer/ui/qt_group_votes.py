@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPalette, QTextLayout, QTextOption
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout,
                                QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser, QVBoxLayout, QWidget)
+                               QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser, QVBoxLayout,
+                               QWidget)
 
 from reviewer.panel.group import ItemPanel
 from reviewer.terms import CATEGORIES, CATEGORY_TITLES, SEVERITIES, VERDICTS
@@ -35,6 +36,53 @@ def show_value(field: str, value) -> str:
     if field == "category":
         return CATEGORY_SHORT.get(value, value)
     return str(value)
+
+
+def _wrap_option(alignment=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter) -> QTextOption:
+    option = QTextOption(alignment)
+    # At word boundaries, and inside a word only when it is wider than the column
+    # (Qt's default word wrap elides such a word: "Non-prototypi…", a note's "backgrou…").
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    return option
+
+
+def wrapped_height(text: str, font: QFont, width: float) -> float:
+    """Height of `text` laid out as QtWrappingDelegate paints it in `width` pixels."""
+    layout = QTextLayout(text, font)
+    layout.setTextOption(_wrap_option())
+    layout.beginLayout()
+    height = 0.0
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        height += line.height()
+    layout.endLayout()
+    return height
+
+
+class QtWrappingDelegate(QStyledItemDelegate):
+    """Table cells whose text wraps and is never elided: every word of a
+    panelist's note and every category name stays readable in a narrow column."""
+
+    @staticmethod
+    def text_margin(widget: QWidget) -> int:
+        return widget.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
+
+    def paint(self, painter, option, index) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        text, opt.text = opt.text, ""
+        widget = opt.widget
+        widget.style().drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        margin = self.text_margin(widget)
+        painter.save()
+        painter.setFont(opt.font)
+        painter.setPen(opt.palette.color(QPalette.ColorGroup.Normal, QPalette.ColorRole.Text))
+        painter.drawText(QRectF(opt.rect.adjusted(margin, 0, -margin, 0)), text,
+                         _wrap_option(opt.displayAlignment))
+        painter.restore()
 
 
 def _combo(values, titles=None) -> QComboBox:
@@ -86,6 +134,8 @@ class QtGroupVotes(QWidget):
     lock_requested = Signal()
     override_requested = Signal(dict)
 
+    MAX_TABLE_HEIGHT = 340  # px; taller (long notes) scrolls
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._panel: ItemPanel | None = None
@@ -96,7 +146,15 @@ class QtGroupVotes(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.setWordWrap(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Row heights measured here with the delegate's own text layout (Qt's size hint
+        # assumes its default word wrap).
+        self.table.setItemDelegate(QtWrappingDelegate(self.table))
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        # Wrapped notes need their rows measured at the columns' final width: the
+        # stretched columns change width after the first fill (the window is laid
+        # out later, the splitter moves), so the rows are fitted again then.
+        self._refit = QTimer(self, singleShot=True, interval=0, timeout=self._fit_height)
+        self.table.horizontalHeader().sectionResized.connect(lambda *_: self._refit.start())
         self.decision = QLabel()
         self.decision.setWordWrap(True)
         self.decision.setTextFormat(Qt.TextFormat.RichText)
@@ -223,9 +281,24 @@ class QtGroupVotes(QWidget):
             if majority is not None and field in panel.viewer_fields and field in majority.counts:
                 text = show_value(field, getattr(majority, field)) + (" (tie)" if field in majority.ties else "")
             self.table.setItem(row, len(panel.columns), QTableWidgetItem(text))
-        self.table.resizeRowsToContents()
-        height = self.table.horizontalHeader().height() + sum(self.table.rowHeight(r) for r in range(len(ROWS)))
-        self.table.setFixedHeight(height + 4)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """The table as tall as its rows, up to a cap past which it scrolls (a long
+        note must not push the panelist's own vote and the discussion off the window)."""
+        table = self.table
+        margin = 2 * QtWrappingDelegate.text_margin(table) + 1  # and the grid line
+        for row in range(table.rowCount()):
+            height = float(table.fontMetrics().lineSpacing())
+            for col in range(table.columnCount()):
+                item = table.item(row, col)
+                if item is not None and item.text():
+                    width = max(10, table.columnWidth(col) - margin)
+                    height = max(height, wrapped_height(item.text(), item.font(), width))
+            table.setRowHeight(row, int(height + 0.999) + 6)
+        height = (table.horizontalHeader().height() + 2 * table.frameWidth()
+                  + sum(table.rowHeight(r) for r in range(table.rowCount())))
+        self.table.setFixedHeight(min(height, self.MAX_TABLE_HEIGHT))
 
     def _fill_editor(self, panel: ItemPanel) -> None:
         mine = next((c.vote for c in panel.columns if c.mine), None)
@@ -236,6 +309,7 @@ class QtGroupVotes(QWidget):
         self.problematic.setChecked(bool(mine and mine.problematic))
         self.oov_name.setText((mine.oov_name if mine else None) or "")
         self.my_note.setText((mine.note if mine else None) or "")
+        self.my_note.setCursorPosition(0)  # a long note reads from its start
 
     @staticmethod
     def _decision_html(panel: ItemPanel) -> str:
