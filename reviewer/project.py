@@ -43,7 +43,8 @@ class Project:
         """Make a new project folder (or reuse an empty one) and its schema."""
         root = Path(root).expanduser().resolve()
         if (root / PROJECT_FILE).exists():
-            raise ProjectError(f"{root} is already a project; open it instead")
+            raise ProjectError(f"{root} is already a project; add files to it with 'reviewer import-images' "
+                               "or 'reviewer import-labels', or choose a new folder")
         root.mkdir(parents=True, exist_ok=True)
         (root / "runs").mkdir(exist_ok=True)
         atomic_write_text(root / PROJECT_FILE, json.dumps({"format": FORMAT, "db_url": db_url}, indent=2))

@@ -16,16 +16,33 @@ class CommandError(RuntimeError):
     """A user-facing error: printed without a traceback, exit status 2."""
 
 
+# Help lists the commands in the order of the work: make a project, run models,
+# review, report and export. Modules not named here follow alphabetically.
+COMMAND_ORDER = ("cmd_gui", "cmd_init", "cmd_predict", "cmd_report", "cmd_panel", "cmd_decide", "cmd_export")
+
+EPILOG = """\
+a first look:   reviewer demo
+a project:      reviewer init myproject --images DIR --labels FILE ...
+                reviewer predict myproject --model tf_efficientnet_lite0
+                reviewer report myproject
+                reviewer gui myproject
+
+'reviewer COMMAND --help' describes a command's options."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewer",
         description="Find, review and fix the remaining mistakes of image classifiers on ImageNet.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("cmd_"):
-            importlib.import_module(f"{__name__}.{info.name}").register(subparsers)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    names = [m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("cmd_")]
+    rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+    for name in sorted(names, key=lambda n: (rank.get(n, len(rank)), n)):
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return parser
 
 

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
+from reviewer.cli import CommandError
+from reviewer.errors import InputError
 from reviewer.project import Project
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("init", help="create a project from an image folder and label files")
+    p = subparsers.add_parser("init", help="create a project from an image folder and label files",
+                              description="Create a project from an image folder and label files (any mix; "
+                                          "label files are told apart by content). Every input is checked "
+                                          "before the project folder is made.")
     p.add_argument("project", help="folder of the new project")
     p.add_argument("--images", metavar="DIR", help="folder of images (flat <wnid>_*.JPEG, per-wnid folders, "
                                                    "or ILSVRC2012_val_*.JPEG)")
@@ -19,20 +25,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                                "e.g. postgresql://host/dbname for a panel on several machines")
     p.set_defaults(func=run_init)
 
-    p = subparsers.add_parser("import-images", help="add the images of a folder to a project")
-    p.add_argument("project")
-    p.add_argument("directory")
+    p = subparsers.add_parser("import-images", help="add the images of a folder to a project",
+                              description="Add the images of a folder (same layouts as 'init --images'); "
+                                          "the folder becomes the project's images root.")
+    p.add_argument("project", help="the project folder")
+    p.add_argument("directory", help="folder of images")
     p.set_defaults(func=run_import_images)
 
-    p = subparsers.add_parser("import-labels", help="add label files to a project")
-    p.add_argument("project")
-    p.add_argument("files", nargs="+")
+    p = subparsers.add_parser("import-labels", help="add label files to a project",
+                              description="Add label files, told apart by their content. All files are "
+                                          "checked before any is imported; each is written in one transaction.")
+    p.add_argument("project", help="the project folder")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="TFDS multilabel annotations, the 20k annotated list, ReaL labels "
+                        "(timm's imagenet_real_labels.json), or a text/CSV 'file_name label' list")
     p.set_defaults(func=run_import_labels)
 
     p = subparsers.add_parser("import-review", help="import a published panel review of a model "
-                                                    "(imagenet-mistakes metadata JSON)")
-    p.add_argument("project")
-    p.add_argument("file")
+                                                    "(imagenet-mistakes metadata JSON)",
+                              description="Import a published review of one model's mistakes "
+                                          "(google-research/imagenet-mistakes *_mistakes.json): each "
+                                          "image's top prediction with its failure category and severity.")
+    p.add_argument("project", help="the project folder")
+    p.add_argument("file", help="e.g. vit3b_mistakes.json")
     p.add_argument("--model", required=True, help="name of the reviewed model, e.g. vit3b")
     p.set_defaults(func=run_import_review)
 
@@ -47,7 +62,10 @@ def _print_summaries(summaries) -> None:
 def run_init(args: argparse.Namespace) -> int:
     from reviewer.importers import init_project
 
-    project, summaries = init_project(args.project, images=args.images, labels=args.labels, db_url=args.db)
+    try:
+        project, summaries = init_project(args.project, images=args.images, labels=args.labels, db_url=args.db)
+    except InputError as exc:
+        raise CommandError(f"{exc}\nNo project was made; fix the input and run the command again.") from None
     _print_summaries(summaries)
     print(f"project {project.root}: {project.image_count()} images")
     return 0
@@ -56,7 +74,9 @@ def run_init(args: argparse.Namespace) -> int:
 def run_import_images(args: argparse.Namespace) -> int:
     from reviewer.importers import import_images
 
-    _print_summaries([import_images(Project.open(args.project), args.directory)])
+    project = Project.open(args.project)
+    with _nothing_imported():
+        _print_summaries([import_images(project, args.directory)])
     return 0
 
 
@@ -64,8 +84,9 @@ def run_import_labels(args: argparse.Namespace) -> int:
     from reviewer.importers import import_labels, parse_labels
 
     project = Project.open(args.project)
-    for path in args.files:  # validate all files before importing any
-        parse_labels(path)
+    with _nothing_imported():
+        for path in args.files:  # validate all files before importing any
+            parse_labels(path)
     _print_summaries([import_labels(project, path) for path in args.files])
     return 0
 
@@ -73,6 +94,17 @@ def run_import_labels(args: argparse.Namespace) -> int:
 def run_import_review(args: argparse.Namespace) -> int:
     from reviewer.importers import import_review
 
-    count = import_review(Project.open(args.project), args.file, model=args.model)
+    project = Project.open(args.project)
+    with _nothing_imported():
+        count = import_review(project, args.file, model=args.model)
     print(f"imported a review of {args.model}: {count} reviewed mistakes")
     return 0
+
+
+@contextlib.contextmanager
+def _nothing_imported():
+    """Bad input: the importers checked it all before writing, so say nothing was imported."""
+    try:
+        yield
+    except InputError as exc:
+        raise CommandError(f"{exc}\nNothing was imported; fix the file and run the command again.") from None

@@ -12,7 +12,7 @@ from pathlib import Path
 from reviewer.errors import InputError
 from reviewer.importers import annotated, folders, real, tfds
 from reviewer.importers._plan import ImportPlan, ImportSummary, apply_plan
-from reviewer.importers._read import read_json
+from reviewer.importers._read import read_json, shown
 from reviewer.importers.reviews import import_review
 from reviewer.project import Project
 
@@ -22,7 +22,7 @@ __all__ = ["import_images", "import_labels", "import_review", "init_project", "p
 def parse_labels(path: str | Path, *, project_images: set[str] | None = None) -> ImportPlan:
     """Read a label file of any supported format, told apart by its content."""
     path = Path(path)
-    if path.suffix.lower() == ".json":
+    if path.suffix.lower() == ".json" or _starts_like_json(path):
         data = read_json(path)
         if tfds.looks_like(data):
             return tfds.parse(path, data)
@@ -34,10 +34,22 @@ def parse_labels(path: str | Path, *, project_images: set[str] | None = None) ->
                 isinstance(v, dict) and "top_prediction" in v for v in list(data.values())[:10]):
             raise InputError(str(path), "this is a published model review, not a label file",
                              hint="import it with 'reviewer import-review PROJECT FILE --model NAME'")
-        raise InputError(str(path), "unrecognised JSON label file",
+        found = (f"an object with keys {shown(list(data)[:5])}" if isinstance(data, dict)
+                 else f"a list of {len(data)} items" if isinstance(data, list) else f"the value {shown(data)}")
+        raise InputError(str(path), f"unrecognised JSON label file: {found}",
                          hint="expected a TFDS multilabel annotation file, the 20k annotated-image list, "
                               "or ReaL labels")
     return folders.parse_label_file(path)
+
+
+def _starts_like_json(path: Path) -> bool:
+    """Whether a file without a .json name holds JSON (e.g. ReaL labels saved as .txt)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return False  # the label-file reader says what is wrong
+    return head[:1] in (b"{", b"[")
 
 
 def import_labels(project: Project, path: str | Path) -> ImportSummary:

@@ -1,4 +1,4 @@
-"""Reading input files with errors that name the file and the problem."""
+"""Reading input files with errors that name the file, the record and the problem."""
 
 from __future__ import annotations
 
@@ -9,34 +9,105 @@ from typing import Any
 from reviewer.errors import InputError
 from reviewer.vocabulary import load_classes
 
+WNID_HINT = "labels are ImageNet-1k wnids, e.g. n01440764 for tench"
+INDEX_HINT = "class indices are 0-999 in sorted-wnid order, as in timm"
 
-def read_json(path: str | Path) -> Any:
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    # json.load keeps the last of two equal keys without a word; in a label or
+    # review file that silently drops a record, so it is an error here.
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return data
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes; an InputError when it is missing, a folder or empty."""
     path = Path(path)
-    if not path.is_file():
+    if path.is_dir():
+        raise InputError(str(path), "is a folder, not a file", hint="pass the label or review file itself")
+    if not path.exists():
         raise InputError(str(path), "file not found", hint="check the path")
     try:
-        with open(path, "rb") as fh:
-            return json.load(fh)
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), f"cannot be read ({exc.strerror})", hint="check its permissions") from exc
+    if not raw.strip():
+        raise InputError(str(path), "is empty", hint="is the file complete? re-download or re-export it")
+    return raw
+
+
+def decode_text(path: str | Path, raw: bytes) -> str:
+    """UTF-8 text (a byte-order mark is allowed); errors give the line of the bad byte."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError(str(path), f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at line {line})",
+                         hint="save it as UTF-8 and import it again") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file (UTF-8, UTF-16 or UTF-32 as JSON allows); keys must be unique."""
+    raw = read_bytes(path)
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(raw) > 3 and b"\x00" in raw[:4]):
+        try:  # UTF-16/32 (RFC 4627 allows them); json.loads detects which
+            return json.loads(raw, object_pairs_hook=_unique_keys)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            pass  # not text in a UTF encoding after all: reported below
+        except _DuplicateKey as exc:
+            raise _duplicate(path, exc.key) from None
+    text = decode_text(path, raw)
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
+        if not text[:exc.pos].strip():  # fails at its first character: another kind of file
+            start = text.strip().splitlines()[0][:40]
+            raise InputError(str(path), f"is not a JSON file (it begins {start!r})",
+                             hint="is it the right file?") from None
         raise InputError(str(path), f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
-                         hint="is the file complete? re-download or re-export it") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), f"cannot be read ({exc})") from exc
+                         hint="is the file complete? re-download or re-export it") from None
+    except _DuplicateKey as exc:
+        raise _duplicate(path, exc.key) from None
+
+
+def _duplicate(path: str | Path, key: str) -> InputError:
+    return InputError(str(path), f"{key!r} appears twice in one JSON object", record=key,
+                      hint="keep one of the two entries and import the file again")
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A JSON value as the user wrote it, cut short."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def class_of_wnid(wnid: Any, *, source: str, record: str) -> int:
     """Class index of an ImageNet-1k wnid, or an InputError naming the record."""
     if not isinstance(wnid, str):
-        raise InputError(source, f"expected a wnid string, got {wnid!r}", record=record)
+        raise InputError(source, f"expected a wnid string, got {shown(wnid)}", record=record, hint=WNID_HINT)
     try:
         return load_classes().index(wnid)
     except KeyError:
-        raise InputError(source, f"{wnid!r} is not one of the 1000 ImageNet-1k classes", record=record) from None
+        raise InputError(source, f"{wnid!r} is not one of the 1000 ImageNet-1k classes", record=record,
+                         hint=WNID_HINT) from None
 
 
 def class_of_index(value: Any, *, source: str, record: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1000:
-        raise InputError(source, f"class index must be an integer 0-999, got {value!r}", record=record)
+        raise InputError(source, f"class index must be an integer 0-999, got {shown(value)}",
+                         record=record, hint=INDEX_HINT)
     return value
 
 

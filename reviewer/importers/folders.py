@@ -15,7 +15,7 @@ from pathlib import Path
 
 from reviewer.errors import InputError
 from reviewer.importers._plan import ImportPlan
-from reviewer.importers._read import class_of_label, class_of_wnid
+from reviewer.importers._read import class_of_label, class_of_wnid, decode_text, read_bytes
 
 IMAGE_SUFFIXES = {".jpeg", ".jpg", ".png", ".webp", ".bmp"}
 WNID = re.compile(r"^n\d{8}$")
@@ -43,10 +43,19 @@ def scan(directory: str | Path) -> ImportPlan:
             entry.path = rel
             wnid = folder_wnid or (m.group(1) if (m := WNID_PREFIX.match(name)) else None)
             if wnid:
-                entry.original_label = class_of_wnid(wnid, source=str(folder / name), record="wnid in path")
+                entry.original_label = _class_of_path_wnid(wnid, root=root, rel=rel)
     if not plan.images:
         raise InputError(str(root), "holds no images (.JPEG, .jpg, .png, .webp, .bmp)")
     return plan
+
+
+def _class_of_path_wnid(wnid: str, *, root: Path, rel: str) -> int:
+    try:
+        return class_of_wnid(wnid, source=str(root), record=rel)
+    except InputError as exc:
+        raise InputError(exc.source, f"{exc.problem} (taken from the image's path)", record=rel,
+                         hint="rename or move it: labels come from a wnid folder or a '<wnid>_' file-name "
+                              "prefix of ImageNet-1k") from None
 
 
 def parse_label_file(path: str | Path) -> ImportPlan:
@@ -54,30 +63,34 @@ def parse_label_file(path: str | Path) -> ImportPlan:
 
     Accepted: `LOC_val_solution.csv` (ImageId,PredictionString: first wnid),
     or lines `file_name label` / `file_name,label` where label is a wnid or
-    a class index (0-999, sorted-wnid order). `#` starts a comment.
+    a class index (0-999, sorted-wnid order). `#` starts a comment. Records
+    are named by their line in the file.
     """
     source = str(path)
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(source, "file not found")
+    text = decode_text(path, read_bytes(path))
     plan = ImportPlan(kind="label_file", source_path=source)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(source, f"cannot be read as text ({exc})") from exc
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [(number, ln) for number, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
-        raise InputError(source, "holds no labels")
-    dialect_comma = "," in lines[0]
-    rows = csv.reader(lines) if dialect_comma else (ln.split() for ln in lines)
-    for number, row in enumerate(rows, start=1):
-        if number == 1 and row and row[0].strip().lower() in {"imageid", "file_name", "filename", "image"}:
+        raise InputError(source, "holds no labels (only blank or comment lines)",
+                         hint="expected lines 'file_name label' or LOC_val_solution.csv")
+    comma = "," in lines[0][1]
+    seen: dict[str, int] = {}
+    for index, (number, line) in enumerate(lines):
+        row = next(csv.reader([line])) if comma else line.split()
+        if index == 0 and row and row[0].strip().lower() in {"imageid", "file_name", "filename", "image"}:
             continue  # header
-        if len(row) < 2:
-            raise InputError(source, f"expected 'file_name label', got {' '.join(row)!r}", record=f"line {number}")
+        record = f"line {number}"
+        if len(row) < 2 or not row[1].strip():
+            raise InputError(source, f"expected 'file_name label', got {line.strip()!r}", record=record,
+                             hint="each line names an image and its label (a wnid or a class index 0-999)")
         name = row[0].strip()
         if not Path(name).suffix:
             name += ".JPEG"  # LOC_val_solution.csv names images without extension
-        label = row[1].strip().split()[0] if row[1].strip() else ""
-        plan.image(name).original_label = class_of_label(label, source=source, record=f"line {number}")
+        if name in seen:
+            raise InputError(source, f"{name} is listed twice (lines {seen[name]} and {number})", record=record,
+                             hint="an image has one original label; keep one of the two lines")
+        seen[name] = number
+        label = row[1].strip().split()[0]
+        plan.image(name).original_label = class_of_label(label, source=source, record=record)
     return plan

@@ -7,13 +7,17 @@ from pathlib import Path
 
 from reviewer.errors import InputError
 from reviewer.importers._plan import ImportPlan
-from reviewer.importers._read import class_of_index, read_json
+from reviewer.importers._read import class_of_index, read_json, shown
 
 VAL_IMAGES = 50_000
 
 
 def looks_like(data: object) -> bool:
-    return isinstance(data, list) and len(data) > 0 and all(isinstance(x, list) for x in data[:100])
+    """A list of lists with class indices among its first rows (a single bad row is
+    then reported by `parse`, not mistaken for another format)."""
+    head = data[:100] if isinstance(data, list) else []
+    return (bool(head) and all(isinstance(x, list) for x in head)
+            and any(isinstance(c, int) for x in head for c in x))
 
 
 def default_path() -> Path:
@@ -33,15 +37,23 @@ def parse(path: str | Path, data: object | None = None, *, only: set[str] | None
     if not looks_like(data):
         raise InputError(source, "expected a list of class-index lists (ReaL labels)")
     if len(data) != VAL_IMAGES:
-        raise InputError(source, f"has {len(data)} rows; ReaL labels have one per validation image ({VAL_IMAGES})")
+        raise InputError(source, f"has {len(data)} rows; ReaL labels have one per validation image ({VAL_IMAGES})",
+                         hint="use the complete file, e.g. timm's data/_info/imagenet_real_labels.json")
     plan = ImportPlan(kind="real", source_path=source)
+    in_project = 0
     for i, classes in enumerate(data):
         name = f"ILSVRC2012_val_{i + 1:08d}.JPEG"
+        record = f"row {i} ({name})"
         if not isinstance(classes, list):
-            raise InputError(source, f"expected a list of class indices, got {classes!r}", record=f"row {i}")
-        if only is not None and name not in only:
-            continue
-        for cls in dict.fromkeys(classes):
-            plan.real_labels.append((name, class_of_index(cls, source=source, record=f"row {i}")))
+            raise InputError(source, f"expected a list of class indices, got {shown(classes)}", record=record,
+                             hint="each row lists the ReaL classes of one image, [] for none")
+        # Every row is checked, also those of images the project lacks: a bad file is refused whole.
+        checked = [class_of_index(cls, source=source, record=record) for cls in classes]
+        if only is None or name in only:
+            in_project += 1
+            plan.real_labels.extend((name, cls) for cls in dict.fromkeys(checked))
     plan.create_missing_images = only is None
+    if only is not None:
+        plan.warnings.append(f"{in_project} of the {VAL_IMAGES} validation images are in the project; the "
+                             "others were skipped (import this file again after adding them)")
     return plan

@@ -12,9 +12,11 @@ from sqlalchemy import insert, select
 from db.engine import write_session
 from db.tables import Image, ImportedReview, ImportedReviewItem, Model
 from reviewer._files import sha256_file
-from reviewer.errors import InputError
+from reviewer.errors import InputError, UserError
 from reviewer.importers._plan import val_index
-from reviewer.importers._read import class_of_index, read_json
+from reviewer.importers._read import class_of_index, read_json, shown
+from reviewer.importers import real
+from reviewer.importers.folders import IMAGE_SUFFIXES
 from reviewer.project import Project
 from reviewer.terms import normalise_category, normalise_severity
 
@@ -29,29 +31,48 @@ class ReviewRecord:
     severity_raw: str
 
 
+CATEGORY_HINT = ("expected one of 'Fine-grained error', 'Fine-grained error with OOV', "
+                 "'Spurious Correlation', 'Non-prototypical'")
+FIELDS = ("top_prediction", "failure category", "failure severity")
+
+
 def parse(path: str | Path) -> list[ReviewRecord]:
+    """Validate a whole published review file; InputError naming the record on any fault."""
     source = str(path)
     data = read_json(path)
-    if not isinstance(data, dict):
-        raise InputError(source, "expected an object mapping image names to review records")
-    if "initial_annots" in data or "image_filenames" in data:
+    if isinstance(data, dict) and ("initial_annots" in data or "image_filenames" in data):
         raise InputError(source, "this is a label file, not a published model review",
                          hint="import it with 'reviewer import-labels PROJECT FILE'")
+    if real.looks_like(data):
+        raise InputError(source, "these are ReaL labels, not a published model review",
+                         hint="import them with 'reviewer import-labels PROJECT FILE'")
+    if not isinstance(data, dict):
+        raise InputError(source, "expected an object mapping image names to review records",
+                         hint='e.g. {"ILSVRC2012_val_00001529.JPEG": {"top_prediction": 304, '
+                              '"failure category": "Fine-grained error", "failure severity": "Minor"}}')
+    if not data:
+        raise InputError(source, "holds no review records", hint="is it the right file?")
     records = []
     for name, rec in data.items():
+        if Path(name).suffix.lower() not in IMAGE_SUFFIXES:
+            raise InputError(source, f"{name!r} is not an image file name", record=name,
+                             hint="records are keyed by image file names such as ILSVRC2012_val_00001529.JPEG")
         if not isinstance(rec, dict):
-            raise InputError(source, "expected a record object", record=name)
-        missing = {"top_prediction", "failure category", "failure severity"} - set(rec)
+            raise InputError(source, f"expected a record object, got {shown(rec)}", record=name,
+                             hint=f"a record holds {', '.join(FIELDS)}")
+        missing = [key for key in FIELDS if key not in rec]
         if missing:
-            raise InputError(source, f"missing {sorted(missing)}", record=name)
+            raise InputError(source, f"missing {', '.join(repr(k) for k in missing)}", record=name,
+                             hint=f"a record holds {', '.join(FIELDS)}")
         predicted = class_of_index(rec["top_prediction"], source=source, record=name)
-        cat_raw, sev_raw = str(rec["failure category"]), str(rec["failure severity"])
-        category, severity = normalise_category(cat_raw), normalise_severity(sev_raw)
+        cat_raw, sev_raw = rec["failure category"], rec["failure severity"]
+        category = normalise_category(cat_raw) if isinstance(cat_raw, str) else None
+        severity = normalise_severity(sev_raw) if isinstance(sev_raw, str) else None
         if category is None:
-            raise InputError(source, f"unknown failure category {cat_raw!r}", record=name)
+            raise InputError(source, f"unknown failure category {shown(cat_raw)}", record=name, hint=CATEGORY_HINT)
         if severity is None:
-            raise InputError(source, f"unknown failure severity {sev_raw!r} (expected Major, Minor or Borderline)",
-                             record=name)
+            raise InputError(source, f"unknown failure severity {shown(sev_raw)}", record=name,
+                             hint="expected Major, Minor or Borderline")
         records.append(ReviewRecord(name, predicted, category, severity, cat_raw, sev_raw))
     return records
 
@@ -69,7 +90,12 @@ def import_review(project: Project, path: str | Path, *, model: str) -> int:
             model_row = Model(name=model, source="review")
             session.add(model_row)
             session.flush()
-        review = ImportedReview(model_id=model_row.id, path=str(Path(path).resolve()), sha256=sha256_file(path))
+        sha = sha256_file(path)
+        earlier = session.execute(select(ImportedReview.id).where(
+            ImportedReview.model_id == model_row.id, ImportedReview.sha256 == sha)).scalars().first()
+        if earlier is not None:  # a second copy would count every reviewed mistake twice
+            raise UserError(f"{path} is already imported as review {earlier} of {model}; nothing was changed")
+        review = ImportedReview(model_id=model_row.id, path=str(Path(path).resolve()), sha256=sha)
         session.add(review)
         session.flush()
         ids = dict(session.execute(select(Image.file_name, Image.id)).all())

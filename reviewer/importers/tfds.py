@@ -12,7 +12,7 @@ from pathlib import Path
 
 from reviewer.errors import InputError
 from reviewer.importers._plan import ImportPlan
-from reviewer.importers._read import class_of_wnid, read_json
+from reviewer.importers._read import class_of_wnid, read_json, shown
 from reviewer.terms import LABEL_KINDS
 
 IMAGENET_M_SLICE = "imagenet_m"
@@ -37,15 +37,18 @@ def parse(path: str | Path, data: object | None = None) -> ImportPlan:
             skipped += 1
             continue
         if not isinstance(entry, dict):
-            raise InputError(source, "expected {correct, wrong, unclear} lists", record=f"initial_annots/{name}")
+            raise InputError(source, f"expected {{correct, wrong, unclear}} lists, got {shown(entry)}",
+                             record=f"initial_annots/{name}")
         unknown = set(entry) - set(LABEL_KINDS)
         if unknown:
-            raise InputError(source, f"unknown keys {sorted(unknown)}", record=f"initial_annots/{name}")
+            raise InputError(source, f"unknown keys {sorted(unknown)}", record=f"initial_annots/{name}",
+                             hint="an image's labels are listed under 'correct', 'wrong' and 'unclear'")
         seen: dict[int, str] = {}
         for kind in LABEL_KINDS:
             wnids = entry.get(kind, [])
             if not isinstance(wnids, list):
-                raise InputError(source, f"'{kind}' must be a list of wnids", record=f"initial_annots/{name}")
+                raise InputError(source, f"'{kind}' must be a list of wnids, got {shown(wnids)}",
+                                 record=f"initial_annots/{name}")
             for wnid in wnids:
                 cls = class_of_wnid(wnid, source=source, record=f"initial_annots/{name}/{kind}")
                 if cls in seen and seen[cls] != kind:
@@ -63,11 +66,18 @@ def parse(path: str | Path, data: object | None = None) -> ImportPlan:
         if not name.startswith("ILSVRC2012_val_"):
             continue
         if not isinstance(meta, dict):
-            raise InputError(source, "metadata must be a dict", record=f"problematic_images/{name}")
+            raise InputError(source, f"metadata must be an object ({{reason, reviewer, ...}}), got {shown(meta)}",
+                             record=f"problematic_images/{name}")
         plan.problematic[name] = meta
     imagenet_m = data.get("imagenet_m", [])
     if not isinstance(imagenet_m, list) or not all(isinstance(n, str) for n in imagenet_m):
         raise InputError(source, "'imagenet_m' must be a list of image names")
+    for i, name in enumerate(imagenet_m):
+        # ImageNet-M is a subset of the annotated images; a name outside them is a typo
+        # or a file of another version, and would add an image without labels.
+        if name not in plan.images:
+            raise InputError(source, f"{name} is not an image of 'initial_annots'", record=f"imagenet_m[{i}]",
+                             hint="ImageNet-M lists annotated validation images; fix or remove the name")
     if imagenet_m:
         plan.slices[IMAGENET_M_SLICE] = list(dict.fromkeys(imagenet_m))
     return plan

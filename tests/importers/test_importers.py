@@ -161,7 +161,7 @@ def test_malformed_review_imports_nothing(tmp_path, shared_data):
     bad = tmp_path / "review.json"
     bad.write_text(json.dumps(data))
     project = Project.create(tmp_path / "p")
-    with pytest.raises(InputError, match=f"review.json, record {name}: unknown failure category 'Cosmic rays'"):
+    with pytest.raises(InputError, match=f"review.json, record {name}: unknown failure category \"Cosmic rays\""):
         import_review(project, bad, model="vit3b")
     assert count(project, ImportedReviewItem.id) == 0 and project.image_count() == 0
 
