@@ -84,6 +84,9 @@ def plot_trend(frame: pd.DataFrame, path: str | Path, *, slice_name: str = "imag
     for _, row in data.iterrows():
         axes.annotate(f"{row['model']} (#{row['run_id']})", (100 * row["top1"], 100 * row["slice_score"]),
                       textcoords="offset points", xytext=(4, 4), fontsize=8)
+    # Room on the right for the label of the rightmost run.
+    low, high = axes.get_xlim()
+    axes.set_xlim(low, high + 0.25 * (high - low))
     axes.set_xlabel("full-set top-1 accuracy (%)")
     axes.set_ylabel(f"accuracy on {slice_name} (%), 95% CI")
     axes.set_title(f"{slice_name} score against top-1, {len(data)} runs")

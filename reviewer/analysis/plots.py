@@ -6,6 +6,7 @@ state and is safe in a worker thread of the GUI.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -62,7 +63,9 @@ def plot_confusions(confusions: pd.DataFrame, path: Path, *, model: str, top: in
     labels = [f"{a} / {b}" for a, b in zip(data["name_a"], data["name_b"])]
     axes.barh(labels[::-1], data["frequency"].to_numpy()[::-1])
     axes.set_xlabel("reviewed mistakes")
-    axes.set_title(f"{model}: most confused class pairs (prediction / label)")
+    # Pairs are unordered (either class may be the prediction); a long model name
+    # is wrapped so the title stays inside the figure.
+    axes.set_title(textwrap.fill(f"{model}: most confused class pairs", 60), fontsize=10)
     axes.tick_params(axis="y", labelsize=8)
     return _save(figure, path)
 
@@ -100,9 +103,14 @@ def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Pat
     axes = figure.subplots()
     accuracy = bins["accuracy"].fillna(0).to_numpy()
     confidence = bins["confidence"].fillna(0).to_numpy()
-    axes.bar(centers, accuracy, width=width, edgecolor="black", linewidth=0.5, label="accuracy")
-    axes.bar(centers, confidence - accuracy, bottom=accuracy, width=width, color="red", alpha=0.25,
-             label="gap to confidence")
+    axes.bar(centers, accuracy, width=width, color="tab:blue", edgecolor="black", linewidth=0.5, label="accuracy")
+    # The gap as a hatched outline, not a translucent fill: over the blue bar (accuracy
+    # above confidence) a fill mixed into an unlabelled dark colour.
+    used = bins["count"].to_numpy() > 0
+    axes.bar(centers[used], (confidence - accuracy)[used], bottom=accuracy[used], width=width, facecolor="none",
+             edgecolor="tab:red", hatch="///", linewidth=0.8, label="gap to mean confidence")
+    for x, n in zip(centers[used], bins["count"].to_numpy()[used]):  # how much each bar rests on
+        axes.text(x, 0.01, str(int(n)), ha="center", va="bottom", fontsize=6, rotation=90, color="white")
     axes.plot([0, 1], [0, 1], "k--", linewidth=1)
     axes.set_xlim(0, 1)
     axes.set_ylim(0, 1)

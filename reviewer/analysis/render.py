@@ -20,6 +20,7 @@ from reviewer._files import atomic_write_text
 from reviewer.analysis import plots
 from reviewer.analysis.report import AnalysisReport
 from reviewer.analysis.tables import shares
+from reviewer.errors import UserError
 from reviewer.leaderboard import plot_trend
 from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
 
@@ -77,12 +78,15 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
                                    f"{p['problematic']} problematic; app version {report.summary['app_version']}.")]
 
     mla = report.mla
-    table = pd.DataFrame({"run": mla["run_id"].astype(str), "model": mla["model"]})
+    # A run on a slice is scored on that slice only: say so beside its MLA.
+    table = pd.DataFrame({"run": mla["run_id"].astype(str), "model": mla["model"],
+                          "images": mla["image_slice"].fillna("all").astype(str) if len(mla) else []})
     for group in ("all", "organisms", "objects"):
         table[f"{group} before → after"] = [f"{pct(b)} → {pct(a)}" for b, a in zip(mla[f"{group}_before"],
                                                                                  mla[f"{group}_after"])]
     text = ("MLA: mean per-class accuracy, a prediction counting when it is among the image's correct or unclear "
-            "labels; problematic images skipped." if len(mla) else "No complete run yet.")
+            "labels; problematic images skipped. A run on a slice (images other than 'all') is scored on that "
+            "slice's images only." if len(mla) else "No complete run yet.")
     sections.append(Section("Multi-label accuracy before and after the review (Table 1)", text, short="MLA",
                             tables=[("", table)] if len(mla) else []))
 
@@ -165,7 +169,10 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
     trend = plot_trend(board, out_dir / "trend.png", slice_name=o.slice_name)
     sections.append(Section(f"Leaderboard on {o.slice_name}", short="Leaderboard",
                             text="Slice score: predictions among the image's correct or unclear labels, with a "
-                            "Clopper-Pearson 95% interval.", tables=[("", table)] if len(board) else [],
+                            "Clopper-Pearson 95% interval." + (
+                                f" No run has a score on {o.slice_name!r} (no such slice, or no run predicted its "
+                                "images); choose another slice." if len(board) and board["slice_total"].isna().all()
+                                else ""), tables=[("", table)] if len(board) else [],
                             images=["trend.png"] if trend else []))
     return sections
 
@@ -218,12 +225,17 @@ def write_report(report: AnalysisReport, out_dir: str | Path, *, fmt: str = "mar
     if fmt not in FORMATS:
         raise ValueError(f"report format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    sections = report_sections(report, out_dir)
-    title = f"Review analysis: {report.summary['project']['name']}"
-    if fmt == "markdown":
-        path, text = out_dir / "report.md", to_markdown(sections, title)
-    else:
-        path, text = out_dir / "report.html", to_html(sections, title)
-    atomic_write_text(path, text)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        sections = report_sections(report, out_dir)
+        title = f"Review analysis: {report.summary['project']['name']}"
+        if fmt == "markdown":
+            path, text = out_dir / "report.md", to_markdown(sections, title)
+        else:
+            path, text = out_dir / "report.html", to_html(sections, title)
+        atomic_write_text(path, text)
+        path.chmod(0o644)  # the atomic write's temporary file is private; a report is for sharing
+    except OSError as exc:
+        raise UserError(f"could not write the report into {out_dir}: {exc.strerror or exc}"
+                        + (f" ({exc.filename})" if exc.filename else "")) from exc
     return path

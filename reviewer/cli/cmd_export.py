@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from reviewer.cli import CommandError
 from reviewer.project import Project
 
 
@@ -98,7 +99,10 @@ def run_split(args: argparse.Namespace) -> int:
     if args.export:
         data = {"rule": rule.as_dict(), "counts": counts, "images": result.images(SELECTED),
                 "candidates": json.loads(result.table.to_json(orient="records"))}
-        atomic_write_text(args.export, json.dumps(data, indent=2) + "\n")
+        try:
+            atomic_write_text(args.export, json.dumps(data, indent=2) + "\n")
+        except OSError as exc:
+            raise CommandError(f"could not write {args.export}: {exc.strerror or exc}") from exc
         print(f"wrote the split and its candidates to {args.export}")
     return 0
 
@@ -121,9 +125,14 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             score = "-" if row.slice_score != row.slice_score else (
                 f"{int(row.slice_correct)} of {int(row.slice_total)} ({100 * row.slice_score:.1f}%, "
                 f"95% CI {100 * row.slice_low:.1f}-{100 * row.slice_high:.1f}%)")
-            print(f"{row.run_id:>5} {row.model[:30]:30} {row.image_slice or 'all':12} {top1:>7} {mla:>7}  {score}")
+            images = row.image_slice if isinstance(row.image_slice, str) else "all"  # NaN: a full-set run
+            print(f"{row.run_id:>5} {row.model[:30]:30} {images:12} {top1:>7} {mla:>7}  {score}")
     if args.plot:
-        if plot_trend(board, Path(args.plot), slice_name=args.slice):
+        try:
+            drawn = plot_trend(board, Path(args.plot), slice_name=args.slice)
+        except OSError as exc:
+            raise CommandError(f"could not write the plot {args.plot}: {exc.strerror or exc}") from exc
+        if drawn:
             print(f"plot: {args.plot}")
         else:
             print("no plot: no run has both a full-set top-1 and a slice score")

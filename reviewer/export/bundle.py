@@ -11,7 +11,9 @@
 
 Everything is written into a hidden temporary folder beside the target and
 renamed into place at the end, so a crash leaves no half-written export (at
-most a hidden `.export-*.partial` folder). Data files are deterministic:
+most a hidden `.export-*.partial` folder, removed by a later export once it is
+an hour old). A folder that cannot be written (read-only, full disk, a file in
+the way) is an ExportError naming it, with nothing left behind. Data files are deterministic:
 exporting the same labels again gives byte-identical files; only the
 manifest's time differs.
 """
@@ -23,6 +25,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,6 +46,10 @@ ORIGINAL_LABELS = "original_labels.json"
 MANIFEST = "manifest.json"
 DEFAULT_SPLIT = "imagenet_m"
 FOLDER = re.compile(r"^export-(\d{4,})$")
+PARTIAL_PREFIX, PARTIAL_SUFFIX = ".export-", ".partial"
+# A partial folder untouched this long belongs to an export that died (a real
+# one writes its files within seconds), so the next export may remove it.
+STALE_PARTIAL_SECONDS = 3600
 
 
 class ExportError(UserError):
@@ -139,9 +146,19 @@ def export_project(project: Project, out_dir: str | Path, *, formats=("json", "c
     out_dir = Path(out_dir).expanduser().resolve()
     if out_dir.exists() and not out_dir.is_dir():
         raise ExportError(f"{out_dir} is a file; give a folder to export into")
+    try:
+        return _export_into(project, out_dir, formats, split)
+    except OSError as exc:
+        # Read-only folder, full disk, a file where a folder should be: say where and why.
+        raise ExportError(f"could not write the export into {out_dir}: {exc.strerror or exc}"
+                          + (f" ({exc.filename})" if exc.filename else "") + "; nothing was exported") from exc
+
+
+def _export_into(project: Project, out_dir: Path, formats: tuple[str, ...], split: str | None) -> ExportResult:
     out_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_partials(out_dir)
     created = datetime.now(timezone.utc)
-    tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=".export-", suffix=".partial"))
+    tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=PARTIAL_PREFIX, suffix=PARTIAL_SUFFIX))
     try:
         notes = _write_files(project, tmp, formats, split)
         _make_readable(tmp)
@@ -155,6 +172,8 @@ def export_project(project: Project, out_dir: str | Path, *, formats=("json", "c
             (tmp / MANIFEST).chmod(0o644)
             _fsync_dir(tmp)
             target = out_dir / f"export-{version:04d}"
+            if target.exists():  # rename() would replace an empty folder of that name
+                continue
             try:
                 os.rename(tmp, target)  # atomic; fails if the target exists (non-empty)
             except OSError:
@@ -166,6 +185,22 @@ def export_project(project: Project, out_dir: str | Path, *, formats=("json", "c
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def remove_stale_partials(out_dir: Path, *, max_age: float = STALE_PARTIAL_SECONDS) -> list[Path]:
+    """Remove the hidden partial folders of exports that died (killed, power cut)
+    more than `max_age` seconds ago; returns what was removed."""
+    removed = []
+    now = time.time()
+    for path in out_dir.glob(f"{PARTIAL_PREFIX}*{PARTIAL_SUFFIX}"):
+        try:
+            newest = max([path.stat().st_mtime] + [p.stat().st_mtime for p in path.rglob("*")])
+        except OSError:
+            continue  # removed meanwhile by another export
+        if path.is_dir() and now - newest > max_age:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def _make_readable(folder: Path) -> None:

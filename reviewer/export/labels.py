@@ -9,7 +9,8 @@ unchanged:
   the panel's final decisions (the predicted class joins the kind it was
   judged); empty kinds are left out, as in the original. Images appear when
   they carry explicit labels or a judgement (an image whose only label is its
-  original one is not a multi-label annotation);
+  original one is not a multi-label annotation), and every image of the split
+  (TFDS looks each one up there);
 - `problematic_images`: image -> {reason, reviewer, server_username,
   time_marked, time_reviewed}: the imported metadata, and ours for images the
   panel flagged;
@@ -35,7 +36,7 @@ from db.tables import Decision, ImportedReviewItem, Label, ProblematicMark, Revi
 from reviewer.labelset import KIND_CODES, LabelSet
 from reviewer.project import Project
 from reviewer.reviewed import current_decisions, image_table
-from reviewer.slices import slice_file_names, slice_names
+from reviewer.slices import slice_file_names, slice_image_ids, slice_names
 from reviewer.vocabulary import load_classes
 
 PANEL_REASON = "marked as problematic by the review panel"
@@ -110,6 +111,11 @@ def annotation_file(project: Project, labels: LabelSet, *, split: str | None = "
     decisions = current_decisions(project) if decisions is None else decisions
     images = image_table(project) if images is None else images
     ids = annotated_image_ids(project, decisions)
+    split_names = slice_file_names(project, split) if split and split in slice_names(project) else []
+    if split_names:
+        # TFDS builds its imagenet_m split by looking each name up in initial_annots
+        # (a KeyError otherwise), so every split image is written there with its labels.
+        ids = np.union1d(ids, slice_image_ids(project, split))
     lists = _label_lists(labels, ids)
     problematic = problematic_metadata(project, labels, decisions)
     names = images["file_name"]
@@ -117,7 +123,7 @@ def annotation_file(project: Project, labels: LabelSet, *, split: str | None = "
     return {
         "initial_annots": dict(sorted(annots.items())),
         "problematic_images": dict(sorted((names[i], meta) for i, meta in problematic.items())),
-        "imagenet_m": slice_file_names(project, split) if split and split in slice_names(project) else [],
+        "imagenet_m": split_names,
     }
 
 

@@ -67,7 +67,10 @@ def model_mistakes(project: Project, model: str, *, reviewed: pd.DataFrame | Non
 def write_model_mistakes(project: Project, model: str, path: str | Path) -> ModelMistakes:
     """Write `model`'s reviewed mistakes to `path` atomically; returns what was written."""
     result = model_mistakes(project, model)
-    atomic_write_text(path, result.to_json())
+    try:
+        atomic_write_text(path, result.to_json())
+    except OSError as exc:  # the old file, if any, is untouched (atomic write)
+        raise UserError(f"could not write {path}: {exc.strerror or exc}; nothing was written") from exc
     return result
 
 

@@ -5,6 +5,8 @@ The report is computed, and its plots drawn to PNG files in a private
 temporary folder, by a worker thread (`reviewer.analysis`, headless); the UI
 thread only builds widgets from the finished sections. One sub-tab per
 section, as in the Markdown/HTML report, so the GUI and the files say the same.
+The leaderboard is scored on the slice chosen in the bar (as `reviewer report
+--slice`): imagenet_m when the project has it, else its first slice.
 """
 
 from __future__ import annotations
@@ -15,20 +17,31 @@ from pathlib import Path
 import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QScrollArea, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from reviewer.project import Project
 from reviewer.ui.workers import Worker
 
 
-def compute_sections(project: Project, folder: str, keep_borderline: bool, yates: bool) -> list:
-    """Worker-thread task: the report's sections, plots written into `folder`."""
+DEFAULT_SLICE = "imagenet_m"
+
+
+def compute_sections(project: Project, folder: str, keep_borderline: bool, yates: bool,
+                     slice_name: str | None = None) -> tuple[list, list[str], str]:
+    """Worker-thread task: (the report's sections, the project's slice names, the
+    slice scored), plots written into `folder`. `slice_name` None: imagenet_m if
+    the project has it, else its first slice."""
     from reviewer.analysis.render import report_sections
     from reviewer.analysis.report import ReportOptions, build_report
+    from reviewer.slices import slice_names
 
-    report = build_report(project, ReportOptions(keep_borderline=keep_borderline, yates=yates))
-    return report_sections(report, Path(folder))
+    names = list(slice_names(project))
+    if slice_name is None:
+        slice_name = DEFAULT_SLICE if DEFAULT_SLICE in names or not names else names[0]
+    report = build_report(project, ReportOptions(keep_borderline=keep_borderline, yates=yates,
+                                                 slice_name=slice_name))
+    return report_sections(report, Path(folder)), names, slice_name
 
 
 class QtAnalysisView(QWidget):
@@ -50,9 +63,14 @@ class QtAnalysisView(QWidget):
         self.borderline_box.setToolTip("Count Borderline severity on its own instead of as Minor (the paper's way)")
         self.yates_box = QCheckBox("Yates correction")
         self.yates_box.setToolTip("Yates' continuity correction on 2 x 2 chi-square tables")
+        self.slice_box = QComboBox()
+        self.slice_box.setToolTip("The image slice the leaderboard scores every run on")
+        self.slice_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.slice_box.setEnabled(False)  # filled with the project's slices by the first load
         self.status = QLabel()
         bar = QHBoxLayout()
-        for widget in (self.refresh_button, self.borderline_box, self.yates_box):
+        for widget in (self.refresh_button, self.borderline_box, self.yates_box, QLabel("Leaderboard slice:"),
+                       self.slice_box):
             bar.addWidget(widget)
         bar.addWidget(self.status, 1)
         self.tabs = QTabWidget()
@@ -64,6 +82,7 @@ class QtAnalysisView(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.borderline_box.toggled.connect(self.refresh)
         self.yates_box.toggled.connect(self.refresh)
+        self.slice_box.activated.connect(self.refresh)  # a user's choice only, not the refill after a load
         if load:
             self.refresh()
 
@@ -76,13 +95,15 @@ class QtAnalysisView(QWidget):
         self.refresh_button.setEnabled(False)
         self.status.setText("Computing the report…")
         self._worker.submit(compute_sections, self.project, folder.name, self.borderline_box.isChecked(),
-                            self.yates_box.isChecked(), on_done=lambda sections: self._show(sections, folder),
-                            on_error=self._fail)
+                            self.yates_box.isChecked(), self.slice_box.currentText() or None,
+                            on_done=lambda result: self._show(result, folder), on_error=self._fail)
 
-    def _show(self, sections: list, folder: tempfile.TemporaryDirectory) -> None:
+    def _show(self, result: tuple, folder: tempfile.TemporaryDirectory) -> None:
         self._pending -= 1
         if folder is not self._folders[-1]:
             return  # a newer refresh is on its way; this result is stale
+        sections, names, slice_name = result
+        self._fill_slices(names, slice_name)
         current = self.tabs.currentIndex()
         self.tabs.clear()
         for section in sections:
@@ -93,6 +114,17 @@ class QtAnalysisView(QWidget):
         self._folders = self._folders[-1:]
         self._done(f"{len(sections)} sections")
         self.loaded.emit()
+
+    def _fill_slices(self, names: list[str], current: str) -> None:
+        """The project's slices (new ones appear after a split is saved), `current` chosen."""
+        self.slice_box.blockSignals(True)
+        self.slice_box.clear()
+        self.slice_box.addItems(names)
+        self.slice_box.setCurrentIndex(max(self.slice_box.findText(current), 0))
+        self.slice_box.setEnabled(bool(names))
+        if not names:
+            self.slice_box.setPlaceholderText("no slice yet")
+        self.slice_box.blockSignals(False)
 
     def _fail(self, error: BaseException) -> None:
         self._pending -= 1

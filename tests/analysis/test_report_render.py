@@ -34,7 +34,8 @@ def test_markdown_and_html_with_plots(project, tmp_path):
     report = build_report(project)
     path = write_report(report, tmp_path / "md", fmt="markdown")
     text = path.read_text()
-    assert "| 1 | model-A | 50.0% → 66.7% | 50.0% → 66.7% | – → – |" in text  # Table 1: all fish, no objects
+    assert "| 1 | model-A | all | 50.0% → 66.7% | 50.0% → 66.7% | – → – |" in text  # Table 1: all fish, no objects
+    assert oct(path.stat().st_mode & 0o777) == "0o644"  # readable by the panel, like the plots beside it
     assert "| model-A | 1 (50.0%) | 0 (0.0%) | 1 (50.0%) | 0 (0.0%) | 2 |" in text  # Table 2, categories
     assert "| model-A | 1 (50.0%) | 1 (50.0%) | 2 |" in text  # severities
     assert "2 of 4 (50.0%, CI 6.8%–93.2%)" in text  # leaderboard on the slice
@@ -65,3 +66,20 @@ def test_report_command_formats_and_json(project, tmp_path, capsys):
     assert analysis["leaderboard"][0]["slice_correct"] == 2
     assert main(["report", str(project.root)]) == 0
     assert "model-A: major 1 (50.0%), minor 1 (50.0%)" in capsys.readouterr().out
+
+
+def test_a_report_folder_that_cannot_be_written(project, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    assert main(["report", str(project.root), "--format", "markdown", "--out", str(blocker / "r")]) == 2
+    assert f"could not write the report into {blocker / 'r'}" in capsys.readouterr().err
+
+
+def test_a_slice_run_is_marked_in_table_1_and_an_unknown_slice_is_named(project, tmp_path):
+    from reviewer.analysis.report import ReportOptions
+
+    ids = add_images(project, [7, 8], start=50001)
+    add_run(project, "model-B", dict(zip(ids, [7, 80])), probs=dict.fromkeys(ids, 0.9), image_slice="imagenet_m")
+    text = write_report(build_report(project, ReportOptions(slice_name="nope")), tmp_path / "md").read_text()
+    assert "| 2 | model-B | imagenet_m |" in text
+    assert "No run has a score on 'nope'" in text

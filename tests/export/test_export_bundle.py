@@ -113,9 +113,51 @@ def test_a_failed_export_leaves_nothing_behind(reviewed_project, tmp_path, monke
         raise OSError("disk full")
 
     monkeypatch.setattr("reviewer.export.bundle.label_table", crash)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(ExportError, match=f"could not write the export into {out}: disk full"):
         export_project(reviewed_project, out)
     assert sorted(p.name for p in out.iterdir()) == ["export-0001"]  # no partial folder, no export-0002
+
+
+def test_an_unwritable_folder_is_a_clear_error(reviewed_project, tmp_path, capsys):
+    """A file where a folder should be fails as a read-only folder does (the tests may
+    run as root, for whom permission bits do not stop a write)."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert main(["export", str(reviewed_project.root), str(blocker / "exports")]) == 2
+    err = capsys.readouterr().err
+    assert f"could not write the export into {blocker / 'exports'}" in err and "nothing was exported" in err
+    assert blocker.read_text() == "not a folder"
+    assert main(["export-reviews", str(reviewed_project.root), str(blocker / "m.json"), "--model", "model-A"]) == 2
+    assert f"could not write {blocker / 'm.json'}" in capsys.readouterr().err
+
+
+def test_a_killed_exports_partial_folder_is_removed_once_stale(reviewed_project, tmp_path):
+    import os
+    import time
+
+    out = tmp_path / "out"
+    (out / ".export-dead.partial").mkdir(parents=True)  # as left by an export killed mid-write
+    (out / ".export-dead.partial" / "multilabel_annotations.json").write_text("{")
+    (out / ".export-live.partial").mkdir()  # another export writing right now
+    old = time.time() - 2 * 3600
+    os.utime(out / ".export-dead.partial" / "multilabel_annotations.json", (old, old))
+    os.utime(out / ".export-dead.partial", (old, old))
+    export_project(reviewed_project, out)
+    assert sorted(p.name for p in out.iterdir()) == [".export-live.partial", "export-0001"]
+
+
+def test_every_split_image_is_in_initial_annots(reviewed_project, tmp_path):
+    """TFDS looks each imagenet_m name up in initial_annots: a hand-made slice of
+    images without multi-labels still exports readable, with their original label."""
+    from reviewer.slices import save_slice
+
+    ids = add_images(reviewed_project, [7, 8], start=30101)
+    save_slice(reviewed_project, "hand_made", ids)
+    data = json.loads((export_project(reviewed_project, tmp_path / "o", split="hand_made").path
+                       / "multilabel_annotations.json").read_text())
+    assert data["imagenet_m"] == [val_name(30101), val_name(30102)]
+    assert data["initial_annots"][val_name(30101)] == {"correct": [WNIDS[7]]}
+    assert {name: data["initial_annots"][name] for name in data["imagenet_m"]}  # TFDS's lookup, no KeyError
 
 
 def test_formats_and_the_command(reviewed_project, tmp_path, capsys):

@@ -71,3 +71,30 @@ def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
     if os.environ.get("REVIEWER_SCREENSHOTS"):
         view.grab().save(os.path.join(os.environ["REVIEWER_SCREENSHOTS"], "analysis_leaderboard.png"))
     view.shutdown()
+
+
+def test_the_leaderboard_slice_is_chosen_in_the_bar(qtbot, analysed):
+    """A project's curated split (not only imagenet_m) can be scored from the GUI,
+    as with 'reviewer report --slice'."""
+    from PySide6.QtWidgets import QTableWidget
+
+    from reviewer.ui.qt_analysis import QtAnalysisView
+
+    ids = [int(i) for i in analysed.engine.connect().exec_driver_sql(
+        "SELECT id FROM image WHERE file_name LIKE 'ILSVRC2012_val_0004000%' ORDER BY id").scalars()]
+    save_slice(analysed, "hard", ids[5:])  # only the image model-A got wrong, decided major
+    view = QtAnalysisView(analysed, load=False)
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.loaded, timeout=60_000):
+        view.refresh()
+    assert [view.slice_box.itemText(i) for i in range(view.slice_box.count())] == ["hard", "imagenet_m"]
+    assert view.slice_box.currentText() == "imagenet_m"  # the paper's slice first
+    with qtbot.waitSignal(view.loaded, timeout=60_000):
+        view.slice_box.setCurrentIndex(0)
+        view.slice_box.activated.emit(0)  # as a user's pick
+    page = view.tabs.widget(8).widget()
+    board = page.findChildren(QTableWidget)[0]
+    assert board.horizontalHeaderItem(board.columnCount() - 1).text() == "hard"
+    assert cells(board)[0][-1] == "0 of 1 (0.0%, CI 0.0%–97.5%)"
+    assert view.slice_box.currentText() == "hard"  # kept after the reload
+    view.shutdown()
