@@ -89,3 +89,53 @@ def test_with_judgements_overrides():
     judged = labels.with_judgements(np.array([1]), np.array([GOLDFISH]), np.array([UNCLEAR]))
     assert judged.labels_of(0) == {"correct": [TENCH], "wrong": [], "unclear": [GOLDFISH]}
     assert labels.labels_of(0)["wrong"] == [GOLDFISH]  # the original is untouched
+
+
+def test_mla_counts_the_multilabels_not_the_original_label():
+    # Image 0: original tench, but the panel found goldfish correct and tench wrong.
+    # Image 1: prediction unclear -> accepted. Image 2: prediction a wrong label -> not.
+    # Image 3: label husky accepts Eskimo dog (collapsed); image 4: Eskimo dog does not accept husky.
+    labels = make([TENCH, TENCH, TENCH, HUSKY, ESKIMO_DOG],
+                  [(0, GOLDFISH, CORRECT), (0, TENCH, WRONG), (1, TENCH, CORRECT), (1, GOLDFISH, UNCLEAR),
+                   (2, TENCH, CORRECT), (2, GOLDFISH, WRONG), (3, HUSKY, CORRECT), (4, ESKIMO_DOG, CORRECT)])
+    pred = np.array([GOLDFISH, GOLDFISH, GOLDFISH, ESKIMO_DOG, HUSKY])
+    assert top1_accuracy(labels, np.arange(5), pred).correct == 0
+    mla = multilabel_accuracy(labels, np.arange(5), pred)
+    # Per original class: tench 2/3, husky 1/1, Eskimo dog 0/1.
+    assert mla.all.value == pytest.approx((2 / 3 + 1 + 0) / 3)
+    assert (mla.all.correct, mla.all.total) == (3, 5)
+    assert mla.objects.total == 0 and math.isnan(mla.objects.value)
+
+
+def test_variable_topk_subgroups_weigh_equally_in_asma():
+    # Four images with one label (3 found), one with two labels (1 of 2 found), and a
+    # problematic image that is skipped. Unclear labels do not count towards k.
+    labels = make([0] * 6, [(i, 0, CORRECT) for i in range(4)] + [(4, 0, CORRECT), (4, 1, CORRECT),
+                                                                   (4, 2, UNCLEAR), (5, 0, CORRECT)],
+                  problematic=[5])
+    ranked = np.array([[0, 1], [0, 1], [0, 1], [3, 0], [0, 2], [3, 4]])
+    v = variable_topk(labels, np.arange(6), ranked)
+    assert v.images == 5
+    assert v.by_label_count[1] == {"images": 4, "mean_hit_rate": 0.75, "all_in_topk": 0.75}
+    assert v.by_label_count[2] == {"images": 1, "mean_hit_rate": 0.5, "all_in_topk": 0.0}
+    assert v.mean_hit_rate == pytest.approx((3 + 0.5) / 5)
+    assert v.all_in_topk == pytest.approx(3 / 5)
+    assert v.asma == pytest.approx((0.75 + 0.5) / 2)  # the mean of the subgroups, not of the images
+
+
+def test_mistakes_and_novelty():
+    from reviewer.mistakes import find_mistakes, novel_mask
+    from reviewer.predictions import RunPredictions
+
+    # 0 right; 1 a mistake already judged wrong (not novel); 2 a new mistake (novel);
+    # 3 accepted through the collapsed mappings; 4 problematic (never a mistake);
+    # 5 not predicted by this run.
+    labels = make([TENCH, TENCH, TENCH, HUSKY, TENCH, TENCH],
+                  [(0, TENCH, CORRECT), (1, TENCH, CORRECT), (1, GOLDFISH, WRONG), (2, TENCH, CORRECT),
+                   (3, HUSKY, CORRECT), (4, TENCH, CORRECT), (5, TENCH, CORRECT)], problematic=[4])
+    top1 = np.array([TENCH, GOLDFISH, AIRLINER, ESKIMO_DOG, AIRLINER])
+    predictions = RunPredictions(run_id=1, image_ids=labels.image_ids[:5], rows=np.arange(5),
+                                 topk=np.stack([top1] * 5, axis=1).astype(np.int16), probs=np.ones((5, 5), np.float32))
+    idx = find_mistakes(labels, predictions)
+    assert idx.tolist() == [1, 2]
+    assert novel_mask(labels, labels.positions(predictions.image_ids[idx]), top1[idx]).tolist() == [False, True]

@@ -102,6 +102,15 @@ def test_distance_is_symmetric_and_accepts_wnids_and_numpy_ints():
         hierarchy_distance("n99999999", 0)
 
 
+def test_named_pairs_from_the_review():
+    # Siberian husky sits under sled dog, Eskimo dog directly under working dog.
+    d = hierarchy_distance(ESKIMO_DOG, HUSKY)
+    assert d.distance == 2 and d.common_ancestors == (WORKING_DOG,)
+    assert d.describe() == "Eskimo dog -> working dog <- sled dog <- Siberian husky (distance 2)"
+    assert hierarchy_distance(TABBY, 282).describe() == "tabby -> domestic cat <- tiger cat (distance 1)"
+    assert hierarchy_distance(GOLDEN_RETRIEVER, 817).distance == 9  # sports car: through whole.n.02
+
+
 def test_organism_and_object_counts():
     mask = organism_mask()
     organisms, objects = int(mask.sum()), int((~mask).sum())
@@ -114,6 +123,12 @@ def test_organism_and_object_counts():
     assert is_organism(983)  # scuba diver
     assert is_organism(992)  # agaric
     assert load_classes().names[983] == "scuba diver" and load_classes().names[992] == "agaric"
+    # 398 animals (classes 0-397), three people, two flowers and seven fungi.
+    animals = [i for i in range(1000) if load_hierarchy().is_descendant(load_classes().wnids[i], "n00015388")]
+    assert animals == list(range(398))
+    others = {load_classes().names[i] for i in np.flatnonzero(mask) if i >= 398}
+    assert others == {"ballplayer", "groom", "scuba diver", "daisy", "yellow lady's slipper", "coral fungus",
+                      "agaric", "gyromitra", "stinkhorn", "earthstar", "hen-of-the-woods", "bolete"}
 
 
 # --- the asset and its builder -------------------------------------------------
@@ -146,6 +161,35 @@ def test_shipped_asset_is_what_the_script_builds(builder, built):
     shipped = asset("wordnet", "imagenet_wordnet.json").read_text(encoding="utf-8")
     assert builder.serialize(built) == shipped, "run: python scripts/build_wordnet_assets.py"
     assert built["classes"] == list(load_classes().wnids)
+
+
+@pytest.mark.slow
+def test_distances_and_organisms_agree_with_nltk_wordnet(builder, built):
+    """The asset's hierarchy against nltk's own WordNet reader: distances of random
+    class pairs (levels up to the nearest common hypernym, from the farther class)
+    and which classes descend from organism.n.01."""
+    rng = np.random.default_rng(0)
+    with builder.open_wordnet() as wn:
+        synsets = [wn.synset_from_pos_and_offset("n", int(w[1:])) for w in load_classes().wnids]
+
+        def levels_up(synset):  # fewest levels to every ancestor, breadth first
+            levels, frontier = {synset: 0}, [synset]
+            while frontier:
+                reached = []
+                for child in frontier:
+                    for parent in child.hypernyms() + child.instance_hypernyms():
+                        if parent not in levels:
+                            levels[parent] = levels[child] + 1
+                            reached.append(parent)
+                frontier = reached
+            return levels
+
+        up = [levels_up(s) for s in synsets]
+        for a, b in rng.integers(0, 1000, size=(1500, 2)).tolist():
+            expected = min(max(up[a][c], up[b][c]) for c in up[a].keys() & up[b].keys())
+            assert hierarchy_distance(a, b).distance == expected, (a, b)
+        organism = wn.synset("organism.n.01")
+        assert organism_mask().tolist() == [organism in levels for levels in up]
 
 
 @pytest.mark.slow
