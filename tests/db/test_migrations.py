@@ -62,3 +62,81 @@ def test_sqlite_is_in_wal_mode_with_foreign_keys(tmp_path):
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     assert json.loads((tmp_path / "p" / "project.json").read_text())["db_url"] is None
+
+
+def test_a_project_made_at_0001_with_votes_opens_today(tmp_path):
+    """0002 rebuilds the vote table on SQLite (a column with a foreign key): every vote survives."""
+    root = tmp_path / "old"
+    root.mkdir()
+    (root / "project.json").write_text(json.dumps({"format": 1, "db_url": None}))
+    engine = create_engine(f"sqlite:///{root / 'project.db'}")
+    migrate.upgrade(engine, "0001")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO image (id, file_name, problematic) VALUES (1, 'ILSVRC2012_val_00000001.JPEG', 0)"))
+        conn.execute(text("INSERT INTO reviewer (id, name, is_chair, created_at) VALUES (1, 'ann', 1, '2026-01-01')"))
+        for verdict in ("wrong", "correct"):
+            conn.execute(text(
+                "INSERT INTO vote (image_id, predicted, reviewer_id, verdict, problematic, note, retracted, created_at)"
+                f" VALUES (1, 65, 1, '{verdict}', 0, 'a note', 0, '2026-01-01')"))
+    engine.dispose()
+    project = Project.open(root)
+    assert migrate.current_revision(project.engine) == migrate.head_revision() != "0001"
+    with project.engine.connect() as conn:
+        rows = conn.execute(text("SELECT verdict, note, undoes FROM vote ORDER BY id")).all()
+    assert [tuple(r) for r in rows] == [("wrong", "a note", None), ("correct", "a note", None)]
+
+
+NEXT_MIGRATION = '''"""a column the next version adds
+
+Revision ID: 9001
+Revises: {head}
+"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "9001"
+down_revision = "{head}"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    with op.batch_alter_table("image", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("next_version_note", sa.String(), nullable=True))
+
+
+def downgrade():
+    with op.batch_alter_table("image", schema=None) as batch_op:
+        batch_op.drop_column("next_version_note")
+'''
+
+
+def test_a_project_made_today_opens_with_the_next_version(tmp_path, shared_data, monkeypatch):
+    """The next app version ships one more migration; today's project (with its labels,
+    a review and the ImageNet-M slice) is upgraded on open and keeps all of it."""
+    import shutil
+
+    from reviewer.importers import import_review, init_project
+
+    project, _ = init_project(tmp_path / "p", labels=[shared_data / "formats" / "tfds_v3_sample.json"])
+    import_review(project, shared_data / "imagenet-mistakes" / "vit3b_mistakes.json", model="vit3b")
+    tables = ("image", "label", "image_slice", "problematic_mark", "imported_review_item")
+
+    def counts(engine):
+        with engine.connect() as conn:
+            return {t: conn.execute(text(f"SELECT count(*) FROM {t}")).scalar_one() for t in tables}
+
+    before = counts(project.engine)
+    project.close()
+    next_dir = tmp_path / "next_migrations"
+    shutil.copytree(migrate.MIGRATIONS_DIR, next_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    (next_dir / "versions" / "9001_next.py").write_text(NEXT_MIGRATION.format(head=migrate.head_revision()))
+    monkeypatch.setattr(migrate, "MIGRATIONS_DIR", next_dir)
+    reopened = Project.open(tmp_path / "p")
+    assert migrate.current_revision(reopened.engine) == "9001"
+    assert counts(reopened.engine) == before and before["imported_review_item"] == 378
+    assert "next_version_note" in {c["name"] for c in inspect(reopened.engine).get_columns("image")}
+    reopened.close()
+    monkeypatch.undo()  # today's app again: refuses the newer schema instead of damaging it
+    with pytest.raises(ProjectError, match="update the app"):
+        Project.open(tmp_path / "p")
