@@ -43,3 +43,42 @@ def test_bad_input_exits_2_with_a_message(tmp_path, capsys):
 def test_python_dash_m_and_console_script(tmp_path):
     result = subprocess.run([sys.executable, "-m", "reviewer", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "init" in result.stdout and "report" in result.stdout
+
+
+def test_every_command_has_readable_help(capsys):
+    from reviewer.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # argparse keeps them here
+    top = parser.format_help()
+    assert top.index("init") < top.index("import-labels") < top.index("report") < top.index("export")
+    assert "'reviewer COMMAND --help'" in top
+    for name in commands:
+        try:
+            main([name, "--help"])
+        except SystemExit as exc:
+            assert exc.code == 0, name
+        assert f"usage: reviewer {name}" in capsys.readouterr().out
+    for name in ("init", "import-images", "import-labels", "import-review"):
+        helps = [a.help for a in commands[name]._actions]
+        assert all(helps), f"reviewer {name}: an argument without help"
+
+
+def test_console_script_on_a_broken_file_exits_2_without_traceback(tmp_path, shared_data):
+    import shutil
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("reviewer")
+    found = str(script) if script.exists() else shutil.which("reviewer")
+    assert found, "the 'reviewer' console script is not installed (pip install -e .)"
+    command = [found]
+    project = tmp_path / "p"
+    ok = subprocess.run([*command, "init", str(project), "--labels",
+                         str(shared_data / "formats" / "tfds_v3_sample.json")], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    bad = tmp_path / "labels.txt"
+    bad.write_text("ILSVRC2012_val_00000001.JPEG n01751748\nILSVRC2012_val_00000002.JPEG n99999999\n")
+    result = subprocess.run([*command, "import-labels", str(project), str(bad)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: {bad}, record line 2: 'n99999999' is not one of the 1000")
+    assert "Nothing was imported" in result.stderr and "Traceback" not in result.stderr
