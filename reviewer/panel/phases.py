@@ -136,12 +136,16 @@ def reopen(project: Project, *, reviewer_id: int, image_id: int, predicted: int,
     Recorded as a Decision row (method "reopened", no verdict, who and why),
     so the item's standing decision is lifted until the chair locks a new one.
     """
+    from reviewer.panel.lookup import image_names
+
     item = Item(image_id, predicted)
     snapshot = load_snapshot(project)
+    # The file name, as the user typed it, not the database id.
+    image = image_names(project, [image_id]).get(image_id, f"image {image_id}")
     if item not in snapshot.facts:
-        raise PhaseError(f"image {image_id} predicted {predicted} is not a mistake of any run of this project")
+        raise PhaseError(f"{image} predicted {predicted} is not a mistake of any run of this project")
     if in_phase(snapshot, item, 1) and snapshot.locked(item) is None:
-        raise PhaseError(f"image {image_id} predicted {predicted} is already open for the panel's correctness "
+        raise PhaseError(f"{image} predicted {predicted} is already open for the panel's correctness "
                          "vote; nothing to reopen")
 
     def work(session) -> Decision:

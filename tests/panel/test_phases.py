@@ -53,7 +53,7 @@ def test_novel_mistakes_need_every_verdict_known_ones_skip_to_phase_2(panel):
 def test_reopen_brings_a_known_mistake_back_to_phase_1(panel):
     project, (ann, bob, cy), items = panel
     known = items[6]
-    with pytest.raises(PhaseError, match="already open"):
+    with pytest.raises(PhaseError, match=r"ILSVRC2012_val_\d{8}\.JPEG predicted \d+ is already open"):
         reopen(project, reviewer_id=bob, image_id=items[0].image_id, predicted=items[0].predicted)
     row = reopen(project, reviewer_id=bob, image_id=known.image_id, predicted=known.predicted,
                  reason="the label looks right to me")
