@@ -26,8 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_init)
 
     p = subparsers.add_parser("import-images", help="add the images of a folder to a project",
-                              description="Add the images of a folder (same layouts as 'init --images'); "
-                                          "the folder becomes the project's images root.")
+                              description="Add the images of a folder (same layouts as 'init --images'). "
+                                          "Images already in the project keep their files.")
     p.add_argument("project", help="the project folder")
     p.add_argument("directory", help="folder of images")
     p.set_defaults(func=run_import_images)

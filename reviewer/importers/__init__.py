@@ -64,11 +64,23 @@ def import_labels(project: Project, path: str | Path) -> ImportSummary:
 
 
 def import_images(project: Project, directory: str | Path) -> ImportSummary:
-    """Add the images of a folder; the folder becomes the project's images root."""
+    """Add the images of a folder.
+
+    The first folder becomes the project's images root and its paths are kept
+    relative to it (the project survives moving the folder with the root
+    setting). A later folder elsewhere keeps its images' paths absolute, so
+    the images of the first one still resolve.
+    """
     plan = folders.scan(directory)
-    summary = apply_plan(project, plan)
-    project.set_setting("images_root", plan.source_path)
-    return summary
+    root = project.images_root
+    if root is None:
+        summary = apply_plan(project, plan)
+        project.set_setting("images_root", plan.source_path)
+        return summary
+    for entry in plan.images.values():
+        path = Path(plan.source_path) / entry.path
+        entry.path = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    return apply_plan(project, plan)
 
 
 def init_project(root: str | Path, *, images: str | Path | None = None, labels: list[str | Path] = (),

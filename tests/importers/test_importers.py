@@ -177,3 +177,18 @@ def test_empty_image_folder(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="holds no images"):
         init_project(tmp_path / "p", images=tmp_path / "empty")
+
+
+def test_a_second_image_folder_keeps_the_first_folders_files(tmp_path, shared_data):
+    from reviewer.importers import import_images
+
+    samples = sorted((shared_data / "imagenet-samples").iterdir())
+    for folder, sample in (("first", samples[0]), ("second", samples[1])):
+        (tmp_path / folder).mkdir()
+        shutil.copy(sample, tmp_path / folder / sample.name)
+    project, _ = init_project(tmp_path / "p", images=tmp_path / "first")
+    assert import_images(project, tmp_path / "second").images_added == 1
+    with read_session(project.engine) as session:
+        files = {image.file_name: project.image_file(image) for image in session.execute(select(Image)).scalars()}
+    assert files == {samples[0].name: (tmp_path / "first" / samples[0].name).resolve(),
+                     samples[1].name: (tmp_path / "second" / samples[1].name).resolve()}
