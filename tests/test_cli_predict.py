@@ -23,12 +23,17 @@ from test_runs import make_project, sample_files
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_predict_prints_the_run_and_its_accuracy(tmp_path, shared_data, capsys):
-    make_project(tmp_path / "p", sample_files(shared_data, 4, step=250))
+def test_predict_prints_the_run_its_accuracy_and_what_it_queues(tmp_path, shared_data, capsys):
+    # two images the bundled Lite0 gets right, two it gets wrong (assets/demo/manifest.json)
+    names = ["n01443537_goldfish.JPEG", "n01494475_hammerhead.JPEG", "n01560419_bulbul.JPEG",
+             "n01534433_junco.JPEG"]
+    make_project(tmp_path / "p", [shared_data / "imagenet-samples" / name for name in names])
     assert main(["predict", str(tmp_path / "p"), "--model", "tf_efficientnet_lite0", "--batch-size", "2"]) == 0
     out = capsys.readouterr().out
     assert "run #1 of tf_efficientnet_lite0: complete, 4 of 4 images predicted" in out
-    assert "top-1 accuracy against the original labels" in out and "mistakes stored" in out
+    assert "top-1 accuracy against the original labels: 50.00% (2 of 4)" in out
+    assert ("2 mistakes stored: 2 queued for review, 0 already a wrong label of their image, "
+            "0 already decided by the panel") in out
     assert main(["predict", str(tmp_path / "p"), "--model", "tf_efficientnet_lite0"]) == 0
     assert "already complete" in capsys.readouterr().out
 

@@ -125,6 +125,17 @@ def _print_result(project: Project, result) -> None:
         if len(result.skipped) > 10:
             print(f"  ... and {len(result.skipped) - 10} more (in the run's report: reviewer report --json)")
     if result.mistakes is not None:
-        print(f"{result.mistakes} mistakes stored")
+        print(_mistakes_line(project, result.run_id, result.mistakes))
     elif result.mistakes_note:
         print(f"note: {result.mistakes_note}")
+
+
+def _mistakes_line(project: Project, run_id: int, count: int) -> str:
+    """How many mistakes the run adds to the panel's queue, and why the others do not."""
+    if not count:
+        return "0 mistakes"
+    from reviewer.reruns import rerun_summary
+
+    split = rerun_summary(project, run_id)
+    return (f"{count} mistake{'s' if count != 1 else ''} stored: {split['queued']} queued for review, {split['known_wrong_label']} "
+            f"already a wrong label of their image, {split['decided']} already decided by the panel")
