@@ -162,9 +162,9 @@ class QtGroupView(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         width = event.size().width()
-        # The votes pane gets 40%: at 1280 px its columns (one per panelist) then hold a
+        # The votes pane gets 38%: at 1280 px its columns (one per panelist) then hold a
         # category name or a note's longest word without breaking it.
-        self.splitter.setSizes([max(330, int(width * 0.26)), width, max(440, int(width * 0.40))])
+        self.splitter.setSizes([max(330, int(width * 0.28)), width, max(440, int(width * 0.38))])
 
     # -- loading -------------------------------------------------------------------------
     @property
