@@ -82,3 +82,28 @@ def test_console_script_on_a_broken_file_exits_2_without_traceback(tmp_path, sha
     assert result.returncode == 2
     assert result.stderr.startswith(f"error: {bad}, record line 2: 'n99999999' is not one of the 1000")
     assert "Nothing was imported" in result.stderr and "Traceback" not in result.stderr
+
+
+FLOOD = """
+import argparse, sys
+import reviewer.cli as cli
+build = cli.build_parser
+def with_flood():
+    parser = build()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    commands.add_parser("flood").set_defaults(func=lambda args: [print("x" * 100) for _ in range(100_000)])
+    return parser
+cli.build_parser = with_flood
+sys.exit(cli.main(["flood"]))
+"""
+
+
+def test_output_piped_into_a_reader_that_stops_early_is_no_traceback():
+    """`reviewer split ... | head`: the reader closes the pipe after a few lines."""
+    with subprocess.Popen([sys.executable, "-c", FLOOD], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        proc.stdout.readline()
+        proc.stdout.close()
+        stderr = proc.stderr.read().decode()
+        code = proc.wait(timeout=60)
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+    assert code == 1

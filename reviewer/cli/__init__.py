@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -54,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`reviewer split ... | head`): not an error of ours.
+        # Point stdout at /dev/null so Python's flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
