@@ -13,7 +13,7 @@ from reviewer.project import Project
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("export", help="export the labels after review into a new versioned folder "
                                              "(TFDS multilabel layout, flat CSV/Parquet, reviewed mistakes, manifest)")
-    p.add_argument("project")
+    p.add_argument("project", help="the project folder")
     p.add_argument("out_dir", help="folder to create the export-NNNN folder in")
     p.add_argument("--format", default="json,csv", help="comma-separated: json, csv, parquet (default json,csv)")
     p.add_argument("--split", default="imagenet_m", metavar="SLICE",
@@ -22,14 +22,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("export-reviews", help="one model's reviewed mistakes in the imagenet-mistakes "
                                                      "format (image -> top_prediction, failure category, severity)")
-    p.add_argument("project")
+    p.add_argument("project", help="the project folder")
     p.add_argument("out", help="JSON file to write")
     p.add_argument("--model", required=True)
     p.set_defaults(func=run_export_reviews)
 
     p = subparsers.add_parser("split", help="the major-error split: images where at least k of the given runs "
                                             "or reviews made a mistake the panel rated major")
-    p.add_argument("project")
+    p.add_argument("project", help="the project folder")
     p.add_argument("--runs", nargs="+", required=True, metavar="RUN",
                    help="run ids, model names (their latest full run, else imported review), run:ID or review:ID")
     p.add_argument("--k", type=int, default=3, help="how many of them must have made a major mistake (default 3)")
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_split)
 
     p = subparsers.add_parser("leaderboard", help="every run's top-1, MLA and score on a slice with a 95%% interval")
-    p.add_argument("project")
+    p.add_argument("project", help="the project folder")
     p.add_argument("--slice", default="imagenet_m")
     p.add_argument("--plot", metavar="PNG", help="also draw the slice score against top-1 into this file")
     p.add_argument("--json", action="store_true")

@@ -14,7 +14,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run an ImageNet-1k classifier over the project's images, storing its top-5 and full "
                     "softmax, then its mistakes. Running the same command again after an interruption "
                     "resumes the run where it stopped.")
-    p.add_argument("project")
+    p.add_argument("project", help="the project folder")
     p.add_argument("--model", required=True, metavar="NAME",
                    help="timm model name, 'arch' or 'arch.tag' (tf_efficientnet_lite0/1/2 work offline "
                         "with the bundled weights)")
@@ -37,8 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Import an .npy array [50000, 1000] in validation-file order (row i = "
                     "ILSVRC2012_val_{i+1:08d}.JPEG), or an .npz holding such an array and optionally "
                     "'file_names' naming each row.")
-    p.add_argument("project")
-    p.add_argument("file")
+    p.add_argument("project", help="the project folder")
+    p.add_argument("file", help=".npy or .npz of logits or probabilities: one row per image, in validation-file order or named by a file_names array")
     p.add_argument("--model", required=True, metavar="NAME", help="name of the model the scores come from")
     p.add_argument("--kind", choices=("auto", "logits", "probs"), default="auto",
                    help="what the array holds (default: probabilities if every row sums to 1)")

@@ -12,7 +12,7 @@ from reviewer.project import Project
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("report", help="metrics of every run and imported review of a project")
-    p.add_argument("project")
+    p.add_argument("project", help="the project folder")
     p.add_argument("--json", action="store_true", help="print the machine-readable JSON (keys in the README)")
     p.add_argument("--format", choices=["markdown", "html"],
                    help="write the analysis report in this format, with PNG plots, into --out")
