@@ -3,7 +3,8 @@
 Notes are append-only (a DiscussionNote row per note). The history merges
 every vote row, decision row and note of an item in time order and says in
 words what each act changed, so the group can retrace how a decision came
-about.
+about. Seen by a panelist (`viewer_id`), it is blind like the votes table:
+another's change of a field shows only once the viewer has voted that field.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sqlalchemy import select
 from db.engine import read_session, with_retry
 from db.tables import Decision, DiscussionNote, Reviewer, Vote
 from reviewer.errors import UserError
-from reviewer.panel.votes import VoteState
+from reviewer.panel.votes import VoteState, voted_fields
 from reviewer.project import Project
 
 NOTE_MAX_CHARS = 20_000
@@ -61,9 +62,18 @@ class HistoryEntry:
     text: str
 
 
-def _describe_change(before: VoteState, after: VoteState) -> str:
+# A field of a vote and the field a viewer must have voted to see it (None: any field).
+_SHOWN_WITH = {"verdict": "verdict", "problematic": "problematic", "severity": "severity",
+               "category": "category", "oov_name": "category", "note": None}
+
+
+def _describe_change(before: VoteState, after: VoteState, *, visible: frozenset[str] | None = None) -> str:
+    """What changed from `before` to `after`, in words; with `visible` (the fields the
+    viewer has voted), only the changes the viewer may see ("" if none)."""
     changes = []
-    for name in ("verdict", "problematic", "severity", "category", "oov_name", "note"):
+    for name, needs in _SHOWN_WITH.items():
+        if visible is not None and not (visible if needs is None else needs in visible):
+            continue
         old, new = getattr(before, name), getattr(after, name)
         if old != new:
             if name == "note":
@@ -72,11 +82,20 @@ def _describe_change(before: VoteState, after: VoteState) -> str:
                 changes.append("flagged problematic" if new else "problematic flag removed")
             else:
                 changes.append(f"{name}: {old or '-'} -> {new or '-'}")
+    if visible is not None:
+        return ", ".join(changes)
     return ", ".join(changes) or "no change"
 
 
-def item_history(project: Project, *, image_id: int, predicted: int) -> list[HistoryEntry]:
-    """Every act on an item in time order, described."""
+def item_history(project: Project, *, image_id: int, predicted: int,
+                 viewer_id: int | None = None) -> list[HistoryEntry]:
+    """Every act on an item in time order, described.
+
+    With `viewer_id` the history is blind, as the votes table is: the
+    viewer's own acts in full; another panelist's vote changes only in the
+    fields the viewer has voted (their notes once the viewer has voted at
+    all), and an act that changed nothing the viewer may see is left out.
+    """
     with read_session(project.engine) as session:
         names = dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
         votes = session.execute(select(Vote).where(Vote.image_id == image_id, Vote.predicted == predicted)
@@ -89,10 +108,16 @@ def item_history(project: Project, *, image_id: int, predicted: int) -> list[His
                                     .order_by(DiscussionNote.id)).scalars().all()
     entries: list[tuple[datetime, int, HistoryEntry]] = []
     last: dict[int, VoteState] = {}
+    mine = [v for v in votes if v.reviewer_id == viewer_id]
+    viewer_fields = voted_fields(mine[-1] if mine else None)
     for vote in votes:
         state = VoteState.of(vote)
-        text = _describe_change(last.get(vote.reviewer_id, VoteState()), state)
+        blind = viewer_id is not None and vote.reviewer_id != viewer_id
+        text = _describe_change(last.get(vote.reviewer_id, VoteState()), state,
+                                visible=viewer_fields if blind else None)
         last[vote.reviewer_id] = state
+        if not text:
+            continue  # nothing of this act the viewer may see yet
         kind = "undo" if vote.undoes is not None else "vote"
         entries.append((vote.created_at, 0, HistoryEntry(vote.created_at, names.get(vote.reviewer_id, "?"),
                                                           kind, ("undo: " if kind == "undo" else "") + text)))

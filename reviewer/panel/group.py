@@ -125,7 +125,8 @@ def item_panel(project: Project, snapshot: PanelSnapshot, item: Item, *, viewer_
         decision=snapshot.decisions.get(item),
         notes=[(names.get(n.reviewer_id, "?"), n.text)
                for n in notes(project, image_id=item.image_id, predicted=item.predicted)] if viewer_fields else [],
-        history=item_history(project, image_id=item.image_id, predicted=item.predicted) if viewer_fields else [])
+        history=item_history(project, image_id=item.image_id, predicted=item.predicted, viewer_id=viewer_id)
+        if viewer_fields else [])
 
 
 @dataclass(frozen=True)

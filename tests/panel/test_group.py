@@ -40,3 +40,34 @@ def test_group_list_pair_filter_and_one_item_as_seen(panel):
     seen = item_panel(project, state.snapshot, items[3], viewer_id=ann)
     assert [c.vote.verdict if c.vote else None for c in seen.columns] == [None, None, None]
     assert seen.majority is None and seen.history == []
+
+
+def test_history_is_blind_per_field_like_the_votes(panel):
+    """A verdict does not reveal, through the History tab, the severity and category
+    another panelist gave before one's own."""
+    project, (ann, bob, cy), items = panel
+    item = items[0]
+    vote(project, bob, item, verdict="wrong", severity="major", category="fine_grained", note="a toy")
+    vote(project, bob, item, severity="minor")
+    vote(project, cy, item, verdict="wrong", problematic=True, category="non_prototypical")
+    vote(project, ann, item, verdict="wrong")
+
+    def history(viewer):
+        snapshot = load_group(project, viewer_id=viewer).snapshot
+        return [(h.who, h.text) for h in item_panel(project, snapshot, item, viewer_id=viewer).history]
+
+    columns = item_panel(project, load_group(project, viewer_id=ann).snapshot, item, viewer_id=ann).columns
+    assert [(c.name, c.vote.severity, c.vote.category) for c in columns] == [
+        ("ann", None, None), ("bob", None, None), ("cy", None, None)]
+    # The same mask in the history: bob's severity change is no news to ann yet.
+    assert history(ann) == [("bob", "verdict: - -> wrong, note: 'a toy'"),
+                            ("cy", "verdict: - -> wrong, flagged problematic"),
+                            ("ann", "verdict: - -> wrong")]
+    # Once ann rates severity, the severity changes show, the category still does not.
+    vote(project, ann, item, severity="major")
+    assert history(ann) == [("bob", "verdict: - -> wrong, severity: - -> major, note: 'a toy'"),
+                            ("bob", "severity: major -> minor"), ("cy", "verdict: - -> wrong, flagged problematic"),
+                            ("ann", "verdict: - -> wrong"), ("ann", "severity: - -> major")]
+    # The author sees their own acts in full.
+    assert history(bob)[:2] == [("bob", "verdict: - -> wrong, severity: - -> major, category: - -> fine_grained, "
+                                        "note: 'a toy'"), ("bob", "severity: major -> minor")]

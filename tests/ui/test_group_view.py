@@ -71,8 +71,13 @@ def select(qtbot, view, item):
 
 def test_lists_exactly_the_split_images_with_their_votes(qtbot, panel_project, open_view):
     project, (ann, bob, cy), items = panel_project
+    # bob rates a severity ann has not rated: neither the table nor the history shows it to her.
+    cast_vote(project, reviewer_id=bob.id, image_id=items[1].image_id, predicted=items[1].predicted,
+              severity="major")
     view = open_view(project, ann)
     assert [r.item for r in view.rows] == [items[1], items[2], items[3], items[5]]
+    history = view.votes.history.toPlainText()
+    assert "bob vote: verdict: - -> wrong" in history and "major" not in history
     assert view.title.text() == "4 images without unanimity"
     split = [view.model.index(r, 1).data() for r in range(view.model.rowCount())]
     assert split == ["verdict", "verdict", "problematic", "severity"]
