@@ -43,6 +43,7 @@ class Decoded:
     image: QImage | None  # None when the file cannot be read
     original_size: QSize
     error: str = ""
+    warning: str = ""  # decoded, but the file is damaged (e.g. cut short: the rest is grey)
 
 
 def decode(key: ImageKey) -> Decoded:
@@ -53,9 +54,11 @@ def decode(key: ImageKey) -> Decoded:
     bounds = None if key.full else QSize(key.width, key.height)
     if bounds is not None and size.isValid() and (size.width() > bounds.width() or size.height() > bounds.height()):
         reader.setScaledSize(size.scaled(bounds, Qt.AspectRatioMode.KeepAspectRatio))
+    image_format = bytes(reader.format()).decode()
     image = reader.read()
     if image.isNull():
         return Decoded(key, None, size, error=reader.errorString() or "unreadable image")
+    warning = _truncation_warning(key.path) if image_format == "jpeg" else ""
     if bounds is not None and image.width() < bounds.width() and image.height() < bounds.height():
         # Small files are enlarged here, once, so the view paints every fit image 1:1.
         image = image.scaled(bounds, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
@@ -63,7 +66,23 @@ def decode(key: ImageKey) -> Decoded:
         # The raster engine paints these formats without converting on every paint.
         image = image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied if image.hasAlphaChannel()
                                       else QImage.Format.Format_RGB32)
-    return Decoded(key, image, size)
+    return Decoded(key, image, size, warning=warning)
+
+
+def _truncation_warning(path: str) -> str:
+    """libjpeg decodes a file cut short without an error, painting the missing
+    rows grey; a panelist must not judge that as the photo. A whole JPEG ends
+    with the EOI marker (FF D9), at most followed by padding."""
+    try:
+        with open(path, "rb") as file:
+            file.seek(0, 2)
+            file.seek(max(0, file.tell() - 4096))
+            tail = file.read().rstrip(b"\x00\r\n\t ")
+    except OSError as exc:
+        return f"could not check the file's end ({exc})"
+    if tail.endswith(b"\xff\xd9"):
+        return ""
+    return "the file is cut short or damaged: part of the image is missing (shown grey)"
 
 
 class ImageLoader(QObject):

@@ -4,7 +4,9 @@ The view paints a QImage itself (no QGraphicsScene): in fit mode the image
 was decoded at the view's size and is painted 1:1, so showing the next
 mistake costs one blit. Zooming past the fit scale asks for the full
 resolution (`full_resolution_wanted`) and paints the fit image enlarged
-until it arrives.
+until it arrives. Most ImageNet files are smaller than the view, so fit
+enlarges them: 1:1 then zooms *out* to the file's own pixels (decoded
+unscaled), and the corner always says the file's size and the zoom.
 """
 
 from __future__ import annotations
@@ -34,13 +36,16 @@ class QtImageView(QWidget):
         self._center = QPointF(0.5, 0.5)  # shown centre, as a fraction of the image
         self._message = ""
         self._detail = ""
+        self._warning = ""
         self._drag_from: QPointF | None = None
 
     # -- content -------------------------------------------------------------
-    def show_image(self, image: QImage, original: QSize, *, keep_view: bool = False) -> None:
-        """Show a decoded image of a file of size `original` (fit unless `keep_view`)."""
+    def show_image(self, image: QImage, original: QSize, *, keep_view: bool = False, warning: str = "") -> None:
+        """Show a decoded image of a file of size `original` (fit unless `keep_view`);
+        a `warning` (a damaged file) is written over the image's bottom edge."""
         self._image, self._original = image, QSize(original) if original.isValid() else image.size()
         self._message = self._detail = ""
+        self._warning = warning
         if not keep_view:
             self._zoom, self._center = None, QPointF(0.5, 0.5)
         self.update()
@@ -54,6 +59,10 @@ class QtImageView(QWidget):
     @property
     def message(self) -> str:
         return self._message
+
+    @property
+    def warning(self) -> str:
+        return self._warning
 
     def has_image(self) -> bool:
         return self._image is not None
@@ -80,12 +89,16 @@ class QtImageView(QWidget):
     def zoom(self) -> float:
         return self.fit_scale() if self._zoom is None else self._zoom
 
+    def min_zoom(self) -> float:
+        """Fit, or 1:1 when the file is smaller than the view (its true pixels)."""
+        return min(self.fit_scale(), 1.0)
+
     def set_zoom(self, zoom: float | None, anchor: QPointF | None = None) -> None:
         """Zoom (file pixels -> device pixels; None: fit), keeping `anchor` (widget point) still."""
         if self._image is None:
             return
         if zoom is not None:
-            zoom = max(min(zoom, MAX_ZOOM), self.fit_scale())
+            zoom = max(min(zoom, MAX_ZOOM), self.min_zoom())
             if abs(zoom - self.fit_scale()) < 1e-6:
                 zoom = None
         if anchor is not None and zoom is not None:
@@ -98,7 +111,9 @@ class QtImageView(QWidget):
         if zoom is None:
             self._center = QPointF(0.5, 0.5)
         self._clamp()
-        if zoom is not None and zoom > self.fit_scale() and self._image.width() < self._original.width():
+        if zoom is not None and self._image.size() != self._original and \
+                (zoom > self.fit_scale() or self._image.width() > self._original.width()):
+            # Past fit the fit image lacks detail; below fit (a small file) it was enlarged.
             self.full_resolution_wanted.emit()
         self.update()
 
@@ -190,10 +205,38 @@ class QtImageView(QWidget):
         else:
             painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.zoom() < 2.0)
             painter.drawImage(target, self._image, QRectF(0, 0, self._image.width(), self._image.height()))
-        if self._zoom is not None:
-            painter.setPen(QColor("#d0d0d0"))
-            painter.drawText(self.rect().adjusted(8, 6, -8, -6), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
-                             f"{self.zoom() * 100:.0f} %")
+        self._paint_scale(painter)
+        if self._warning:
+            self._paint_warning(painter)
+
+    def _paint_warning(self, painter: QPainter) -> None:
+        metrics = painter.fontMetrics()
+        text = f"⚠ Damaged file: {self._warning}"
+        band = QRectF(0, self.height() - metrics.height() * 2 - 8, self.width(), metrics.height() * 2 + 8)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(60, 40, 10, 225))
+        painter.drawRect(band)
+        painter.setPen(QColor("#f0b45a"))
+        painter.drawText(band.adjusted(10, 2, -10, -2), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, text)
+
+    def scale_text(self) -> str:
+        """What the corner says: the file's pixels and how they are shown."""
+        if self._image is None or self._original.isEmpty():
+            return ""
+        size = f"{self._original.width()} × {self._original.height()} px"
+        return f"{size} · {'fit ' if self._zoom is None else ''}{self.zoom() * 100:.0f} %"
+
+    def _paint_scale(self, painter: QPainter) -> None:
+        text = self.scale_text()
+        metrics = painter.fontMetrics()
+        box = QRectF(0, 0, metrics.horizontalAdvance(text) + 12, metrics.height() + 4)
+        box.moveTopRight(QPointF(self.width() - 6, 6))
+        # A dark plate keeps the text readable over a bright image.
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(20, 21, 24, 170))
+        painter.drawRoundedRect(box, 4, 4)
+        painter.setPen(QColor("#d0d0d0") if self._zoom is not None else QColor("#a9adb3"))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_message(self, painter: QPainter) -> None:
         if not self._message:

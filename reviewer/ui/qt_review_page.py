@@ -256,14 +256,14 @@ class QtReviewPage(QWidget):
             return
         if decoded.key.full:
             if decoded.image is not None:
-                self.image.show_image(decoded.image, decoded.original_size, keep_view=True)
+                self.image.show_image(decoded.image, decoded.original_size, keep_view=True, warning=decoded.warning)
             return
         if decoded.key != self._wanted:
             return
         if decoded.image is None:
             self.image.show_message("Cannot read this image", f"{detail.image_path}: {decoded.error}")
         else:
-            self.image.show_image(decoded.image, decoded.original_size)
+            self.image.show_image(decoded.image, decoded.original_size, warning=decoded.warning)
         self._mark_shown("image")
 
     def _mark_shown(self, part: str) -> None:
