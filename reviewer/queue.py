@@ -70,6 +70,7 @@ class QueueFilter:
 
     status: str = "all"
     class_index: int | None = None
+    classes: frozenset[int] | None = None  # any of these, predicted or labelled ("dog": every dog class)
     min_distance: int | None = None
     max_distance: int | None = None
     min_confidence: float | None = None
@@ -86,6 +87,9 @@ class QueueFilter:
         if not _STATUS_TESTS[self.status](entry):
             return False
         if self.class_index is not None and self.class_index not in (entry.predicted, entry.original_label):
+            return False
+        if self.classes is not None and entry.predicted not in self.classes \
+                and entry.original_label not in self.classes:
             return False
         distance = entry.hierarchy_distance
         if self.min_distance is not None and (distance is None or distance < self.min_distance):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView,
+from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView,
                                QSpinBox, QStyle, QStyledItemDelegate, QToolTip, QVBoxLayout, QWidget)
 
 from reviewer.queue import SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
@@ -129,6 +129,16 @@ class QtQueuePanel(QWidget):
         self.class_filter = QLineEdit()
         self.class_filter.setPlaceholderText("class name, wnid or index")
         self.class_filter.setClearButtonEnabled(True)
+        names = load_classes().names
+        self._name_index: dict[str, list[int]] = {}  # a few names are two classes ("crane", "maillot")
+        for i, name in enumerate(names):
+            self._name_index.setdefault(name.lower(), []).append(i)
+        # The list of matching names pops up while typing, to pick one class exactly.
+        completer = QCompleter(sorted(set(names), key=str.lower), self.class_filter)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setMaxVisibleItems(12)
+        self.class_filter.setCompleter(completer)
         self.min_distance, self.max_distance = QSpinBox(), QSpinBox()
         for box in (self.min_distance, self.max_distance):
             box.setRange(-1, 20)
@@ -183,9 +193,10 @@ class QtQueuePanel(QWidget):
         self.editing_done.emit()
 
     def current_filter(self) -> QueueFilter:
-        class_index = self._class_index(self.class_filter.text())
+        class_index, classes = self._classes(self.class_filter.text())
         return QueueFilter(
             status=self.status.currentData(), sort=self.sort.currentData(), class_index=class_index,
+            classes=classes,
             min_distance=None if self.min_distance.value() < 0 else self.min_distance.value(),
             max_distance=None if self.max_distance.value() < 0 else self.max_distance.value(),
             min_confidence=self.min_confidence.value() / 100 if self.min_confidence.value() > 0 else None,
@@ -194,28 +205,37 @@ class QtQueuePanel(QWidget):
     def set_status(self, status: str) -> None:
         self.status.setCurrentIndex(self.status.findData(status))
 
-    def _class_index(self, text: str) -> int | None:
+    def _classes(self, text: str) -> tuple[int | None, frozenset[int] | None]:
+        """(one class, or every class a partial name matches); the hint says which."""
         text = text.strip()
         self.class_hint.hide()
         if not text:
-            return None
+            return None, None
         classes = load_classes()
+        lowered = text.lower()
         if text.isdigit() and int(text) < len(classes):
             index = int(text)
         elif text in classes.wnids:
             index = classes.index(text)
         else:
-            lowered = text.lower()
-            matches = [i for i, n in enumerate(classes.names) if lowered == n.lower()] or \
-                      [i for i, n in enumerate(classes.names) if lowered in n.lower()]
+            matches = self._name_index.get(lowered) or [i for i, n in enumerate(classes.names) if lowered in n.lower()]
             if not matches:
-                self.class_hint.setText(f"No class matches “{text}”.")
-                self.class_hint.show()
-                return -1  # matches nothing, visibly
-            index = matches[0]
-        self.class_hint.setText(f"Predicted or labelled: {classes.names[index]} ({classes.wnids[index]})")
+                self._hint(f"No class matches “{text}”.")
+                return -1, None  # matches nothing, visibly
+            if len(matches) == 1:
+                index = matches[0]
+            else:
+                # "dog" means every dog class, not the first one in index order.
+                shown = ", ".join(classes.names[i] for i in matches[:4])
+                more = f" and {len(matches) - 4} more" if len(matches) > 4 else ""
+                self._hint(f"Predicted or labelled, any of {len(matches)} classes: {shown}{more}.")
+                return None, frozenset(matches)
+        self._hint(f"Predicted or labelled: {classes.names[index]} ({classes.wnids[index]})")
+        return index, None
+
+    def _hint(self, text: str) -> None:
+        self.class_hint.setText(text)
         self.class_hint.show()
-        return index
 
     def _emit(self) -> None:
         self.filter_changed.emit(self.current_filter())
