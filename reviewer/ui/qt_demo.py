@@ -43,8 +43,16 @@ def _run_model_once(window: "QtMainWindow"):
         dialog = window.open_run_dialog(model=DEMO_MODEL, autostart=True)
         if dialog is not None:
             dialog.setWindowTitle("Running the bundled EfficientNet-Lite0 over the demo images")
-            dialog.run_finished.connect(lambda _run_id: dialog.close())
+            dialog.run_finished.connect(lambda _run_id: _back_to_window(window, dialog))
     return run_model
+
+
+def _back_to_window(window: "QtMainWindow", dialog) -> None:
+    """Close the run dialog and give the keys back to the review page, so the
+    first mistake can be voted on at once (the dialog had the focus)."""
+    dialog.close()
+    window.activateWindow()
+    window.page.setFocus()
 
 
 def _system_user() -> str:

@@ -65,11 +65,14 @@ class QtTopKBars(QWidget):
         for i, row in enumerate(self._rows):
             y = i * self.ROW + 2
             colour = QColor(KIND_COLOURS[row.label_kind])
-            # The bar spans the name column; the class name is drawn over it.
+            # The bar spans the name column; the class name is drawn over it. A faint
+            # track shows the whole column (100 %), so a bar's length reads as a share.
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(255, 255, 255, 12))
+            painter.drawRoundedRect(QRectF(0, y + 2, name_w, self.ROW - 6), 3, 3)
             bar = QRectF(0, y + 2, max(2.0, name_w * row.probability), self.ROW - 6)
             fill = QColor(colour)
-            fill.setAlpha(70)
-            painter.setPen(Qt.PenStyle.NoPen)
+            fill.setAlpha(85)
             painter.setBrush(fill)
             painter.drawRoundedRect(bar, 3, 3)
             painter.setBrush(colour)

@@ -262,13 +262,13 @@ class QtMainWindow(QMainWindow):
         complete = [r[0] for r in self.runs if r[2] == "complete"]
         return (complete or ids or [None])[0]
 
-    def open_run(self, run_id: int | None) -> None:
+    def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:
         if run_id is None or self.session is None:
             return
         self.run_combo.setCurrentIndex(self.run_combo.findData(run_id))
         self.prefs.last_run[str(self.project.root)] = run_id
         save_preferences(self.prefs)
-        self.session.open_run(run_id, self.page.queue_panel.current_filter())
+        self.session.open_run(run_id, self.page.queue_panel.current_filter(), refresh=refresh)
         self.run_opened.emit(run_id)
 
     def reload_runs(self, select: int | None = None) -> None:
@@ -276,7 +276,7 @@ class QtMainWindow(QMainWindow):
             return
         self.runs = list_runs(self.project)
         self._fill_runs()
-        self.open_run(select if select is not None else self._default_run())
+        self.open_run(select if select is not None else self._default_run(), refresh=True)
 
     def _undo_changed(self, available: bool) -> None:
         keys = self.keymap.keys("undo")
@@ -304,11 +304,25 @@ class QtMainWindow(QMainWindow):
         from reviewer.ui.qt_run_dialog import QtRunDialog
 
         dialog = QtRunDialog(self.project, self, model=model)
+        dialog.run_started.connect(self._run_started)
+        dialog.run_stopped.connect(lambda _run_id: self._run_ended("The run was cancelled", "Start the same model "
+                                                                   "again (Run model…) to resume where it stopped."))
+        dialog.run_failed.connect(lambda reason: self._run_ended("The run failed", reason))
         dialog.run_finished.connect(lambda run_id: self.reload_runs(select=run_id))
         dialog.show()
         if autostart:
             dialog.start()
         return dialog
+
+    def _run_started(self, model: str) -> None:
+        if self.session is not None and self.session.run_id is None:
+            # Nothing to review yet: say that the first run is on its way, not "run a model".
+            self.page.show_empty(f"Running {model}…", "Its mistakes appear here when the run is complete; "
+                                 "the run dialog shows the progress.")
+
+    def _run_ended(self, message: str, detail: str) -> None:
+        if self.session is not None and self.session.run_id is None:
+            self.page.show_empty(message, detail)
 
     def open_group_view(self):
         try:

@@ -35,8 +35,10 @@ def format_duration(seconds: float | None) -> str:
 
 
 class QtRunDialog(QDialog):
+    run_started = Signal(str)  # the model's name
     run_finished = Signal(int)  # run id, once complete
     run_stopped = Signal(int)  # run id, cancelled (resumable)
+    run_failed = Signal(str)  # the reason, also shown in the dialog
 
     def __init__(self, project: Project, parent: QWidget | None = None, *, model: str | None = None,
                  checkpoint: str | None = None, device: str = "auto", image_slice: str | None = None):
@@ -151,6 +153,7 @@ class QtRunDialog(QDialog):
                             image_slice=self.image_slice(), progress=self._on_progress, cancel=self._cancel.is_set,
                             on_done=self._done, on_error=self._failed)
         self._poll.start()
+        self.run_started.emit(model)
 
     def cancel(self) -> None:
         """Stop the run after the batch in flight (it can be resumed later)."""
@@ -177,6 +180,10 @@ class QtRunDialog(QDialog):
         self.bar.setRange(0, max(1, progress.total))
         self.bar.setValue(progress.done)
         rate = progress.images_per_second
+        if not rate:
+            # Before this attempt's first batch there is no speed (nor time left) to report.
+            self._say(f"{progress.done} of {progress.total} images · measuring the speed…")
+            return
         self._say(f"{progress.done} of {progress.total} images · {rate:.1f} images/s · "
                   f"{format_duration(progress.seconds_left)} left")
 
@@ -213,6 +220,7 @@ class QtRunDialog(QDialog):
         self.bar.setValue(0)
         message = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
         self._say(message, error=True)
+        self.run_failed.emit(message)
 
     def _say(self, text: str, *, error: bool = False) -> None:
         set_text_colour(self.status, KIND_COLOURS["wrong"] if error else MUTED)

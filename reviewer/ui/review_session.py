@@ -91,9 +91,12 @@ class ReviewSession(QObject):
         self._poll.start()
 
     # -- loading ---------------------------------------------------------------
-    def open_run(self, run_id: int, queue_filter: QueueFilter | None = None) -> None:
-        """Load the run's queue (and, the first time, the project's labels)."""
+    def open_run(self, run_id: int, queue_filter: QueueFilter | None = None, *, refresh: bool = False) -> None:
+        """Load the run's queue (and, the first time or with `refresh`, the project's
+        labels and run names: a run made since would otherwise show as "run N")."""
         self.run_id = run_id
+        if refresh:
+            self.source = None
         self.details.clear()
         queue_filter = queue_filter or (self.queue.filter if self.queue else None)
         self.reader.submit(self._load, run_id, queue_filter, on_done=self._loaded, on_error=self._failed)

@@ -27,7 +27,7 @@ def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, rev
 
     def progress(p):
         report(p)
-        if not first_batch.is_set():
+        if p.done > 0 and not first_batch.is_set():
             first_batch.set()
             clicked.wait(30)
 

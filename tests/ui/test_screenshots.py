@@ -61,6 +61,43 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
     check_and_save(window.grab().toImage(), f"help_{tag}", size)
     window.trigger("help")
 
+    # The key editor, over the window as a panelist opens it (Ctrl+K).
+    from reviewer.ui.qt_keymap_dialog import QtKeymapDialog
+
+    editor = QtKeymapDialog(window.keymap, window)
+    qtbot.addWidget(editor)
+    editor.show()
+    qtbot.waitExposed(editor)
+    check_and_save(editor.grab().toImage(), f"key_editor_{tag}")
+    editor.reject()
+
+    # Not blind, with another panelist's vote; then the missing file's placeholder.
+    from reviewer.panel.votes import cast_vote, get_reviewer
+
+    key = window.session.current_key()
+    bob = get_reviewer(review_project, "bob").id
+    cast_vote(review_project, reviewer_id=bob, image_id=key[0], predicted=key[1], verdict="wrong",
+              severity="minor", category="fine_grained", note="the fins say goldfish")
+    window.blind_box.setChecked(False)
+    qtbot.waitUntil(lambda: "bob" in window.page.vote_panel.others.text(), timeout=10_000)
+    check_and_save(window.grab().toImage(), f"not_blind_{tag}", size)
+    window.blind_box.setChecked(True)
+    names = [e.file_name for e in window.session.queue.shown()]
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
+        window.session.go_to(names.index("n02099601_golden_retriever.JPEG"))
+    qtbot.wait(200)
+    assert window.page.image.message == "Image file not found"
+    check_and_save(window.grab().toImage(), f"missing_image_{tag}", size)
+
+    # The queue narrowed by a filter: unvoted, most confident first, dogs only.
+    panel = window.page.queue_panel
+    panel.set_status("unvoted")
+    panel.sort.setCurrentIndex(panel.sort.findData("confidence_desc"))
+    panel.class_filter.setText("retriever")
+    qtbot.waitUntil(lambda: "classes" in panel.class_hint.text(), timeout=5_000)
+    qtbot.wait(400)
+    check_and_save(window.grab().toImage(), f"queue_filtered_{tag}", size)
+
     # The run dialog mid-run: the tiny model held after its first batch.
     import reviewer.runs
 

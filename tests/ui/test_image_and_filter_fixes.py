@@ -1,0 +1,85 @@
+"""What a panelist sees of the file itself (1:1 on a small photo, a damaged
+file), a partial class name in the queue filter, and a new run's name among
+other runs' top-1: driven through the real window with keys."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from reviewer.ui.image_loader import ImageKey, decode
+
+pytestmark = pytest.mark.gui
+
+
+def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
+    qtbot.keyClick(QApplication.focusWidget() or window, key, modifier)
+
+
+def show(qtbot, window, file_name: str) -> None:
+    session = window.session
+    names = [e.file_name for e in session.queue.shown()]
+    if session.current().file_name != file_name:
+        with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
+            session.go_to(names.index(file_name))
+
+
+def test_one_to_one_shows_a_small_files_own_pixels(qtbot, open_window):
+    window = open_window()
+    image = window.page.image
+    show(qtbot, window, "n01440764_tench.JPEG")  # 500 px wide: fit enlarges it
+    original = image._original
+    assert image.is_fit() and image.zoom() > 1.0 and image.image_size().width() > original.width()
+    assert image.scale_text().startswith(f"{original.width()} × {original.height()} px · fit ")
+    press(qtbot, window, Qt.Key.Key_Z)
+    # The file decoded unscaled, painted pixel for pixel (not the enlarged fit image).
+    qtbot.waitUntil(lambda: image.image_size() == original, timeout=10_000)
+    assert image.zoom() == 1.0 and not image.is_fit()
+    assert image.scale_text().endswith("· 100 %")
+    press(qtbot, window, Qt.Key.Key_Z)  # again: back to fit
+    assert image.is_fit()
+
+
+def test_a_file_cut_short_is_flagged_over_the_image(qtbot, open_window, review_project, shared_data):
+    path = review_project.root.parent / "images" / "n02123045_tabby.JPEG"
+    whole = path.read_bytes()
+    assert decode(ImageKey(str(path), 800, 600)).warning == ""  # an intact file is not flagged
+    path.write_bytes(whole[: len(whole) // 2])  # libjpeg still decodes it, the rest grey
+    window = open_window()
+    show(qtbot, window, "n02123045_tabby.JPEG")
+    assert window.page.image.has_image()
+    assert "cut short" in window.page.image.warning
+    show(qtbot, window, "n04285008_sports_car.JPEG")  # an intact file clears the warning
+    assert window.page.image.warning == ""
+
+
+def test_a_partial_class_name_filters_by_every_matching_class(qtbot, open_window):
+    window = open_window()
+    session, panel = window.session, window.page.queue_panel
+    press(qtbot, window, Qt.Key.Key_Slash)
+    # "retriever": golden retriever (a label) and Labrador retriever (a prediction),
+    # not just the first class whose name contains the word.
+    qtbot.keyClicks(panel.class_filter, "retriever")
+    qtbot.waitUntil(lambda: len(session.queue) == 1, timeout=5_000)
+    assert session.current().file_name == "n02099601_golden_retriever.JPEG"
+    assert "classes" in panel.class_hint.text()
+    panel.class_filter.setText("terrier")  # no mistake of this run has a terrier
+    qtbot.waitUntil(lambda: len(session.queue) == 0, timeout=5_000)
+    panel.class_filter.setText("crane")  # the wading bird and the lifting device: both count
+    assert panel.current_filter().classes is not None and len(panel.current_filter().classes) == 2
+
+
+def test_a_run_made_in_the_window_is_named_among_other_runs(qtbot, open_window, review_project):
+    from review_data import add_run
+
+    window = open_window()
+    first_run = window.session.run_id
+    ids = review_project.ids
+    add_run(review_project, "vit_small_patch16_224", {ids["n01440764_tench.JPEG"]: 2})
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
+        window.reload_runs(select=first_run)  # what a finished run dialog does
+    show(qtbot, window, "n01440764_tench.JPEG")
+    detail = window.session.detail(window.session.current_key())
+    assert [r.model for r in detail.other_runs] == ["vit_small_patch16_224"]
+    assert "vit_small_patch16_224" in window.page.details.other_runs.text()
