@@ -82,7 +82,7 @@ def _truncation_warning(path: str) -> str:
         return f"could not check the file's end ({exc})"
     if tail.endswith(b"\xff\xd9"):
         return ""
-    return "the file is cut short or damaged: part of the image is missing (shown grey)"
+    return "cut short: part of the image is missing (grey or blurred)"
 
 
 class ImageLoader(QObject):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtGui import QFont, QFontMetrics, QIcon, QPixmap
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListView, QListWidget, QListWidgetItem, QSizePolicy,
                                QVBoxLayout, QWidget)
 
@@ -59,13 +59,14 @@ class QtExemplarRow(QWidget):
         layout.addWidget(self.list)
         layout.addWidget(self.empty)
         self._items: dict[str, QListWidgetItem] = {}
+        self._title_parts: tuple[str, int] = ("", 0)
         loader.loaded.connect(self._on_loaded)
 
     def show_class(self, cls: ClassInfo | None, exemplars: tuple[Exemplar, ...]) -> None:
         name = escape(cls.name) if cls else "?"
         count = len(exemplars)
-        self.title.setText(f'<span style="color:{MUTED}">{self._role}:</span> <b>{name}</b> '
-                           f'<span style="color:{MUTED}">({count} more)</span>')
+        self._title_parts = (cls.name if cls else "?", count)
+        self._render_title()
         self.title.setToolTip(f"{count} other image{'' if count == 1 else 's'} of {cls.name if cls else '?'} "
                               "in this project (correct labels); click one to see it large")
         self.list.clear()
@@ -86,6 +87,23 @@ class QtExemplarRow(QWidget):
             decoded = self._loader.cached(key)
             if decoded is not None:
                 self._set_icon(item, decoded)
+
+    def _render_title(self) -> None:
+        """"Predicted: <name> (n more)" on one line: a long class name is elided
+        (the tooltip has it whole) rather than the count cut off."""
+        name, count = self._title_parts
+        prefix, suffix = f"{self._role}: ", f" ({count} more)"
+        plain = QFontMetrics(self.title.font())
+        bold_font = QFont(self.title.font())
+        bold_font.setBold(True)
+        room = self.title.width() - plain.horizontalAdvance(prefix + suffix) - 6
+        shown = QFontMetrics(bold_font).elidedText(name, Qt.TextElideMode.ElideRight, max(room, 40))
+        self.title.setText(f'<span style="color:{MUTED}">{escape(prefix)}</span><b>{escape(shown)}</b>'
+                           f'<span style="color:{MUTED}">{escape(suffix)}</span>')
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._render_title()
 
     def load_thumbnails(self) -> None:
         """Decode the thumbnails not cached yet (called once the panelist stays on a mistake)."""

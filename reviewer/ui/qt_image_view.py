@@ -211,7 +211,7 @@ class QtImageView(QWidget):
 
     def _paint_warning(self, painter: QPainter) -> None:
         metrics = painter.fontMetrics()
-        text = f"⚠ Damaged file: {self._warning}"
+        text = f"⚠ Damaged file, {self._warning}"
         band = QRectF(0, self.height() - metrics.height() * 2 - 8, self.width(), metrics.height() * 2 + 8)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(60, 40, 10, 225))

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QLabel, QMainWindow, QSizePolicy, QStackedWidget,
-                               QToolBar, QWidget)
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QStackedWidget
 
 from reviewer.errors import UserError
 from reviewer.keymap import ACTIONS, Keymap, load_keymap
@@ -19,9 +18,10 @@ from reviewer.preferences import Preferences, load_preferences, save_preferences
 from reviewer.project import Project
 from reviewer.ui.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.qt_review_page import QtReviewPage
+from reviewer.ui.qt_review_toolbar import QtReviewToolbar
 from reviewer.ui.qt_start_screen import QtStartScreen
 from reviewer.ui.review_session import ReviewSession, list_runs
-from reviewer.ui.theme import KIND_COLOURS, MUTED, set_font, set_text_colour, style_muted, style_widgets
+from reviewer.ui.theme import KIND_COLOURS, MUTED, set_text_colour, style_widgets
 from reviewer.ui.workers import Worker
 
 MENUS = {"Verdict": "&Review", "Severity (wrong)": "&Review", "Category (wrong)": "&Review", "Move": "&Review",
@@ -85,37 +85,12 @@ class QtMainWindow(QMainWindow):
 
     # -- chrome ------------------------------------------------------------------
     def _build_toolbar(self) -> None:
-        bar = QToolBar("Review")
-        bar.setMovable(False)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        bar = QtReviewToolbar(self.trigger, blind=self.prefs.blind)
         self.addToolBar(bar)
-        self.project_label = QLabel()
-        set_font(self.project_label, bold=True)
-        self.project_label.setContentsMargins(8, 0, 8, 0)
-        bar.addWidget(self.project_label)
-        bar.addWidget(QLabel("Run:"))
-        self.run_combo = QComboBox()
-        self.run_combo.setMinimumWidth(260)
-        self.run_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.run_combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.project_label, self.reviewer_label = bar.project_label, bar.reviewer_label
+        self.run_combo, self.run_model_button, self.blind_box = bar.run_combo, bar.run_model_button, bar.blind_box
         self.run_combo.activated.connect(lambda i: self.open_run(self.run_combo.itemData(i)))
-        bar.addWidget(self.run_combo)
-        self.run_model_button = bar.addAction("Run model…", lambda: self.trigger("run_model"))
-        bar.addSeparator()
-        self.blind_box = QCheckBox("Blind")
-        self.blind_box.setToolTip("Others' votes stay hidden on a mistake until you have voted on it")
-        self.blind_box.setChecked(self.prefs.blind)
-        self.blind_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.blind_box.toggled.connect(self.set_blind)
-        bar.addWidget(self.blind_box)
-        spacer = QWidget()
-        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        bar.addWidget(spacer)
-        self.reviewer_label = QLabel()
-        style_muted(self.reviewer_label)
-        self.reviewer_label.setContentsMargins(8, 0, 8, 0)
-        bar.addWidget(self.reviewer_label)
-        bar.addAction("Keys  ?", lambda: self.trigger("help"))
         self.toolbar = bar
         bar.setVisible(False)
 
@@ -240,13 +215,13 @@ class QtMainWindow(QMainWindow):
         self.toolbar.setVisible(True)
         self.page.setFocus()
         self._fill_runs()
-        self.project_opened.emit()
         run_id = self._default_run()
         if run_id is None:
             self.page.show_empty("No model run yet", "Run a model over the project's images "
                                  f"(Run model…, {' or '.join(self.keymap.keys('run_model'))}).")
         else:
             self.open_run(run_id)
+        self.project_opened.emit()  # last: the demo then starts its run over the "no run" page
 
     def _fill_runs(self) -> None:
         self.run_combo.clear()
