@@ -13,6 +13,13 @@ The rule, applied to the latest vote of every panelist:
 Severity and category describe a mistake judged wrong; a decision with any
 other verdict records neither.
 
+A lock settles severity and category only once every panelist has rated
+both (the chair's override, with a reason, is the other way): locking a
+phase-1 verdict "wrong" before that records the verdict alone, and the item
+goes on to phase 2 for everyone's ratings. The later phase-2 lock appends a
+row that keeps the standing verdict and problematic flag and adds severity
+and category, so the latest row is always the whole decision.
+
 Only the chair (Reviewer.is_chair) locks: `lock_decision` appends a Decision
 row with method "majority" (its reason lists the counts); `override_decision`
 appends one with method "override" and the chair's reason. Votes are never
@@ -52,10 +59,11 @@ class Majority:
     counts: dict[str, dict]  # field -> {value: number of votes}
     ties: tuple[str, ...]  # fields whose top values were tied
 
-    def describe(self) -> str:
-        """'verdict: wrong 2, correct 1; problematic: no 3; ...' for the decision's reason."""
+    def describe(self, fields: Iterable[str] = FIELDS) -> str:
+        """'verdict: wrong 2, correct 1; problematic: no 3; ...' for the decision's reason
+        (only `fields`: the ones the lock settles)."""
         parts = []
-        for name in FIELDS:
+        for name in fields:
             cells = ", ".join(f"{_show(v)} {n}" for v, n in sorted(self.counts.get(name, {}).items(),
                                                                    key=lambda kv: (-kv[1], str(kv[0]))))
             if cells:
@@ -174,25 +182,68 @@ def _carried_verdict(session: Session, item: Item) -> tuple[str | None, bool]:
     return None, True
 
 
+def _rated_by_all(session: Session, votes: list[Vote]) -> tuple[bool, list[str]]:
+    """(every panelist has rated severity and category, names of those who have not)."""
+    rated = {v.reviewer_id for v in votes
+             if field_value(v, "severity") is not None and field_value(v, "category") is not None}
+    panel = session.execute(select(Reviewer.id, Reviewer.name).order_by(Reviewer.id)).all()
+    missing = [name for rid, name in panel if rid not in rated]
+    return bool(panel) and not missing, missing
+
+
 def lock_decision(project: Project, *, chair_id: int, image_id: int, predicted: int) -> Decision:
-    """The chair locks the majority of the latest votes as the item's final decision."""
+    """The chair locks the majority of the latest votes as the item's final decision.
+
+    The verdict and problematic flag: the majority of the verdicts cast (a
+    new lock follows a changed majority), except that a standing override,
+    or a standing "wrong" lock still waiting for phase 2, is kept. Severity
+    and category: the majority once every panelist has rated both, else
+    those of the standing decision (none before phase 2 is settled).
+    """
     item = Item(image_id, predicted)
 
     def work(session: Session) -> Decision:
         _chair(session, chair_id)
         votes = _item_votes(session, item)
         carried, phase_1 = _carried_verdict(session, item)
+        standing = session.execute(select(Decision).where(Decision.image_id == image_id,
+                                                          Decision.predicted == predicted)
+                                   .order_by(Decision.id.desc()).limit(1)).scalar_one_or_none()
+        if standing is not None and standing.method not in LOCKING_METHODS:
+            standing = None
         majority = majority_of(votes)
-        # Outside phase 1 the verdict is not up for a vote (reopen the item to vote it).
-        verdict = majority.verdict if phase_1 and majority.verdict is not None else carried
+        rated, missing = _rated_by_all(session, votes)
+        phase_2_open = (standing is not None and standing.verdict == "wrong"
+                        and standing.severity is None and standing.category is None)
+        keep = standing is not None and (standing.method == "override" or phase_2_open)
+        settled: list[str] = []
+        if keep:
+            verdict, problematic = standing.verdict, standing.problematic
+        else:
+            # Outside phase 1 the verdict is not up for a vote (reopen the item to vote it).
+            verdict = majority.verdict if phase_1 and majority.verdict is not None else carried
+            problematic = majority.problematic
+            settled += ["verdict", "problematic"] if phase_1 and majority.verdict is not None else []
         if verdict is None:
             raise DecisionError(f"image {image_id} predicted {predicted}: no panelist has voted a verdict yet")
         wrong = verdict == "wrong"
-        row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=majority.problematic,
-                       severity=majority.severity if wrong else None,
-                       category=majority.category if wrong else None,
-                       oov_name=majority.oov_name if wrong else None,
-                       method="majority", reason=majority.describe(), decided_by=chair_id)
+        if wrong and rated:
+            severity, category, oov_name = majority.severity, majority.category, majority.oov_name
+            settled += ["severity", "category"]
+        elif wrong and standing is not None and standing.verdict == "wrong":
+            severity, category, oov_name = standing.severity, standing.category, standing.oov_name
+        else:
+            severity = category = oov_name = None
+        if not settled and not wrong:
+            raise DecisionError(f"image {image_id} predicted {predicted}: the chair's override ({verdict}) stands; "
+                                "override again, or reopen the item for a new vote")
+        if not settled:
+            raise DecisionError(f"image {image_id} predicted {predicted}: nothing to lock yet: "
+                                f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'} not rated "
+                                "severity and category (the chair may override, with a reason)")
+        row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=problematic,
+                       severity=severity, category=category, oov_name=oov_name,
+                       method="majority", reason=majority.describe(settled), decided_by=chair_id)
         session.add(row)
         session.flush()
         return row

@@ -178,7 +178,9 @@ def test_formats_and_the_command(reviewed_project, tmp_path, capsys):
 
 
 def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
-    """Through the panel's own API: three votes, the chair locks the majority."""
+    """Through the panel's own API: the panel votes, the chair locks the majority. The
+    project's fourth panelist ("chair", who decided the fixture's items) rates last:
+    until then the lock settles the verdict only, and the export says what is settled."""
     from reviewer.panel.decisions import lock_decision
     from reviewer.panel.votes import cast_vote, get_reviewer
 
@@ -194,7 +196,17 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
     result = export_project(project, tmp_path / "out")
     data = json.loads((result.path / "multilabel_annotations.json").read_text())
     assert data["initial_annots"][val_name(30101)] == {"correct": [WNIDS[400]], "wrong": [WNIDS[401]]}
+    # Wrong, but severity and category not settled yet: left out of the mistakes file, and counted.
+    mistakes = json.loads((result.path / "mistakes" / "model-B_mistakes.json").read_text())
+    assert mistakes == {} and result.manifest["models"]["model-B"]["left_out_incomplete"] == 1
+
+    cast_vote(project, reviewer_id=get_reviewer(project, "chair").id, image_id=image_id, predicted=401,
+              severity="minor", category="non_prototypical")
+    lock_decision(project, chair_id=chair, image_id=image_id, predicted=401)
+    result = export_project(project, tmp_path / "out2")
+    data = json.loads((result.path / "multilabel_annotations.json").read_text())
+    assert data["initial_annots"][val_name(30101)] == {"correct": [WNIDS[400]], "wrong": [WNIDS[401]]}
     mistakes = json.loads((result.path / "mistakes" / "model-B_mistakes.json").read_text())
     assert mistakes == {val_name(30101): {"top_prediction": 401, "failure category": "Non-prototypical",
-                                          "failure severity": "Major"}}
-    assert result.manifest["reviews"]["vote_rows"] == 3 and result.manifest["reviews"]["reviewers"] == 4
+                                          "failure severity": "Major"}}  # 2:2, major on a tie
+    assert result.manifest["reviews"]["vote_rows"] == 4 and result.manifest["reviews"]["reviewers"] == 4

@@ -1,0 +1,97 @@
+"""Phase 2 after a phase-1 lock: severity and category are settled by the whole
+panel, never by the majority's side alone (a lock records them only once every
+panelist has rated both; the chair's override is the other way)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewer.panel.decisions import (DecisionError, decision_history, lock_all, lock_decision, lockable_items,
+                                      non_unanimous_items, override_decision)
+from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, progress, status
+from reviewer.panel.snapshot import load_snapshot
+from reviewer.panel.votes import cast_vote
+from reviewer.reviewed import current_decisions, reviewed_mistakes
+
+
+def vote(project, reviewer, item, **fields):
+    return cast_vote(project, reviewer_id=reviewer, image_id=item.image_id, predicted=item.predicted, **fields)
+
+
+def standing(project, item):
+    frame = current_decisions(project).set_index(["image_id", "predicted"])
+    return frame.loc[(item.image_id, item.predicted), ["verdict", "problematic", "severity", "category"]].tolist()
+
+
+def test_a_majority_wrong_lock_leaves_phase_2_to_every_panelist(panel):
+    project, (ann, bob, cy), items = panel
+    item = items[0]
+    vote(project, ann, item, verdict="wrong", problematic=True, severity="major", category="fine_grained")
+    vote(project, bob, item, verdict="wrong", problematic=True, severity="minor", category="fine_grained")
+    vote(project, cy, item, verdict="correct")  # the dissenter rates nothing with a "correct" verdict
+
+    (first,) = lock_all(project, chair_id=ann)
+    # The verdict is locked; severity and category wait for cy's ratings.
+    assert (first.verdict, first.problematic, first.severity, first.category) == ("wrong", True, None, None)
+    assert first.reason == "verdict: wrong 2, correct 1; problematic: yes 2, no 1"
+    assert standing(project, item) == ["wrong", True, None, None]  # the export has the verdict already
+    mistakes = reviewed_mistakes(project)
+    assert mistakes.loc[mistakes["image_id"] == item.image_id, ["source", "severity", "category"]].values.tolist() \
+        == [["panel", None, None]]
+
+    snap = load_snapshot(project)
+    assert status(snap, item, 1) == DECIDED and status(snap, item, 2) == VOTING
+    phase2 = {p.phase: p for p in progress(snapshot=snap)}[2]
+    # Two known mistakes wait for everyone; the locked one waits for cy only.
+    assert {p.name: (p.done, p.to_do) for p in phase2.panelists} == {"ann": (1, 2), "bob": (1, 2), "cy": (0, 3)}
+    assert lockable_items(snap) == [] and lock_all(project, chair_id=ann) == []
+    with pytest.raises(DecisionError, match="cy has not rated severity and category"):
+        lock_decision(project, chair_id=ann, image_id=item.image_id, predicted=item.predicted)
+
+    # cy rates: the severity split reaches the group, then the chair locks it.
+    vote(project, cy, item, severity="major", category="fine_grained")
+    snap = load_snapshot(project)
+    assert status(snap, item, 2) == AWAITS_GROUP
+    assert non_unanimous_items(snap, fields=["severity"]) == [item]
+    assert lockable_items(snap) == [item]
+    (second,) = lock_all(project, chair_id=ann)
+    assert (second.verdict, second.problematic, second.severity, second.category) == (
+        "wrong", True, "major", "fine_grained")
+    assert second.reason == "severity: major 2, minor 1; category: fine_grained 3"
+    assert status(load_snapshot(project), item, 2) == DECIDED
+    assert lockable_items(load_snapshot(project)) == []
+    # Append-only: the verdict-only lock stays in the history; the latest row is the whole decision.
+    assert [(d.verdict, d.severity) for d in decision_history(project, image_id=item.image_id,
+                                                               predicted=item.predicted)] == [
+        ("wrong", None), ("wrong", "major")]
+    assert standing(project, item) == ["wrong", True, "major", "fine_grained"]
+    mistakes = reviewed_mistakes(project)
+    assert mistakes.loc[mistakes["image_id"] == item.image_id, ["severity", "category"]].values.tolist() == [
+        ["major", "fine_grained"]]
+
+
+def test_a_phase_2_lock_keeps_the_locked_verdict(panel):
+    """A verdict changed after the phase-1 lock does not undo it through the phase-2 lock."""
+    project, (ann, bob, cy), items = panel
+    item = items[1]
+    for who, verdict in ((ann, "wrong"), (bob, "wrong"), (cy, "correct")):
+        vote(project, who, item, verdict=verdict)
+    lock_decision(project, chair_id=ann, image_id=item.image_id, predicted=item.predicted)
+    vote(project, bob, item, verdict="correct", severity=None)  # bob changes his mind after the lock
+    for who in (ann, bob, cy):
+        vote(project, who, item, severity="minor", category="non_prototypical")
+    d = lock_decision(project, chair_id=ann, image_id=item.image_id, predicted=item.predicted)
+    assert (d.verdict, d.severity, d.category) == ("wrong", "minor", "non_prototypical")
+
+
+def test_known_mistake_needs_every_rating_or_the_chairs_override(panel):
+    project, (ann, bob, cy), items = panel
+    known = items[6]
+    vote(project, ann, known, severity="major", category="fine_grained")
+    vote(project, bob, known, severity="major", category="fine_grained")
+    with pytest.raises(DecisionError, match="cy has not rated"):
+        lock_decision(project, chair_id=ann, image_id=known.image_id, predicted=known.predicted)
+    assert lockable_items(load_snapshot(project)) == []
+    override_decision(project, chair_id=ann, image_id=known.image_id, predicted=known.predicted, verdict="wrong",
+                      severity="major", category="fine_grained", reason="cy is away; the two agree")
+    assert status(load_snapshot(project), known, 2) == DECIDED
