@@ -66,6 +66,7 @@ class QtAnalysisView(QWidget):
         self.slice_box = QComboBox()
         self.slice_box.setToolTip("The image slice the leaderboard scores every run on")
         self.slice_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.slice_box.setMinimumContentsLength(len("no slice yet"))  # the placeholder fits too
         self.slice_box.setEnabled(False)  # filled with the project's slices by the first load
         self.status = QLabel()
         bar = QHBoxLayout()
