@@ -59,6 +59,13 @@ def apply_theme(app: QApplication) -> None:
     for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
         palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#6b6f76"))
     app.setPalette(palette)
+    # Fusion outlines a check box in its Window colour darkened: on this dark
+    # window the box vanished. Check boxes get a light Window (they paint no
+    # background) and a raised Base, so the box reads as a control.
+    boxes = QPalette(palette)
+    boxes.setColor(QPalette.ColorRole.Window, QColor("#9aa0a8"))
+    boxes.setColor(QPalette.ColorRole.Base, QColor("#2b2d31"))
+    app.setPalette(boxes, "QCheckBox")
     font = app.font()
     font.setPointSize(BASE_POINT_SIZE)
     app.setFont(font)
