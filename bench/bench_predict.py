@@ -14,7 +14,9 @@ tf_efficientnet_lite0, in one process with the same threads and batch size:
 
 Targets: (b)/(a) >= 1.5 and (b)/(c) >= 0.85. With --rounds N each figure is
 the best of N interleaved rounds (other work on the machine only slows a
-round down). It also prints peak RSS, checks that writing a 50,000-image
+round down), and the median of each round's own ratios is printed too (a
+shared machine's speed drifts between rounds; the three phases of one round
+run back to back). It also prints peak RSS, checks that writing a 50,000-image
 probability file does not grow memory, and prints the top-1 accuracy of the
 three bundled EfficientNet-Lite models through `reviewer predict`
 (--no-accuracy to skip; lite1/lite2 need the 'models' extra).
@@ -141,13 +143,17 @@ def main() -> int:
             b.append(rate)
             peak_predict = peak_rss_mb()
             c.append(forward_ceiling(files, args.batch_size))
-            print(f"round {round_ + 1}: (a) {a[-1]:.1f}  (b) {b[-1]:.1f}  (c) {c[-1]:.1f} images/s")
+            print(f"round {round_ + 1}: (a) {a[-1]:.1f}  (b) {b[-1]:.1f}  (c) {c[-1]:.1f} images/s;  "
+                  f"(b)/(a) {b[-1] / a[-1]:.2f}  (b)/(c) {b[-1] / c[-1]:.2f}")
         best_a, best_b, best_c = max(a), max(b), max(c)
         print(f"(a) plain timm loop          {best_a:7.1f} images/s")
         print(f"(b) reviewer predict         {best_b:7.1f} images/s")
         print(f"(c) forward pass alone       {best_c:7.1f} images/s")
         print(f"(b)/(a) = {best_b / best_a:.2f}  (target >= 1.5: {'met' if best_b / best_a >= 1.5 else 'NOT met'})")
         print(f"(b)/(c) = {best_b / best_c:.2f}  (target >= 0.85: {'met' if best_b / best_c >= 0.85 else 'NOT met'})")
+        if args.rounds > 1:  # ratios of the same round: its three phases ran back to back
+            print(f"median of the rounds' own ratios: (b)/(a) = {np.median(np.array(b) / np.array(a)):.2f}, "
+                  f"(b)/(c) = {np.median(np.array(b) / np.array(c)):.2f}")
         print(f"RSS after imports {baseline:.0f} MB (torch, timm); peak RSS through (a) and (b) "
               f"{peak_predict:.0f} MB")
         correct, labelled = top1_accuracy(project, run_id)
