@@ -125,3 +125,18 @@ def test_stopping_early_leaves_no_threads(shared_data):
         break
     loader.close()
     assert not [t for t in threading.enumerate() if t.name.startswith("decode")]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "SCHED_IDLE"), reason="SCHED_IDLE is Linux only")
+def test_decoding_threads_run_in_the_idle_class_and_the_caller_does_not(shared_data):
+    """A decoder holding a core would make each parallel op of the model wait for it."""
+    import os
+
+    classes = []
+    files = sorted((shared_data / "imagenet-samples").iterdir())[:4]
+    loader = BatchLoader(files, CONFIG, PipelineConfig(batch_size=2, num_workers=2))
+    transform = loader.transform
+    loader.transform = lambda image: (classes.append(os.sched_getscheduler(0)), transform(image))[1]
+    assert sum(len(b.positions) for b in loader) == 4
+    assert classes == [os.SCHED_IDLE] * 4
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER
