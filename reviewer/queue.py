@@ -69,7 +69,6 @@ class QueueFilter:
     """Which mistakes the queue shows; None means "any"."""
 
     status: str = "all"
-    class_index: int | None = None
     classes: frozenset[int] | None = None  # any of these, predicted or labelled ("dog": every dog class)
     min_distance: int | None = None
     max_distance: int | None = None
@@ -85,8 +84,6 @@ class QueueFilter:
 
     def accepts(self, entry: QueueEntry) -> bool:
         if not _STATUS_TESTS[self.status](entry):
-            return False
-        if self.class_index is not None and self.class_index not in (entry.predicted, entry.original_label):
             return False
         if self.classes is not None and entry.predicted not in self.classes \
                 and entry.original_label not in self.classes:

@@ -55,9 +55,9 @@ def test_filters_and_counts_follow_the_panelist_votes(project):
     assert [e.image_id for e in queue.shown()] == [ids[1]]
     queue.apply(QueueFilter(status="decided"))
     assert [e.image_id for e in queue.shown()] == [ids[4]]
-    queue.apply(QueueFilter(class_index=CAR))
+    queue.apply(QueueFilter(classes=frozenset({CAR})))
     assert [e.image_id for e in queue.shown()] == [ids[3], ids[4]]  # predicted car, or labelled car
-    queue.apply(QueueFilter(class_index=HUSKY))
+    queue.apply(QueueFilter(classes=frozenset({HUSKY})))
     assert [e.image_id for e in queue.shown()] == [ids[0], ids[1]]  # labelled husky
     queue.apply(QueueFilter(classes=frozenset({HUSKY, CAR})))  # a name matching several classes
     assert [e.image_id for e in queue.shown()] == [ids[0], ids[1], ids[3], ids[4]]

@@ -193,10 +193,9 @@ class QtQueuePanel(QWidget):
         self.editing_done.emit()
 
     def current_filter(self) -> QueueFilter:
-        class_index, classes = self._classes(self.class_filter.text())
         return QueueFilter(
-            status=self.status.currentData(), sort=self.sort.currentData(), class_index=class_index,
-            classes=classes,
+            status=self.status.currentData(), sort=self.sort.currentData(),
+            classes=self._classes(self.class_filter.text()),
             min_distance=None if self.min_distance.value() < 0 else self.min_distance.value(),
             max_distance=None if self.max_distance.value() < 0 else self.max_distance.value(),
             min_confidence=self.min_confidence.value() / 100 if self.min_confidence.value() > 0 else None,
@@ -205,12 +204,12 @@ class QtQueuePanel(QWidget):
     def set_status(self, status: str) -> None:
         self.status.setCurrentIndex(self.status.findData(status))
 
-    def _classes(self, text: str) -> tuple[int | None, frozenset[int] | None]:
-        """(one class, or every class a partial name matches); the hint says which."""
+    def _classes(self, text: str) -> frozenset[int] | None:
+        """The class named, or every class a partial name matches (None: no filter); the hint says which."""
         text = text.strip()
         self.class_hint.hide()
         if not text:
-            return None, None
+            return None
         classes = load_classes()
         lowered = text.lower()
         if text.isdigit() and int(text) < len(classes):
@@ -221,7 +220,7 @@ class QtQueuePanel(QWidget):
             matches = self._name_index.get(lowered) or [i for i, n in enumerate(classes.names) if lowered in n.lower()]
             if not matches:
                 self._hint(f"No class matches “{text}”.")
-                return -1, None  # matches nothing, visibly
+                return frozenset()  # matches nothing, visibly
             if len(matches) == 1:
                 index = matches[0]
             else:
@@ -229,9 +228,9 @@ class QtQueuePanel(QWidget):
                 shown = ", ".join(classes.names[i] for i in matches[:4])
                 more = f" and {len(matches) - 4} more" if len(matches) > 4 else ""
                 self._hint(f"Predicted or labelled, any of {len(matches)} classes: {shown}{more}.")
-                return None, frozenset(matches)
+                return frozenset(matches)
         self._hint(f"Predicted or labelled: {classes.names[index]} ({classes.wnids[index]})")
-        return index, None
+        return frozenset({index})
 
     def _hint(self, text: str) -> None:
         self.class_hint.setText(text)
