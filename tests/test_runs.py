@@ -145,6 +145,34 @@ def test_a_crash_mid_run_resumes_and_lost_rows_are_recomputed(tmp_path, shared_d
     assert [p.pred_1 for p in predictions(project, 1)] == [p.pred_1 for p in predictions(project, fresh.run_id)]
 
 
+def test_a_failed_write_fails_the_run_and_keeps_what_was_recorded(tmp_path, shared_data, tiny_checkpoint,
+                                                                    monkeypatch):
+    """Results are written on a thread of their own while the model goes on: a disk
+    error there still ends the run as failed, after the batches before it were recorded."""
+    from models.store import ProbabilityWriter
+
+    project = make_project(tmp_path / "p", sample_files(shared_data, 12))
+    real_sync, syncs = ProbabilityWriter.sync, []
+
+    def failing_sync(self):
+        syncs.append(threading.current_thread().name)
+        if len(syncs) == 2:
+            raise OSError(28, "No space left on device")
+        real_sync(self)
+
+    monkeypatch.setattr(ProbabilityWriter, "sync", failing_sync)
+    with pytest.raises(OSError, match="No space left"):
+        predict(project, TINY, checkpoint=tiny_checkpoint, batch_size=3)
+    assert syncs[0] != threading.current_thread().name  # not on the model's thread
+    run = get_run(project, 1)
+    assert run.status == "failed" and "No space left" in run.report["parts"][-1]["error"]
+    recorded = {p.row for p in predictions(project, 1)}
+    assert {0, 1, 2} <= recorded and not recorded & {3, 4, 5}  # the failed batch never reached the database
+    monkeypatch.setattr(ProbabilityWriter, "sync", real_sync)
+    resumed = predict(project, TINY, checkpoint=tiny_checkpoint, batch_size=3)
+    assert resumed.status == "complete" and resumed.resumed_from == len(recorded) and resumed.predicted == 12
+
+
 def test_bad_images_are_converted_or_skipped_with_a_reason(tmp_path, shared_data, tiny_checkpoint):
     from PIL import Image as PILImage
 
