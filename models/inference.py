@@ -48,8 +48,9 @@ class Classifier:
     def predict(self, pixels: torch.Tensor) -> torch.Tensor:
         """Softmax probabilities, float32 [B, 1000] on the CPU, for a uint8 [B, 3, H, W] batch."""
         with torch.inference_mode():
-            if self.channels_last:  # reorder the uint8 input (4x smaller than the float)
-                pixels = pixels.contiguous(memory_format=torch.channels_last)
+            # Reorder the uint8 input (4x smaller than the float), if it is not in the model's layout.
+            pixels = pixels.contiguous(memory_format=torch.channels_last if self.channels_last
+                                       else torch.contiguous_format)
             x = pixels.to(self.device, non_blocking=True).float()  # keeps the memory format
             x.sub_(self.mean).div_(self.std)
             logits = self.model(x)

@@ -9,9 +9,9 @@ decoding and resizing, nothing is copied between processes, and it is safe
 inside a GUI (no fork of a Qt process). On Linux the decoding threads run in
 the SCHED_IDLE class: a model thread that wakes up takes its core back at
 once, so the forward pass's parallel regions do not wait on a core that a
-decoder holds, and decoding fills the gaps. Paired rounds on 2 cores
-(bench/bench_predict.py measures the whole run): 0.84 of the forward-only
-rate with SCHED_IDLE, 0.76 with nice +10, 0.77 at normal priority.
+decoder holds, and decoding fills the gaps. Decoding threads run no torch op
+(see `_load`). Paired rounds of whole runs on 2 cores (bench/bench_predict.py):
+0.85 of the forward-only rate with SCHED_IDLE, 0.83 at normal priority.
 
 Bad files never stop a run: `decode_image` turns every failure into an
 `ImageDecodeError` whose reason goes into the run's report.
@@ -67,7 +67,7 @@ class ImageBatch:
     """Decoded images of one batch: `positions` index the loader's input sequence."""
 
     positions: list[int]
-    pixels: torch.Tensor  # uint8 [len(positions), 3, H, W]
+    pixels: torch.Tensor  # uint8 [len(positions), 3, H, W], channels-last in memory
     failures: list[tuple[int, str]] = field(default_factory=list)  # (position, reason)
 
 
@@ -197,13 +197,22 @@ class BatchLoader:
             self._pool = None
 
     def _load(self, start: int, stop: int) -> ImageBatch:
-        positions, tensors, failures = [], [], []
+        positions, images, failures = [], [], []
         for position in range(start, min(stop, len(self.paths))):
             try:
-                tensors.append(decode_image(self.paths[position], self.transform, draft_to=self.draft_to,
-                                            max_pixels=self.config.max_pixels))
+                image = decode_image(self.paths[position], self.transform, draft_to=self.draft_to,
+                                     max_pixels=self.config.max_pixels)
+                images.append(image.permute(1, 2, 0).numpy())  # HWC: a view of the decoded pixels
                 positions.append(position)
             except ImageDecodeError as exc:
                 failures.append((position, str(exc)))
-        pixels = torch.stack(tensors) if tensors else torch.empty((0, *self.input_shape), dtype=torch.uint8)
+        if not images:
+            return ImageBatch(positions, torch.empty((0, *self.input_shape), dtype=torch.uint8), failures)
+        # Stacked by numpy, not torch: a torch copy this size runs in parallel, and an
+        # OpenMP parallel region started on a decoding thread gives it a team of its own,
+        # so the process holds more OpenMP threads than cores and every thread of the
+        # model's team then sleeps at each barrier instead of spinning (thousands of
+        # futex waits per second, a fifth of the forward pass's speed on 2 cores).
+        # The NHWC stack is also the channels-last layout the model takes on a CPU.
+        pixels = torch.from_numpy(np.stack(images)).permute(0, 3, 1, 2)
         return ImageBatch(positions=positions, pixels=pixels, failures=failures)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 
@@ -107,6 +108,7 @@ def test_batches_keep_order_and_list_failures(tmp_path, shared_data):
     assert [b.positions for b in batches] == [[0, 1, 2], [4, 5], [6, 7]]
     assert [p for b in batches for p, _ in b.failures] == [3, 8]
     assert all(b.pixels.shape == (len(b.positions), 3, 224, 224) for b in batches)
+    assert all(b.pixels.is_contiguous(memory_format=torch.channels_last) for b in batches)  # the model's layout
     assert torch.equal(batches[2].pixels[1], decode_image(files[6], create_image_transform(CONFIG), draft_to=256))
 
 
@@ -114,6 +116,25 @@ def test_a_batch_of_only_bad_images_is_empty(tmp_path):
     loader = BatchLoader([tmp_path / "a.JPEG", None], CONFIG, PipelineConfig(batch_size=4))
     (batch,) = list(loader)
     assert batch.positions == [] and batch.pixels.shape == (0, 3, 224, 224) and len(batch.failures) == 2
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc (Linux)")
+def test_decoding_threads_start_no_threads_of_their_own(shared_data):
+    """A torch op on a decoding thread would start an OpenMP team for that thread:
+    more OpenMP threads than cores, and the model's own team then sleeps at every
+    barrier instead of spinning (a fifth of the forward pass's speed on 2 cores)."""
+    import threading
+
+    def tasks() -> int:
+        return len(os.listdir("/proc/self/task"))
+
+    files = sorted((shared_data / "imagenet-samples").iterdir())[:24]
+    torch.ones(1 << 20).add_(1)  # the main thread's OpenMP team exists before counting
+    loader = BatchLoader(files, CONFIG, PipelineConfig(batch_size=4, num_workers=2))
+    before, during = tasks(), []
+    for _ in loader:
+        during.append(tasks() - len([t for t in threading.enumerate() if t.name.startswith("decode")]))
+    assert max(during) <= before  # (a thread of an earlier loader may still be leaving)
 
 
 def test_stopping_early_leaves_no_threads(shared_data):
@@ -127,11 +148,9 @@ def test_stopping_early_leaves_no_threads(shared_data):
     assert not [t for t in threading.enumerate() if t.name.startswith("decode")]
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "SCHED_IDLE"), reason="SCHED_IDLE is Linux only")
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux only")
 def test_decoding_threads_run_in_the_idle_class_and_the_caller_does_not(shared_data):
     """A decoder holding a core would make each parallel op of the model wait for it."""
-    import os
-
     classes = []
     files = sorted((shared_data / "imagenet-samples").iterdir())[:4]
     loader = BatchLoader(files, CONFIG, PipelineConfig(batch_size=2, num_workers=2))
