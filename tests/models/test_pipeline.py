@@ -122,7 +122,7 @@ def test_a_batch_of_only_bad_images_is_empty(tmp_path):
 def test_decoding_threads_start_no_threads_of_their_own(shared_data):
     """A torch op on a decoding thread would start an OpenMP team for that thread:
     more OpenMP threads than cores, and the model's own team then sleeps at every
-    barrier instead of spinning (a fifth of the forward pass's speed on 2 cores)."""
+    barrier instead of spinning."""
     import threading
 
     def tasks() -> int:
