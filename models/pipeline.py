@@ -9,7 +9,8 @@ decoding and resizing, nothing is copied between processes, and it is safe
 inside a GUI (no fork of a Qt process). On Linux the decoding threads run in
 the SCHED_IDLE class: a model thread that wakes up takes its core back at
 once, so the forward pass's parallel regions do not wait on a core that a
-decoder holds, and decoding fills the gaps. Decoding threads run no torch op
+decoder holds (its threads spin through the gaps between ops, so decoding
+takes time of its own on a small machine). Decoding threads run no torch op
 (see `_load`). Paired rounds of whole runs on 2 cores (bench/bench_predict.py):
 0.85 of the forward-only rate with SCHED_IDLE, 0.83 at normal priority.
 
