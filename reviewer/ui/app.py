@@ -2,11 +2,38 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from reviewer.ui.theme import apply_theme
+
+
+class GuiThreadCollector(QObject):
+    """Python's cycle collector runs on whichever thread happens to allocate past a
+    threshold; when that is a worker thread and the garbage holds a Qt object, Qt
+    deletes a GUI object off the GUI thread and the process crashes (seen as a
+    segfault under `_configure_sqlite` on a project-opening worker). So automatic
+    collection is off and the GUI thread collects, with Python's own thresholds,
+    twice a second."""
+
+    def __init__(self, app: QApplication):
+        super().__init__(app)
+        self._thresholds = gc.get_threshold()
+        gc.disable()
+        self._timer = QTimer(self, interval=500, timeout=self.check)
+        self._timer.start()
+
+    def check(self) -> None:
+        counts, generation = gc.get_count(), -1
+        for level, (count, threshold) in enumerate(zip(counts, self._thresholds)):
+            if count <= threshold:
+                break
+            generation = level
+        if generation >= 0:
+            gc.collect(generation)
 
 
 def create_app() -> QApplication:
@@ -19,6 +46,8 @@ def create_app() -> QApplication:
     if not app.property("reviewer_themed"):
         apply_theme(app)
         app.setProperty("reviewer_themed", True)
+    if app.findChild(GuiThreadCollector) is None:
+        GuiThreadCollector(app)
     return app
 
 
