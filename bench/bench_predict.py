@@ -10,13 +10,16 @@ tf_efficientnet_lite0, in one process with the same threads and batch size:
   (b) `reviewer predict` (reviewer.runs.predict on a temporary project: the
       threaded decode pipeline, inference, the probability file and the
       database writes; model loading excluded);
-  (c) the forward pass alone on pre-decoded batches with (b)'s settings: the ceiling.
+  (c) the forward pass alone on pre-decoded batches with (b)'s settings (batches
+      computed at once, threads per batch): the ceiling.
 
 Targets: (b)/(a) >= 1.5 and (b)/(c) >= 0.85. With --rounds N each figure is
 the best of N interleaved rounds (other work on the machine only slows a
 round down), and the median of each round's own ratios is printed too (a
 shared machine's speed drifts between rounds; the three phases of one round
-run back to back). It also prints peak RSS, checks that writing a 50,000-image
+run back to back). It prints the CPU cost of decoding an image (D) and of the
+forward pass (F, core time), and the bound F / (F + D) on (b)/(c) when the
+model's threads take every core. It also prints peak RSS, checks that writing a 50,000-image
 probability file does not grow memory, and prints the top-1 accuracy of the
 three bundled EfficientNet-Lite models through `reviewer predict`
 (--no-accuracy to skip; lite1/lite2 need the 'models' extra).
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import resource
 import sys
 import tempfile
@@ -43,8 +47,9 @@ from timm.data import ImageNetInfo, create_transform, resolve_data_config  # noq
 from db.engine import write_session  # noqa: E402
 from db.tables import Image  # noqa: E402
 from models import (BatchLoader, Classifier, PipelineConfig, ProbabilityWriter, default_batch_size,  # noqa: E402
-                    load_model)
+                    default_streams, load_model)
 from models.bundled import BUNDLED  # noqa: E402
+from models.pipeline import create_image_transform, decode_image, draft_size  # noqa: E402
 from reviewer.project import Project  # noqa: E402
 from reviewer.runs import predict, top1_accuracy  # noqa: E402
 
@@ -81,15 +86,28 @@ def reviewer_predict(project: Project, batch_size: int, rerun: bool) -> tuple[fl
 
 
 def forward_ceiling(files: list[Path], batch_size: int) -> float:
-    """(c): images/s of the forward pass on pre-decoded batches, (b)'s settings."""
+    """(c): images/s of the forward pass on pre-decoded batches, (b)'s settings (its streams)."""
     loaded = load_model(MODEL)
     classifier = Classifier(loaded)
     batches = [b.pixels for b in BatchLoader(files, loaded.data_config, PipelineConfig(batch_size=batch_size))]
-    classifier.predict(batches[0])  # warm-up, as (a) and (b) pay theirs inside the loop
-    started = time.perf_counter()
-    for pixels in batches:
-        classifier.predict(pixels)
-    return len(files) / (time.perf_counter() - started)
+    with classifier.stream() as streams:
+        # Warm-up, one batch per stream, as (a) and (b) pay theirs inside the loop.
+        for _ in streams.map(enumerate(batches[:streams.streams])):
+            pass
+        started = time.perf_counter()
+        for _ in streams.map(enumerate(batches)):
+            pass
+        return len(files) / (time.perf_counter() - started)
+
+
+def decode_cost_ms(files: list[Path]) -> float:
+    """CPU ms per image of decoding + the eval transform, as a decoding thread does it, on one thread."""
+    data_config = load_model(MODEL).data_config
+    transform, draft_to = create_image_transform(data_config), draft_size(data_config)
+    started = time.thread_time()
+    for f in files:
+        decode_image(f, transform, draft_to=draft_to)
+    return 1000 * (time.thread_time() - started) / len(files)
 
 
 def store_memory_check(rows: int = 50_000, batch: int = 32) -> tuple[float, float]:
@@ -126,8 +144,9 @@ def main() -> int:
     files = sorted(p for p in args.images.iterdir() if p.suffix.lower() in (".jpeg", ".jpg", ".png"))[:args.limit]
     for f in files:  # the same warm file cache for every measurement
         f.read_bytes()
-    print(f"{len(files)} images, {MODEL}, batch size {args.batch_size}, torch threads {torch.get_num_threads()}, "
-          f"torch {torch.__version__}")
+    streams = default_streams(torch.device("cpu"))
+    print(f"{len(files)} images, {MODEL}, batch size {args.batch_size}, torch threads {torch.get_num_threads()} "
+          f"shared by {streams} stream(s), torch {torch.__version__}")
     baseline = current_rss_mb()
     before, after = store_memory_check()
     print(f"store: 50,000 x 1000 float16 rows written batch by batch: RSS {before:.0f} -> {after:.0f} MB "
@@ -154,6 +173,14 @@ def main() -> int:
         if args.rounds > 1:  # ratios of the same round: its three phases ran back to back
             print(f"median of the rounds' own ratios: (b)/(a) = {np.median(np.array(b) / np.array(a)):.2f}, "
                   f"(b)/(c) = {np.median(np.array(b) / np.array(c)):.2f}")
+        # On a machine whose cores all run the model's threads, those threads spin through the
+        # gaps between ops, so decoding takes time of its own: (b) can reach at most F / (F + D).
+        decode_ms = decode_cost_ms(files)
+        forward_ms = torch.get_num_threads() * 1000 / best_c
+        print(f"decode + transform D = {decode_ms:.2f} ms of CPU per image; forward pass F = {forward_ms:.1f} ms "
+              f"of core time per image ({torch.get_num_threads()} threads x (c)); "
+              f"bound on (b)/(c) when the model's threads fill every core: F / (F + D) = "
+              f"{forward_ms / (forward_ms + decode_ms):.2f} ({os.cpu_count()} cores here)")
         print(f"RSS after imports {baseline:.0f} MB (torch, timm); peak RSS through (a) and (b) "
               f"{peak_predict:.0f} MB")
         correct, labelled = top1_accuracy(project, run_id)

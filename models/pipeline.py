@@ -8,11 +8,14 @@ prefetch loader does. Threads, not processes: PIL releases the GIL while
 decoding and resizing, nothing is copied between processes, and it is safe
 inside a GUI (no fork of a Qt process). On Linux the decoding threads run in
 the SCHED_IDLE class: a model thread that wakes up takes its core back at
-once, so the forward pass's parallel regions do not wait on a core that a
-decoder holds (its threads spin through the gaps between ops, so decoding
-takes time of its own on a small machine). Decoding threads run no torch op
-(see `_load`). Paired rounds of whole runs on 2 cores (bench/bench_predict.py):
-0.85 of the forward-only rate with SCHED_IDLE, 0.83 at normal priority.
+once, so a forward pass's parallel regions do not wait on a core that a
+decoder holds. Decoding threads run no torch op (see `_load`). Measured on 2
+cores with one two-threaded forward stream (bench/bench_predict.py, paired
+rounds): 0.85 of the forward-only rate with SCHED_IDLE, 0.83 at normal
+priority. With the default single-threaded streams on a CPU
+(`models.inference.default_streams`) the cores are always busy with forward
+passes or decoding, so a run reaches about F / (F + D) of the forward-only
+rate (F: the forward pass's core time per image, D: decoding's CPU time).
 
 Bad files never stop a run: `decode_image` turns every failure into an
 `ImageDecodeError` whose reason goes into the run's report.

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -29,8 +29,8 @@ from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Prediction, Run, utcnow
-from models import (BatchLoader, Classifier, ModelInputError, PipelineConfig, ProbabilityWriter, default_batch_size,
-                    load_model, top_k)
+from models import (BatchLoader, Classifier, InferenceConfig, ModelInputError, PipelineConfig, ProbabilityWriter,
+                    default_batch_size, load_model, top_k)
 from models.sources import LoadedModel
 from models.store import written_rows
 from reviewer._run_records import (RunLock, forget_predictions, image_files, load_image_ids, matching_runs,
@@ -80,18 +80,23 @@ class RunResult:
 
 def predict(project: Project, model: str, *, checkpoint: str | Path | None = None, name: str | None = None,
             device: str | None = None, batch_size: int | None = None, limit: int | None = None,
-            image_slice: str | None = None, workers: int | None = None, rerun: bool = False,
+            image_slice: str | None = None, workers: int | None = None, streams: int | None = None,
+            rerun: bool = False,
             progress: ProgressCallback | None = None, cancel: Callable[[], bool] | None = None) -> RunResult:
     """Run a timm model over the project's images (or a named slice), resuming an
     unfinished run of the same model and images.
 
     `name`: the name to record the model under (default: `model`, or
     `model:<checkpoint stem>`). `rerun`: compute a new run even when one is complete.
+    `workers`: decoding threads; `streams`: batches computed at once (default
+    `models.default_streams`).
     """
     if batch_size is not None and batch_size < 1:
         raise InputError(f"--batch-size {batch_size}", "must be at least 1")
     if limit is not None and limit < 1:
         raise InputError(f"--limit {limit}", "must be at least 1")
+    if streams is not None and streams < 1:
+        raise InputError(f"--streams {streams}", "must be at least 1")
     ids = run_images(project, image_slice=image_slice, limit=limit)  # fails early on a bad slice
     started = time.perf_counter()
     try:
@@ -111,7 +116,8 @@ def predict(project: Project, model: str, *, checkpoint: str | Path | None = Non
         return _already_complete(project, runs[0], model_name)
     run = unfinished or _create_run(project, model_id, ids, loaded, image_slice=image_slice, limit=limit)
     with RunLock(project, run.id):
-        attempt = _Attempt(project, run, loaded, model_name, workers=workers, load_seconds=load_seconds,
+        attempt = _Attempt(project, run, loaded, model_name, workers=workers, streams=streams,
+                           load_seconds=load_seconds,
                            batch_size=batch_size or default_batch_size(loaded.device))
         result = attempt.compute(progress=progress, cancel=cancel, resumed=unfinished is not None)
     if result.status == "complete":
@@ -198,8 +204,9 @@ class _Attempt:
     """One pass of `predict` over the images a run still lacks."""
 
     def __init__(self, project: Project, run: Run, loaded: LoadedModel, model_name: str, *, batch_size: int,
-                 workers: int | None, load_seconds: float):
+                 workers: int | None, streams: int | None, load_seconds: float):
         self.project, self.run, self.loaded, self.model_name = project, run, loaded, model_name
+        self.inference = InferenceConfig(streams=streams)
         self.pipeline = PipelineConfig(batch_size=batch_size, num_workers=workers)
         self.load_seconds = load_seconds
         self.skipped: list[dict] = []
@@ -209,8 +216,10 @@ class _Attempt:
         ids, todo = self._prepare()
         total, before = len(ids), len(ids) - len(todo)
         paths, names = image_files(self.project, [ids[r] for r in todo])
-        classifier = Classifier(self.loaded)
-        loader = BatchLoader(paths, self.loaded.data_config, self.pipeline)
+        classifier = Classifier(self.loaded, self.inference)
+        # Enough batches decoded ahead to feed every stream and keep every decoder busy.
+        loader = BatchLoader(paths, self.loaded.data_config,
+                             replace(self.pipeline, prefetch_batches=self.pipeline.workers() + classifier.streams))
         writer = ProbabilityWriter.open(self.project.root / self.run.probs_path)
         started, done_now, status = time.perf_counter(), 0, "cancelled"
 
@@ -226,21 +235,23 @@ class _Attempt:
             self._commit(ids, rows, probs)
 
         recorder = _Recorder(record)
+        streams = classifier.stream()
         try:
             report_progress()
-            for batch in loader:
-                if batch.positions:
-                    rows = np.array([todo[p] for p in batch.positions], dtype=np.int64)
-                    recorder.submit(rows, classifier.predict(batch.pixels).numpy())
-                for position, reason in batch.failures:
-                    self.skipped.append({"image_id": ids[todo[position]], "file_name": names[position],
-                                         "reason": reason})
-                done_now += len(batch.positions) + len(batch.failures)
-                report_progress()
-                if cancel is not None and cancel():
-                    break
-            else:
-                status = "complete"
+            with streams:
+                for batch, probs in streams.map((batch, batch.pixels) for batch in loader):
+                    if probs is not None:
+                        rows = np.array([todo[p] for p in batch.positions], dtype=np.int64)
+                        recorder.submit(rows, probs.numpy())
+                    for position, reason in batch.failures:
+                        self.skipped.append({"image_id": ids[todo[position]], "file_name": names[position],
+                                             "reason": reason})
+                    done_now += len(batch.positions) + len(batch.failures)
+                    report_progress()
+                    if cancel is not None and cancel():
+                        break
+                else:
+                    status = "complete"
             recorder.drain()
         except BaseException as exc:
             recorder.close()  # what was handed over is written before the run's report

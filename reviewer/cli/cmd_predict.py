@@ -26,6 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="images per batch (default: 16 on a CPU, 64 on a GPU)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="image decoding threads (default: one per core, at most 4)")
+    p.add_argument("--streams", type=int, default=None, metavar="N",
+                   help="batches computed at once, sharing torch's threads (default: one per core on a "
+                        "CPU, at most 4; one on a GPU)")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N images")
     p.add_argument("--images", metavar="SUBSET", dest="image_slice",
                    help="only the images of this named slice (e.g. imagenet_m)")
@@ -81,7 +84,7 @@ def run_predict(args: argparse.Namespace) -> int:
     try:
         result = predict(project, args.model, checkpoint=args.checkpoint, name=args.name, device=args.device,
                          batch_size=args.batch_size, limit=args.limit, image_slice=args.image_slice,
-                         workers=args.workers, rerun=args.rerun, progress=bar)
+                         workers=args.workers, streams=args.streams, rerun=args.rerun, progress=bar)
     except KeyboardInterrupt:
         bar.close()
         if bar.last is not None:

@@ -1,0 +1,90 @@
+"""Forward streams: several batches computed at once, results in order, torch's threads shared."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import timm
+import torch
+from timm.data import resolve_data_config
+
+from models import Classifier, InferenceConfig, LoadedModel, default_streams
+from tests.models.conftest import TINY
+
+
+@pytest.fixture
+def two_torch_threads():
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
+def tiny_loaded(tiny_state_dict, model: torch.nn.Module | None = None) -> LoadedModel:
+    net = timm.create_model(TINY, pretrained=False)
+    net.load_state_dict(tiny_state_dict)
+    model = model or net
+    return LoadedModel(name=TINY, model=model.eval(), data_config=resolve_data_config({}, model=net),
+                       source="checkpoint", weights_sha256=None, weights_file=None, device=torch.device("cpu"))
+
+
+def batches(count: int, size: int = 3) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(1)
+    return [torch.randint(0, 256, (size, 3, 160, 160), dtype=torch.uint8, generator=generator)
+            for _ in range(count)]
+
+
+def test_streams_give_each_batchs_probabilities_in_order(tiny_state_dict, two_torch_threads):
+    classifier = Classifier(tiny_loaded(tiny_state_dict), InferenceConfig(streams=2))
+    inputs = batches(5)
+    inputs[2] = inputs[2][:0]  # a batch whose images all failed to decode
+    with classifier.stream() as streams:
+        results = list(streams.map(enumerate(inputs)))
+    assert [key for key, _ in results] == [0, 1, 2, 3, 4]
+    assert results[2][1] is None
+    for (key, probs), pixels in zip(results, inputs):
+        if key != 2:
+            torch.testing.assert_close(probs, classifier.predict(pixels), rtol=1e-4, atol=1e-6)
+
+
+def test_streams_compute_at_once_with_a_share_of_torchs_threads(tiny_state_dict, two_torch_threads):
+    together = threading.Barrier(2, timeout=20)  # broken (an error) unless two forward passes meet
+    seen: list[tuple[str, int]] = []
+
+    class Meeting(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            seen.append((threading.current_thread().name, torch.get_num_threads()))
+            together.wait()
+            return self.inner(x)
+
+    loaded = tiny_loaded(tiny_state_dict)
+    classifier = Classifier(tiny_loaded(tiny_state_dict, Meeting(loaded.model)), InferenceConfig(streams=2))
+    with classifier.stream() as streams:
+        assert len(list(streams.map(enumerate(batches(4))))) == 4
+    assert len({name for name, _ in seen}) == 2 and all(threads == 1 for _, threads in seen)
+    assert torch.get_num_threads() == 2  # restored for the rest of the process
+    assert classifier.settings() == {"channels_last": True, "streams": 2, "threads": 1}
+
+
+def test_a_failing_forward_pass_is_raised_and_threads_are_restored(tiny_state_dict, two_torch_threads):
+    class Broken(torch.nn.Module):
+        def forward(self, x):
+            raise RuntimeError("out of memory in the forward pass")
+
+    classifier = Classifier(tiny_loaded(tiny_state_dict, Broken()), InferenceConfig(streams=2))
+    with pytest.raises(RuntimeError, match="out of memory"):
+        with classifier.stream() as streams:
+            list(streams.map(enumerate(batches(3))))
+    assert torch.get_num_threads() == 2
+
+
+def test_one_stream_per_core_on_a_cpu_and_one_on_an_accelerator(two_torch_threads):
+    assert default_streams(torch.device("cpu")) == 2
+    assert default_streams(torch.device("cuda")) == 1
+    with pytest.raises(ValueError, match="at least 1"):
+        Classifier(tiny_loaded(timm.create_model(TINY).state_dict()), InferenceConfig(streams=0))
