@@ -182,19 +182,23 @@ def _carried_verdict(session: Session, item: Item) -> tuple[str | None, bool]:
     return None, True
 
 
-def _rated_by_all(session: Session, votes: list[Vote]) -> tuple[bool, list[str]]:
-    """(every panelist has rated severity and category, names of those who have not)."""
-    rated = {v.reviewer_id for v in votes
-             if field_value(v, "severity") is not None and field_value(v, "category") is not None}
+def _voted_by_all(session: Session, votes: list[Vote], fields: tuple[str, ...]) -> tuple[bool, list[str]]:
+    """(every panelist has voted all `fields`, names of those who have not)."""
+    voted = {v.reviewer_id for v in votes if all(field_value(v, name) is not None for name in fields)}
     panel = session.execute(select(Reviewer.id, Reviewer.name).order_by(Reviewer.id)).all()
-    missing = [name for rid, name in panel if rid not in rated]
+    missing = [name for rid, name in panel if rid not in voted]
     return bool(panel) and not missing, missing
+
+
+def _have(missing: list[str]) -> str:
+    return f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'}"
 
 
 def lock_decision(project: Project, *, chair_id: int, image_id: int, predicted: int) -> Decision:
     """The chair locks the majority of the latest votes as the item's final decision.
 
-    The verdict and problematic flag: the majority of the verdicts cast (a
+    The verdict and problematic flag: the majority of the verdicts once every
+    panelist has voted one (a
     new lock follows a changed majority), except that a standing override,
     or a standing "wrong" lock still waiting for phase 2, is kept. Severity
     and category: the majority once every panelist has rated both, else
@@ -212,7 +216,7 @@ def lock_decision(project: Project, *, chair_id: int, image_id: int, predicted: 
         if standing is not None and standing.method not in LOCKING_METHODS:
             standing = None
         majority = majority_of(votes)
-        rated, missing = _rated_by_all(session, votes)
+        rated, missing = _voted_by_all(session, votes, ("severity", "category"))
         phase_2_open = (standing is not None and standing.verdict == "wrong"
                         and standing.severity is None and standing.category is None)
         keep = standing is not None and (standing.method == "override" or phase_2_open)
@@ -220,6 +224,12 @@ def lock_decision(project: Project, *, chair_id: int, image_id: int, predicted: 
         if keep:
             verdict, problematic = standing.verdict, standing.problematic
         else:
+            if phase_1 and majority.verdict is not None:
+                everyone, absent = _voted_by_all(session, votes, ("verdict",))
+                if not everyone:
+                    raise DecisionError(f"image {image_id} predicted {predicted}: not every panelist has voted: "
+                                        f"{_have(absent)} not voted a verdict (the chair may override, with a "
+                                        "reason)")
             # Outside phase 1 the verdict is not up for a vote (reopen the item to vote it).
             verdict = majority.verdict if phase_1 and majority.verdict is not None else carried
             problematic = majority.problematic
@@ -239,8 +249,8 @@ def lock_decision(project: Project, *, chair_id: int, image_id: int, predicted: 
                                 "override again, or reopen the item for a new vote")
         if not settled:
             raise DecisionError(f"image {image_id} predicted {predicted}: nothing to lock yet: "
-                                f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'} not rated "
-                                "severity and category (the chair may override, with a reason)")
+                                f"{_have(missing)} not rated severity and category (the chair may override, "
+                                "with a reason)")
         row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=problematic,
                        severity=severity, category=category, oov_name=oov_name,
                        method="majority", reason=majority.describe(settled), decided_by=chair_id)

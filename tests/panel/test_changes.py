@@ -11,6 +11,7 @@ from reviewer.panel.votes import cast_vote, undo_last
 def test_new_votes_show_only_on_items_the_viewer_has_voted(panel):
     project, (ann, bob, cy), items = panel
     seen, unseen = items[0], items[1]
+    cast_vote(project, reviewer_id=ann, image_id=unseen.image_id, predicted=unseen.predicted, verdict="wrong")
     cast_vote(project, reviewer_id=bob, image_id=seen.image_id, predicted=seen.predicted, verdict="wrong")
     cursor = latest_cursor(project)
     assert changes_since(project, viewer_id=bob, cursor=cursor).empty

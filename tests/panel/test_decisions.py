@@ -66,6 +66,20 @@ def test_lock_is_majority_unclear_on_a_tie_and_chair_only(panel):
     assert lock(project, ann, three_way).verdict == "wrong"
 
 
+def test_no_lock_before_every_panelist_has_voted_a_verdict(panel):
+    project, (ann, bob, cy), items = panel
+    partial = items[0]
+    vote(project, ann, partial, verdict="wrong")
+    vote(project, bob, partial, verdict="wrong")
+    with pytest.raises(DecisionError, match="cy has not voted a verdict"):
+        lock(project, ann, partial)
+    vote(project, cy, partial, problematic=True)  # a flag alone is not a verdict
+    with pytest.raises(DecisionError, match="cy has not voted a verdict"):
+        lock(project, ann, partial)
+    vote(project, cy, partial, verdict="correct")
+    assert lock(project, ann, partial).verdict == "wrong"
+
+
 def test_phase_2_ties_severity_major_category_undecided(panel):
     project, (ann, bob, cy), items = panel
     dee = get_reviewer(project, "dee").id  # four panelists: a 2:2 split is possible
