@@ -25,6 +25,8 @@ from reviewer.leaderboard import plot_trend
 from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
 
 FORMATS = ("markdown", "html")
+# The names of the plots a report writes: a reused folder loses those the new report does not show.
+OWN_PLOTS = re.compile(r"^(shares|distance|topk|trend|confusions_.+|reliability_run\d+)\.png$")
 
 
 @dataclass
@@ -220,6 +222,14 @@ def to_html(sections: list[Section], title: str) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _remove_stale_plots(out_dir: Path, sections: list[Section]) -> None:
+    """Delete plots an earlier report wrote here (a deleted run's, say) that this one does not show."""
+    shown = {name for section in sections for name in section.images}
+    for path in out_dir.iterdir():
+        if OWN_PLOTS.match(path.name) and path.name not in shown and path.is_file():
+            path.unlink(missing_ok=True)
+
+
 def write_report(report: AnalysisReport, out_dir: str | Path, *, fmt: str = "markdown") -> Path:
     """Write the report and its plots into `out_dir`; returns the report file."""
     if fmt not in FORMATS:
@@ -235,6 +245,7 @@ def write_report(report: AnalysisReport, out_dir: str | Path, *, fmt: str = "mar
             path, text = out_dir / "report.html", to_html(sections, title)
         atomic_write_text(path, text)
         path.chmod(0o644)  # the atomic write's temporary file is private; a report is for sharing
+        _remove_stale_plots(out_dir, sections)
     except OSError as exc:
         raise UserError(f"could not write the report into {out_dir}: {exc.strerror or exc}"
                         + (f" ({exc.filename})" if exc.filename else "")) from exc

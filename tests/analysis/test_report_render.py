@@ -52,6 +52,18 @@ def test_markdown_and_html_with_plots(project, tmp_path):
     assert "Chi-square tests of independence" in html
 
 
+def test_a_reused_folder_loses_the_plots_of_runs_no_longer_in_the_report(project, tmp_path):
+    out = tmp_path / "md"
+    out.mkdir()
+    for stale in ("reliability_run9.png", "confusions_deleted-model.png"):
+        (out / stale).write_bytes(PNG)
+    (out / "my_figure.png").write_bytes(PNG)  # not a name the report writes: kept
+    write_report(build_report(project), out)
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "confusions_model-A.png", "distance.png", "my_figure.png", "reliability_run1.png", "shares.png", "topk.png",
+        "trend.png"]
+
+
 def test_report_command_formats_and_json(project, tmp_path, capsys):
     assert main(["report", str(project.root), "--format", "html", "--out", str(tmp_path / "r")]) == 0
     assert (tmp_path / "r" / "report.html").exists() and "report.html" in capsys.readouterr().out
