@@ -171,8 +171,9 @@ def main() -> int:
         print(f"(b)/(a) = {best_b / best_a:.2f}  (target >= 1.5: {'met' if best_b / best_a >= 1.5 else 'NOT met'})")
         print(f"(b)/(c) = {best_b / best_c:.2f}  (target >= 0.85: {'met' if best_b / best_c >= 0.85 else 'NOT met'})")
         if args.rounds > 1:  # ratios of the same round: its three phases ran back to back
-            print(f"median of the rounds' own ratios: (b)/(a) = {np.median(np.array(b) / np.array(a)):.2f}, "
-                  f"(b)/(c) = {np.median(np.array(b) / np.array(c)):.2f}")
+            ba, bc = np.median(np.array(b) / np.array(a)), np.median(np.array(b) / np.array(c))
+            print(f"median of the rounds' own ratios: (b)/(a) = {ba:.2f} ({'met' if ba >= 1.5 else 'NOT met'}), "
+                  f"(b)/(c) = {bc:.2f} ({'met' if bc >= 0.85 else 'NOT met'})")
         # On a machine whose cores all run the model's threads, those threads spin through the
         # gaps between ops, so decoding takes time of its own: (b) can reach at most F / (F + D).
         decode_ms = decode_cost_ms(files)
