@@ -179,8 +179,9 @@ def test_formats_and_the_command(reviewed_project, tmp_path, capsys):
 
 def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
     """Through the panel's own API: the panel votes, the chair locks the majority. The
-    project's fourth panelist ("chair", who decided the fixture's items) rates last:
-    until then the lock settles the verdict only, and the export says what is settled."""
+    project's fourth panelist ("chair", who decided the fixture's items) votes the verdict
+    but rates last: until then the lock settles the verdict only, and the export says
+    what is settled."""
     from reviewer.panel.decisions import lock_decision
     from reviewer.panel.votes import cast_vote, get_reviewer
 
@@ -192,6 +193,8 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
         reviewer = get_reviewer(project, name).id
         cast_vote(project, reviewer_id=reviewer, image_id=image_id, predicted=401, verdict="wrong",
                   severity=severity, category="non_prototypical")
+    cast_vote(project, reviewer_id=get_reviewer(project, "chair").id, image_id=image_id, predicted=401,
+              verdict="wrong")
     lock_decision(project, chair_id=chair, image_id=image_id, predicted=401)
     result = export_project(project, tmp_path / "out")
     data = json.loads((result.path / "multilabel_annotations.json").read_text())
@@ -209,4 +212,5 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
     mistakes = json.loads((result.path / "mistakes" / "model-B_mistakes.json").read_text())
     assert mistakes == {val_name(30101): {"top_prediction": 401, "failure category": "Non-prototypical",
                                           "failure severity": "Major"}}  # 2:2, major on a tie
-    assert result.manifest["reviews"]["vote_rows"] == 4 and result.manifest["reviews"]["reviewers"] == 4
+    # Every vote row is kept: three panelists once, "chair" twice (verdict, then the rating).
+    assert result.manifest["reviews"]["vote_rows"] == 5 and result.manifest["reviews"]["reviewers"] == 4
