@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -15,6 +16,11 @@ from models.sources import LoadedModel
 TOP_K = 5
 MAX_CPU_STREAMS = 4
 K = TypeVar("K")
+
+# torch's thread count is process-wide: the first of concurrent stream sets saves it, the last restores it.
+_threads_lock = threading.Lock()
+_threads_users = 0
+_threads_saved = 0
 
 
 def default_batch_size(device: torch.device) -> int:
@@ -96,22 +102,29 @@ class ForwardStreams:
         self.classifier = classifier
         self.streams = classifier.streams
         self._pool: ThreadPoolExecutor | None = None
-        self._threads = 0
 
     def __enter__(self) -> "ForwardStreams":
-        self._threads = torch.get_num_threads()
-        if self.streams > 1:
-            # Read by each new stream thread at its first parallel op (and set on this one).
-            torch.set_num_threads(max(1, self._threads // self.streams))
+        global _threads_users, _threads_saved
+        with _threads_lock:
+            if _threads_users == 0:
+                _threads_saved = torch.get_num_threads()
+            _threads_users += 1
+            if self.streams > 1:
+                # Read by each new stream thread at its first parallel op (and set on this one).
+                torch.set_num_threads(max(1, _threads_saved // self.streams))
         self._pool = ThreadPoolExecutor(self.streams, thread_name_prefix="forward")
         return self
 
     def __exit__(self, *exc_info) -> None:
         """Waits for the batches in flight (at most `streams`), then restores torch's threads."""
+        global _threads_users
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-        torch.set_num_threads(self._threads)
+        with _threads_lock:
+            _threads_users -= 1
+            if _threads_users == 0:
+                torch.set_num_threads(_threads_saved)
 
     def map(self, items: Iterable[tuple[K, torch.Tensor | None]]) -> Iterator[tuple[K, torch.Tensor | None]]:
         """(key, softmax probabilities) for each (key, uint8 batch), in order; an empty or

@@ -71,6 +71,18 @@ def test_streams_compute_at_once_with_a_share_of_torchs_threads(tiny_state_dict,
     assert classifier.settings() == {"channels_last": True, "streams": 2, "threads": 1}
 
 
+def test_overlapping_stream_sets_leave_torchs_threads_as_they_found_them(tiny_state_dict, two_torch_threads):
+    loaded = tiny_loaded(tiny_state_dict)
+    first = Classifier(loaded, InferenceConfig(streams=2)).stream()
+    second = Classifier(loaded, InferenceConfig(streams=2)).stream()
+    first.__enter__()
+    second.__enter__()  # e.g. a second run started while the first computes
+    first.__exit__(None, None, None)
+    assert torch.get_num_threads() == 1  # the second still computes with its share
+    second.__exit__(None, None, None)
+    assert torch.get_num_threads() == 2
+
+
 def test_a_failing_forward_pass_is_raised_and_threads_are_restored(tiny_state_dict, two_torch_threads):
     class Broken(torch.nn.Module):
         def forward(self, x):
