@@ -69,15 +69,25 @@ def leaderboard(project: Project, *, slice_name: str | None = "imagenet_m", befo
                              na_position="last", ignore_index=True)
 
 
+def off_trend(frame: pd.DataFrame) -> list[str]:
+    """Runs with a slice score but no full-set top-1 to place them by ("model (#id)"): a run
+    over the slice only, of a model never run over the whole set."""
+    placed = set(frame.dropna(subset=["top1"])["model"])
+    rows = frame[frame["slice_score"].notna() & frame["top1"].isna() & ~frame["model"].isin(placed)]
+    return [f"{row.model} (#{row.run_id})" for row in rows.itertuples(index=False)]
+
+
 def plot_trend(frame: pd.DataFrame, path: str | Path, *, slice_name: str = "imagenet_m") -> bool:
     """Slice score (with its interval) against full-set top-1, one point per run
-    that has both; returns False (and writes nothing) when no run has both."""
+    that has both; returns False (and writes nothing) when no run has both.
+    A footnote names the slice-only runs that cannot be placed (`off_trend`)."""
     from matplotlib.figure import Figure  # no pyplot: no global state, safe off the main thread
 
     data = frame.dropna(subset=["top1", "slice_score"])
     if data.empty:
         return False
-    figure = Figure(figsize=(6, 4.5), dpi=100)
+    unplaced = off_trend(frame)
+    figure = Figure(figsize=(6, 4.5 + (0.3 if unplaced else 0)), dpi=100)
     axes = figure.subplots()
     errors = np.vstack([data["slice_score"] - data["slice_low"], data["slice_high"] - data["slice_score"]])
     axes.errorbar(100 * data["top1"], 100 * data["slice_score"], yerr=100 * errors, fmt="o", capsize=3)
@@ -91,6 +101,9 @@ def plot_trend(frame: pd.DataFrame, path: str | Path, *, slice_name: str = "imag
     axes.set_ylabel(f"accuracy on {slice_name} (%), 95% CI")
     axes.set_title(f"{slice_name} score against top-1, {len(data)} runs")
     axes.grid(alpha=0.3)
-    figure.tight_layout()
+    if unplaced:
+        figure.text(0.01, 0.01, "not shown, no full-set top-1: " + ", ".join(unplaced), fontsize=7,
+                    wrap=True, color="0.35")
+    figure.tight_layout(rect=(0, 0.05 if unplaced else 0, 1, 1))
     figure.savefig(path)
     return True

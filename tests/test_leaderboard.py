@@ -11,7 +11,7 @@ from scipy.stats import beta
 
 from reviewer.cli import main
 from reviewer.importers import import_review
-from reviewer.leaderboard import leaderboard, plot_trend
+from reviewer.leaderboard import leaderboard, off_trend, plot_trend
 from reviewer.project import Project
 from reviewer.reruns import rerun_summary, review_queue
 from reviewer.slices import save_slice
@@ -67,8 +67,16 @@ def test_leaderboard_and_trend_plot(reruns, tmp_path):
 
 
 def test_leaderboard_command(reruns, tmp_path, capsys):
-    project, *_ = reruns
+    project, img, run_a, run_b = reruns
     assert main(["leaderboard", str(project.root), "--plot", str(tmp_path / "t.png")]) == 0
     out = capsys.readouterr().out
     assert "2 of 4 (50.0%, 95% CI 6.8-93.2%)" in out
     assert "model-B" in out and "imagenet_m" in out and (tmp_path / "t.png").exists()
+    # Model B ran over the slice only: it has no full-set top-1 to be placed by, and says so.
+    assert f"not on the plot (run over imagenet_m only, no full-set top-1 of the model): model-B (#{run_b})" in out
+
+
+def test_a_slice_run_of_a_model_with_a_full_set_run_is_not_called_missing(reruns):
+    project, img, run_a, run_b = reruns
+    add_run(project, "model-B", {i: 1 for i in img.values()})  # B over every image too
+    assert off_trend(leaderboard(project)) == []

@@ -21,7 +21,7 @@ from reviewer.analysis import plots
 from reviewer.analysis.report import AnalysisReport
 from reviewer.analysis.tables import shares
 from reviewer.errors import UserError
-from reviewer.leaderboard import plot_trend
+from reviewer.leaderboard import off_trend, plot_trend
 from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
 
 FORMATS = ("markdown", "html")
@@ -174,7 +174,10 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
                             "Clopper-Pearson 95% interval." + (
                                 f" No run has a score on {o.slice_name!r} (no such slice, or no run predicted its "
                                 "images); choose another slice." if len(board) and board["slice_total"].isna().all()
-                                else ""), tables=[("", table)] if len(board) else [],
+                                else "") + (
+                                " Not on the trend plot (run over the slice only, no full-set top-1 of the model): "
+                                + ", ".join(off_trend(board)) + "." if off_trend(board) else ""),
+                            tables=[("", table)] if len(board) else [],
                             images=["trend.png"] if trend else []))
     return sections
 

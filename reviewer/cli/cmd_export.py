@@ -108,7 +108,7 @@ def run_split(args: argparse.Namespace) -> int:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from reviewer.leaderboard import leaderboard, plot_trend
+    from reviewer.leaderboard import leaderboard, off_trend, plot_trend
     from reviewer.slices import slice_names
 
     project = Project.open(args.project)
@@ -136,4 +136,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             print(f"plot: {args.plot}")
         else:
             print("no plot: no run has both a full-set top-1 and a slice score")
+        unplaced = off_trend(board)
+        if unplaced:
+            print(f"not on the plot (run over {args.slice} only, no full-set top-1 of the model): "
+                  + ", ".join(unplaced) + "; run the model over all images to place it")
     return 0
