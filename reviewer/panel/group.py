@@ -22,7 +22,7 @@ from reviewer.panel.decisions import Majority, field_unanimity, majority_of, non
 from reviewer.panel.discussion import HistoryEntry, item_history, notes
 from reviewer.panel.lookup import image_names
 from reviewer.panel.phases import in_phase
-from reviewer.panel.snapshot import FIELDS, PanelSnapshot, load_snapshot
+from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.votes import Item, SeenVote, seen_vote, voted_fields
 from reviewer.project import Project
 from reviewer.vocabulary import load_classes
@@ -34,7 +34,7 @@ class GroupRow:
     file_name: str
     predicted_name: str
     run_id: int | None  # a run that made this mistake (its facts are shown)
-    split_fields: tuple[str, ...]  # fields every panelist voted, not unanimously
+    split_fields: tuple[str, ...]  # fields every panelist voted, not unanimously (a pair: the two differ on)
     phases: tuple[int, ...]
     decision: str  # "" or e.g. "wrong (majority)"
 
@@ -101,10 +101,20 @@ def load_group(project: Project, *, viewer_id: int, field: str | None = None,
         rows.append(GroupRow(
             item=item, file_name=names.get(item.image_id, f"image {item.image_id}"),
             predicted_name=classes[item.predicted], run_id=facts.runs[0] if facts else None,
-            split_fields=tuple(f for f in FIELDS if unanimity[f] is False),
+            split_fields=(tuple(f for f in FIELDS if unanimity[f] is False) if pair is None
+                          else _pair_split(snapshot, item, pair, viewer_id)),
             phases=tuple(p for p in (1, 2) if in_phase(snapshot, item, p)),
             decision=decision_text(snapshot.decisions.get(item))))
     return GroupState(snapshot=snapshot, rows=rows, hidden=hidden, cursor=cursor)
+
+
+def _pair_split(snapshot: PanelSnapshot, item: Item, pair: tuple[int, int], viewer_id: int) -> tuple[str, ...]:
+    """The fields the two panelists voted differently on, of those the viewer has voted (blind)."""
+    votes = snapshot.votes.get(item, {})
+    first, second = votes.get(pair[0]), votes.get(pair[1])
+    mine = voted_fields(votes.get(viewer_id))
+    return tuple(f for f in FIELDS if f in mine and field_value(first, f) is not None
+                 and field_value(second, f) is not None and field_value(first, f) != field_value(second, f))
 
 
 def item_panel(project: Project, snapshot: PanelSnapshot, item: Item, *, viewer_id: int) -> ItemPanel:
