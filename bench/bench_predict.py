@@ -1,6 +1,6 @@
 """Throughput of `reviewer predict` against the plain timm loop and the model's ceiling.
 
-    python bench/bench_predict.py [--images DIR] [--limit N] [--batch-size N] [--rounds 1]
+    python bench/bench_predict.py [--images DIR] [--limit N] [--batch-size N] [--streams N] [--rounds 1]
 
 On the sample images (default ../shared/data/imagenet-samples) with
 tf_efficientnet_lite0, in one process with the same threads and batch size:
@@ -46,8 +46,8 @@ from timm.data import ImageNetInfo, create_transform, resolve_data_config  # noq
 
 from db.engine import write_session  # noqa: E402
 from db.tables import Image  # noqa: E402
-from models import (BatchLoader, Classifier, PipelineConfig, ProbabilityWriter, default_batch_size,  # noqa: E402
-                    default_streams, load_model)
+from models import (BatchLoader, Classifier, InferenceConfig, PipelineConfig, ProbabilityWriter,  # noqa: E402
+                    default_batch_size, default_streams, load_model)
 from models.bundled import BUNDLED  # noqa: E402
 from models.pipeline import create_image_transform, decode_image, draft_size  # noqa: E402
 from reviewer.project import Project  # noqa: E402
@@ -79,16 +79,16 @@ def plain_timm_loop(files: list[Path], batch_size: int) -> float:
     return len(files) / (time.perf_counter() - started)
 
 
-def reviewer_predict(project: Project, batch_size: int, rerun: bool) -> tuple[float, int]:
+def reviewer_predict(project: Project, batch_size: int, streams: int, rerun: bool) -> tuple[float, int]:
     """(b): images/s of a whole `reviewer predict` run (model load excluded)."""
-    result = predict(project, MODEL, batch_size=batch_size, rerun=rerun)
+    result = predict(project, MODEL, batch_size=batch_size, streams=streams, rerun=rerun)
     return result.total / result.seconds, result.run_id
 
 
-def forward_ceiling(files: list[Path], batch_size: int) -> float:
+def forward_ceiling(files: list[Path], batch_size: int, streams: int) -> float:
     """(c): images/s of the forward pass on pre-decoded batches, (b)'s settings (its streams)."""
     loaded = load_model(MODEL)
-    classifier = Classifier(loaded)
+    classifier = Classifier(loaded, InferenceConfig(streams=streams))
     batches = [b.pixels for b in BatchLoader(files, loaded.data_config, PipelineConfig(batch_size=batch_size))]
     with classifier.stream() as streams:
         # Warm-up, one batch per stream, as (a) and (b) pay theirs inside the loop.
@@ -138,13 +138,15 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=None, help="default: reviewer predict's (16 on a CPU)")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--streams", type=int, default=None,
+                        help="batches computed at once in (b) and (c) (default: reviewer predict's)")
     parser.add_argument("--no-accuracy", action="store_true")
     args = parser.parse_args()
     args.batch_size = args.batch_size or default_batch_size(torch.device("cpu"))
     files = sorted(p for p in args.images.iterdir() if p.suffix.lower() in (".jpeg", ".jpg", ".png"))[:args.limit]
     for f in files:  # the same warm file cache for every measurement
         f.read_bytes()
-    streams = default_streams(torch.device("cpu"))
+    streams = args.streams or default_streams(torch.device("cpu"))
     print(f"{len(files)} images, {MODEL}, batch size {args.batch_size}, torch threads {torch.get_num_threads()} "
           f"shared by {streams} stream(s), torch {torch.__version__}")
     baseline = current_rss_mb()
@@ -158,10 +160,10 @@ def main() -> int:
         peak_predict = 0.0
         for round_ in range(args.rounds):
             a.append(plain_timm_loop(files, args.batch_size))
-            rate, run_id = reviewer_predict(project, args.batch_size, rerun=round_ > 0)
+            rate, run_id = reviewer_predict(project, args.batch_size, streams, rerun=round_ > 0)
             b.append(rate)
             peak_predict = peak_rss_mb()
-            c.append(forward_ceiling(files, args.batch_size))
+            c.append(forward_ceiling(files, args.batch_size, streams))
             print(f"round {round_ + 1}: (a) {a[-1]:.1f}  (b) {b[-1]:.1f}  (c) {c[-1]:.1f} images/s;  "
                   f"(b)/(a) {b[-1] / a[-1]:.2f}  (b)/(c) {b[-1] / c[-1]:.2f}")
         best_a, best_b, best_c = max(a), max(b), max(c)
