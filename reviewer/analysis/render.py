@@ -169,6 +169,7 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
                        for c, t, s, lo, hi in zip(board["slice_correct"], board["slice_total"], board["slice_score"],
                                                   board["slice_low"], board["slice_high"])]})
     trend = plot_trend(board, out_dir / "trend.png", slice_name=o.slice_name)
+    unplaced = off_trend(board)
     sections.append(Section(f"Leaderboard on {o.slice_name}", short="Leaderboard",
                             text="Slice score: predictions among the image's correct or unclear labels, with a "
                             "Clopper-Pearson 95% interval." + (
@@ -176,7 +177,7 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
                                 "images); choose another slice." if len(board) and board["slice_total"].isna().all()
                                 else "") + (
                                 " Not on the trend plot (run over the slice only, no full-set top-1 of the model): "
-                                + ", ".join(off_trend(board)) + "." if off_trend(board) else ""),
+                                + ", ".join(unplaced) + "." if unplaced else ""),
                             tables=[("", table)] if len(board) else [],
                             images=["trend.png"] if trend else []))
     return sections
