@@ -21,14 +21,20 @@ def val_name(index: int) -> str:
 
 
 def add_images(project: Project, originals: list[int], *, labels: dict[int, dict[str, list[int]]] | None = None,
-               start: int | None = None) -> list[int]:
+               start: int | None = None, multilabel: bool = True) -> list[int]:
     """Images with these original labels, named val_name(start), val_name(start + 1), ...
-    (start: one past the image count); `labels` maps a position (0-based) to explicit
-    {kind: [classes]}. Returns their ids."""
+    (start: one past the image count). With `multilabel` (the default) they are images
+    of the multi-label set, as a TFDS file makes them: `labels` maps a position (0-based)
+    to its {kind: [classes]}, and an image not in it has its original label as its one
+    correct label. Without, they are images with an original label only. Returns their ids."""
+    labels = dict(labels or {})
+    if multilabel:
+        for pos, cls in enumerate(originals):
+            labels.setdefault(pos, {"correct": [cls]})
     with write_session(project.engine) as session:
         first = start or session.execute(select(func.count(Image.id))).scalar_one() + 1
-        images = [Image(file_name=val_name(first + i), original_label=c, val_index=first + i - 1)
-                  for i, c in enumerate(originals)]
+        images = [Image(file_name=val_name(first + i), original_label=c, val_index=first + i - 1,
+                        multilabel=multilabel) for i, c in enumerate(originals)]
         session.add_all(images)
         session.flush()
         if labels:

@@ -37,8 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                           "checked before any is imported; each is written in one transaction.")
     p.add_argument("project", help="the project folder")
     p.add_argument("files", nargs="+", metavar="FILE",
-                   help="TFDS multilabel annotations, the 20k annotated list, ReaL labels "
-                        "(timm's imagenet_real_labels.json), or a text/CSV 'file_name label' list")
+                   help="TFDS multilabel annotations (the v3 JSON or its CSV dump), the 20k annotated list, "
+                        "ReaL labels (timm's imagenet_real_labels.json), or original labels: a text/CSV "
+                        "'file_name label' list, LOC_val_solution.csv or the 50,000 validation wnids in order")
     p.set_defaults(func=run_import_labels)
 
     p = subparsers.add_parser("import-review", help="import a published panel review of a model "
@@ -55,6 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _print_summaries(summaries) -> None:
     for summary in summaries:
         print(summary.describe())
+        for note in summary.notes:
+            print(f"  {note}")
         for warning in summary.warnings:
             print(f"  note: {warning}")
 

@@ -7,10 +7,11 @@ unchanged:
 - `initial_annots`: image -> {"correct", "wrong", "unclear"} wnid lists, after
   the review: imported labels, imported reviews' mistakes as wrong labels, and
   the panel's final decisions (the predicted class joins the kind it was
-  judged); empty kinds are left out, as in the original. Images appear when
-  they carry explicit labels or a judgement (an image whose only label is its
-  original one is not a multi-label annotation), and every image of the split
-  (TFDS looks each one up there);
+  judged); empty kinds are left out, as in the original. The images are those
+  of the multi-label set (`Image.multilabel`), those with a judgement (in a
+  project without a multi-label set, an image whose only label is its
+  original one is not written), and every image of the split (TFDS looks each
+  one up there);
 - `problematic_images`: image -> {reason, reviewer, server_username,
   time_marked, time_reviewed}: the imported metadata, and ours for images the
   panel flagged;
@@ -32,7 +33,7 @@ import pandas as pd
 from sqlalchemy import func, select
 
 from db.engine import read_session
-from db.tables import Decision, ImportedReviewItem, Label, ProblematicMark, Reviewer
+from db.tables import Decision, Image, ImportedReviewItem, ProblematicMark, Reviewer
 from reviewer.labelset import KIND_CODES, LabelSet
 from reviewer.project import Project
 from reviewer.reviewed import current_decisions, image_table
@@ -51,10 +52,10 @@ def _iso(value: datetime | None) -> str:
 
 
 def annotated_image_ids(project: Project, decisions: pd.DataFrame) -> np.ndarray:
-    """Images with explicit multi-labels or a judgement (imported review or decision)."""
+    """Images of the multi-label set and images with a judgement (imported review or decision)."""
     with read_session(project.engine) as session:
         conn = session.connection()
-        labelled = conn.execute(select(Label.image_id).where(Label.label_set == "multilabel").distinct()).scalars()
+        labelled = conn.execute(select(Image.id).where(Image.multilabel)).scalars()
         reviewed = conn.execute(select(ImportedReviewItem.image_id).distinct()).scalars()
         ids = set(labelled) | set(reviewed)
     ids |= set(decisions.loc[decisions["verdict"].notna(), "image_id"].tolist())
@@ -119,7 +120,7 @@ def annotation_file(project: Project, labels: LabelSet, *, split: str | None = "
     lists = _label_lists(labels, ids)
     problematic = problematic_metadata(project, labels, decisions)
     names = images["file_name"]
-    annots = {names[i]: lists[i] for i in lists}
+    annots = {names[i]: lists.get(int(i), {}) for i in ids.tolist()}
     return {
         "initial_annots": dict(sorted(annots.items())),
         "problematic_images": dict(sorted((names[i], meta) for i, meta in problematic.items())),

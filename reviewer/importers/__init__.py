@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewer.errors import InputError
-from reviewer.importers import annotated, folders, real, tfds
+from reviewer.importers import annotated, folders, real, tfds, tfds_csv
 from reviewer.importers._plan import ImportPlan, ImportSummary, apply_plan
 from reviewer.importers._read import read_json, shown
 from reviewer.importers.reviews import import_review
@@ -39,7 +39,29 @@ def parse_labels(path: str | Path, *, project_images: set[str] | None = None) ->
         raise InputError(str(path), f"unrecognised JSON label file: {found}",
                          hint="expected a TFDS multilabel annotation file, the 20k annotated-image list, "
                               "or ReaL labels")
+    header = _csv_header(path)
+    if header and tfds_csv.looks_like(header):
+        return tfds_csv.parse(path)
+    if header and {"id", "proposed_labels"} <= set(header):
+        raise InputError(str(path), f"a CSV of proposed labels without the multi-label columns "
+                                    f"({', '.join(header)}), e.g. a Flaws of ImageNet correction",
+                         hint="ground truth comes from the TFDS multi-label file (its CSV dump has "
+                              "unclear_multi_labels, wrong_multi_labels and is_problematic)")
     return folders.parse_label_file(path)
+
+
+def _csv_header(path: Path) -> list[str] | None:
+    """The first line's comma-separated fields when it looks like a CSV header."""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            first = fh.readline(4096)
+    except OSError:
+        return None  # the label-file reader says what is wrong
+    if "," not in first:
+        return None
+    import csv
+
+    return [c.strip() for c in next(csv.reader([first]), [])]
 
 
 def _starts_like_json(path: Path) -> bool:

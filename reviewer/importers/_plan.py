@@ -3,6 +3,12 @@
 Parsers read a file into an `ImportPlan` (plain data, validated, nothing
 written). `apply_plan` then writes the plan in a single write transaction, so
 a malformed record anywhere means nothing is imported.
+
+A multi-label file is the authority on the images it lists: their earlier
+multi-labels and problematic flags are replaced by the file's, and they join
+the multi-label evaluation set (`Image.multilabel`). A ReaL file likewise
+replaces the ReaL labels of its images. Importing the same file twice, or an
+export of it, therefore leaves the labels as they were.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlmodel import Session
 
 from db.engine import write_session
@@ -46,8 +52,14 @@ class ImportPlan:
     real_labels: list[tuple[str, int]] = field(default_factory=list)
     problematic: dict[str, dict] = field(default_factory=dict)
     slices: dict[str, list[str]] = field(default_factory=dict)
+    # Images whose multi-labels the file gives (their earlier ones are replaced; they join
+    # the multi-label set), and images whose ReaL labels it gives.
+    multilabel_images: list[str] = field(default_factory=list)
+    real_images: list[str] = field(default_factory=list)
     # Images that label rows may reference without the file naming them itself.
     create_missing_images: bool = True
+    # Facts of the file worth a line of the summary (e.g. classes listed under two kinds).
+    notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def image(self, file_name: str) -> ImageEntry:
@@ -61,15 +73,19 @@ class ImportSummary:
     images_added: int = 0
     images_updated: int = 0
     labels: int = 0
+    multilabel_images: int = 0
     real_labels: int = 0
     problematic: int = 0
     slices: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         parts = [f"{self.kind} from {self.source}:", f"{self.images_added} images added"]
         if self.images_updated:
             parts.append(f"{self.images_updated} updated")
+        if self.multilabel_images:
+            parts.append(f"{self.multilabel_images} images in the multi-label set")
         if self.labels:
             parts.append(f"{self.labels} labels")
         if self.real_labels:
@@ -83,22 +99,26 @@ class ImportSummary:
 
 def apply_plan(project: Project, plan: ImportPlan) -> ImportSummary:
     """Write `plan` into the project in one transaction."""
-    summary = ImportSummary(kind=plan.kind, source=plan.source_path, warnings=list(plan.warnings))
+    summary = ImportSummary(kind=plan.kind, source=plan.source_path, notes=list(plan.notes),
+                            warnings=list(plan.warnings))
     sha = sha256_file(plan.source_path) if Path(plan.source_path).is_file() else ""
     with write_session(project.engine) as session:
         source = LabelSource(kind=plan.kind, path=str(plan.source_path), sha256=sha)
         session.add(source)
         session.flush()
         ids = _write_images(session, plan, summary)
-        _write_labels(session, "multilabel", [(f, c, k) for f, c, k in plan.labels], ids, source.id)
-        _write_labels(session, "real", [(f, c, "correct") for f, c in plan.real_labels], ids, source.id)
-        summary.labels, summary.real_labels = len(plan.labels), len(plan.real_labels)
+        members = [ids[name] for name in plan.multilabel_images]
+        _replace_labels(session, "multilabel", plan.labels, members, ids, source.id)
+        _replace_labels(session, "real", [(f, c, "correct") for f, c in plan.real_labels],
+                        [ids[name] for name in plan.real_images], ids, source.id)
+        for chunk in _chunks(members):
+            # The file decides these images' problematic flag: those it lists are set below.
+            session.execute(update(Image).where(Image.id.in_(chunk)).values(multilabel=True, problematic=False))
+        summary.labels, summary.real_labels = len(set(plan.labels)), len(set(plan.real_labels))
+        summary.multilabel_images = len(members)
         if plan.problematic:
-            session.execute(
-                update(Image)
-                .where(Image.id.in_([ids[name] for name in plan.problematic]))
-                .values(problematic=True)
-            )
+            for chunk in _chunks([ids[name] for name in plan.problematic]):
+                session.execute(update(Image).where(Image.id.in_(chunk)).values(problematic=True))
             session.connection().execute(
                 insert(ProblematicMark.__table__),
                 [{"image_id": ids[n], "source_id": source.id, "meta": meta} for n, meta in plan.problematic.items()],
@@ -121,7 +141,7 @@ def _write_images(session: Session, plan: ImportPlan, summary: ImportSummary) ->
     referenced.update(plan.problematic)
     for files in plan.slices.values():
         referenced.update(files)
-    new_rows, updates = [], []
+    new_rows, updates, relabelled = [], [], []
     for name in referenced:
         entry = plan.images.get(name, ImageEntry())
         if name in existing:
@@ -131,6 +151,8 @@ def _write_images(session: Session, plan: ImportPlan, summary: ImportSummary) ->
                 changes["path"] = entry.path
             if entry.original_label is not None and entry.original_label != label:
                 changes["original_label"] = entry.original_label
+                if label is not None:
+                    relabelled.append(name)
             if changes:
                 updates.append({"id": id_, **changes})
         elif plan.create_missing_images or name in plan.images:
@@ -144,27 +166,25 @@ def _write_images(session: Session, plan: ImportPlan, summary: ImportSummary) ->
     for row in updates:  # few: paths or labels refreshed by a later import
         session.execute(update(Image).where(Image.id == row.pop("id")).values(**row))
     summary.images_added, summary.images_updated = len(new_rows), len(updates)
+    if relabelled:
+        shown = ", ".join(sorted(relabelled)[:3]) + (", ..." if len(relabelled) > 3 else "")
+        summary.warnings.append(f"the original label of {len(relabelled)} images changed to this file's ({shown})")
     return {name: id_ for id_, name in session.execute(select(Image.id, Image.file_name))}
 
 
-def _write_labels(session: Session, label_set: str, rows: list[tuple[str, int, str]],
-                  ids: dict[str, int], source_id: int) -> None:
-    """Insert labels; a label already present for (image, class) takes the new kind."""
-    if not rows:
-        return
-    existing = {(img, cls): id_ for id_, img, cls in session.execute(
-        select(Label.id, Label.image_id, Label.class_index).where(Label.label_set == label_set))}
-    inserts, changed = [], []
-    for name, cls, kind in rows:
-        key = (ids[name], cls)
-        if key in existing:
-            changed.append({"_id": existing[key], "kind": kind})
-        else:
-            inserts.append({"label_set": label_set, "image_id": key[0], "class_index": cls,
-                            "kind": kind, "source_id": source_id})
-    if inserts:
-        session.connection().execute(insert(Label.__table__), inserts)
-    if changed:
-        stmt = (update(Label.__table__).where(Label.__table__.c.id == bindparam("_id"))
-                .values(kind=bindparam("kind"), source_id=source_id))
-        session.connection().execute(stmt, changed)
+def _chunks(ids: list[int], size: int = 900):
+    """Id lists short enough for one IN (...) on every database (SQLite's parameter limit)."""
+    for start in range(0, len(ids), size):
+        yield ids[start:start + size]
+
+
+def _replace_labels(session: Session, label_set: str, rows: list[tuple[str, int, str]], replaced: list[int],
+                    ids: dict[str, int], source_id: int) -> None:
+    """The labels of the `replaced` images become exactly `rows` (theirs, from this file)."""
+    for chunk in _chunks(replaced):
+        session.execute(delete(Label).where(Label.label_set == label_set, Label.image_id.in_(chunk)))
+    unique = dict.fromkeys((ids[name], cls, kind) for name, cls, kind in rows)
+    if unique:
+        session.connection().execute(insert(Label.__table__), [
+            {"label_set": label_set, "image_id": image_id, "class_index": cls, "kind": kind,
+             "source_id": source_id} for image_id, cls, kind in unique])

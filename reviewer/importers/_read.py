@@ -118,3 +118,20 @@ def class_of_label(value: Any, *, source: str, record: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return class_of_index(value, source=source, record=record)
     return class_of_wnid(value.strip() if isinstance(value, str) else value, source=source, record=record)
+
+
+def image_name(value: Any, *, source: str, record: str) -> str:
+    """An image's file name as a label file gives it: a plain name, never a path.
+
+    Names identify images and are joined to folders on export, so a name with
+    a folder part (`../x`, `a/b.JPEG`) or a control character is refused.
+    """
+    if not isinstance(value, str):
+        raise InputError(source, f"expected an image file name, got {shown(value)}", record=record)
+    name = value.strip()
+    bad = (not name or len(name) > 255 or name in (".", "..") or "/" in name or "\\" in name
+           or any(ord(ch) < 32 for ch in name))
+    if bad:
+        raise InputError(source, f"{shown(value)} is not an image file name", record=record,
+                         hint="images are named by their file name alone, e.g. ILSVRC2012_val_00000001.JPEG")
+    return name

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from reviewer.errors import InputError
 from reviewer.importers._plan import ImportPlan
-from reviewer.importers._read import class_of_label, class_of_wnid, decode_text, read_bytes
+from reviewer.importers._read import class_of_label, class_of_wnid, decode_text, image_name, read_bytes
 
 IMAGE_SUFFIXES = {".jpeg", ".jpg", ".png", ".webp", ".bmp"}
 WNID = re.compile(r"^n\d{8}$")
@@ -49,6 +49,21 @@ def scan(directory: str | Path) -> ImportPlan:
     return plan
 
 
+VALIDATION_IMAGES = 50_000
+
+
+def _parse_validation_wnids(source: str, lines: list[tuple[int, str]], plan: ImportPlan) -> ImportPlan:
+    """One wnid per line, line i the label of ILSVRC2012_val_{i:08d}.JPEG."""
+    if len(lines) != VALIDATION_IMAGES:
+        raise InputError(source, f"lists {len(lines)} wnids; a list of bare wnids gives the validation images "
+                                 f"in file order and has one line for each of the {VALIDATION_IMAGES:,}",
+                         hint="use the complete imagenet2012_validation_labels.txt, or lines 'file_name label'")
+    for index, (number, line) in enumerate(lines):
+        name = f"ILSVRC2012_val_{index + 1:08d}.JPEG"
+        plan.image(name).original_label = class_of_wnid(line.strip(), source=source, record=f"line {number}")
+    return plan
+
+
 def _class_of_path_wnid(wnid: str, *, root: Path, rel: str) -> int:
     try:
         return class_of_wnid(wnid, source=str(root), record=rel)
@@ -62,9 +77,11 @@ def parse_label_file(path: str | Path) -> ImportPlan:
     """Original labels of validation images from a text or CSV file.
 
     Accepted: `LOC_val_solution.csv` (ImageId,PredictionString: first wnid),
-    or lines `file_name label` / `file_name,label` where label is a wnid or
-    a class index (0-999, sorted-wnid order). `#` starts a comment. Records
-    are named by their line in the file.
+    lines `file_name label` / `file_name,label` where label is a wnid or a
+    class index (0-999, sorted-wnid order), or the 50,000 wnids of the
+    validation images in file order, one per line (TFDS's
+    `imagenet2012_validation_labels.txt`, which the reference notebook
+    reads). `#` starts a comment. Records are named by their line in the file.
     """
     source = str(path)
     text = decode_text(path, read_bytes(path))
@@ -74,6 +91,8 @@ def parse_label_file(path: str | Path) -> ImportPlan:
     if not lines:
         raise InputError(source, "holds no labels (only blank or comment lines)",
                          hint="expected lines 'file_name label' or LOC_val_solution.csv")
+    if len(lines[0][1].split()) == 1 and "," not in lines[0][1] and WNID.match(lines[0][1].strip()):
+        return _parse_validation_wnids(source, lines, plan)
     comma = "," in lines[0][1]
     seen: dict[str, int] = {}
     for index, (number, line) in enumerate(lines):
@@ -84,7 +103,7 @@ def parse_label_file(path: str | Path) -> ImportPlan:
         if len(row) < 2 or not row[1].strip():
             raise InputError(source, f"expected 'file_name label', got {line.strip()!r}", record=record,
                              hint="each line names an image and its label (a wnid or a class index 0-999)")
-        name = row[0].strip()
+        name = image_name(row[0], source=source, record=record)
         if not Path(name).suffix:
             name += ".JPEG"  # LOC_val_solution.csv names images without extension
         if name in seen:

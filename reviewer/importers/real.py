@@ -51,9 +51,10 @@ def parse(path: str | Path, data: object | None = None, *, only: set[str] | None
         checked = [class_of_index(cls, source=source, record=record) for cls in classes]
         if only is None or name in only:
             in_project += 1
+            plan.real_images.append(name)
             plan.real_labels.extend((name, cls) for cls in dict.fromkeys(checked))
     plan.create_missing_images = only is None
-    if only is not None:
+    if only is not None and in_project < VAL_IMAGES:
         plan.warnings.append(f"{in_project} of the {VAL_IMAGES} validation images are in the project; the "
                              "others were skipped (import this file again after adding them)")
     return plan

@@ -2,8 +2,11 @@
 
 Layout: {"initial_annots": {image: {"correct": [wnid], "wrong": [...],
 "unclear": [...]}}, "problematic_images": {image: {reason, reviewer, ...}},
-"imagenet_m": [image, ...]}. A missing kind means an empty list; keys that are
-not validation images (no ILSVRC2012_val_ prefix) are skipped, as TFDS does.
+"imagenet_m": [image, ...]}. A missing kind means an empty list. Keys that are
+not validation images (ImageNetV2's, no ILSVRC2012_val_ prefix) are kept:
+they are reviewed and exported like the others, and MLA leaves them out as
+TFDS and the reference notebook do. A class listed under two kinds is kept
+as in the file (see `_multilabel`).
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewer.errors import InputError
+from reviewer.importers._multilabel import MultilabelRecords
 from reviewer.importers._plan import ImportPlan
-from reviewer.importers._read import class_of_wnid, read_json, shown
+from reviewer.importers._read import class_of_wnid, image_name, read_json, shown
 from reviewer.terms import LABEL_KINDS
 
 IMAGENET_M_SLICE = "imagenet_m"
@@ -31,11 +35,9 @@ def parse(path: str | Path, data: object | None = None) -> ImportPlan:
     annots = data["initial_annots"]
     if not isinstance(annots, dict):
         raise InputError(source, "'initial_annots' must map image names to label dicts")
-    skipped = 0
+    records = MultilabelRecords(plan)
     for name, entry in annots.items():
-        if not name.startswith("ILSVRC2012_val_"):
-            skipped += 1
-            continue
+        name = image_name(name, source=source, record=f"initial_annots/{shown(name)}")
         if not isinstance(entry, dict):
             raise InputError(source, f"expected {{correct, wrong, unclear}} lists, got {shown(entry)}",
                              record=f"initial_annots/{name}")
@@ -43,28 +45,20 @@ def parse(path: str | Path, data: object | None = None) -> ImportPlan:
         if unknown:
             raise InputError(source, f"unknown keys {sorted(unknown)}", record=f"initial_annots/{name}",
                              hint="an image's labels are listed under 'correct', 'wrong' and 'unclear'")
-        seen: dict[int, str] = {}
+        kinds: dict[str, list[int]] = {}
         for kind in LABEL_KINDS:
             wnids = entry.get(kind, [])
             if not isinstance(wnids, list):
                 raise InputError(source, f"'{kind}' must be a list of wnids, got {shown(wnids)}",
                                  record=f"initial_annots/{name}")
-            for wnid in wnids:
-                cls = class_of_wnid(wnid, source=source, record=f"initial_annots/{name}/{kind}")
-                if cls in seen and seen[cls] != kind:
-                    raise InputError(source, f"{wnid} is both {seen[cls]} and {kind}",
-                                     record=f"initial_annots/{name}")
-                seen[cls] = kind
-        plan.image(name)
-        plan.labels.extend((name, cls, kind) for cls, kind in seen.items())
-    if skipped:
-        plan.warnings.append(f"skipped {skipped} entries that are not validation images")
+            kinds[kind] = [class_of_wnid(w, source=source, record=f"initial_annots/{name}/{kind}") for w in wnids]
+        records.add(name, kinds)
+    records.finish()
     problematic = data.get("problematic_images", {})
     if not isinstance(problematic, dict):
         raise InputError(source, "'problematic_images' must map image names to metadata dicts")
     for name, meta in problematic.items():
-        if not name.startswith("ILSVRC2012_val_"):
-            continue
+        name = image_name(name, source=source, record=f"problematic_images/{shown(name)}")
         if not isinstance(meta, dict):
             raise InputError(source, f"metadata must be an object ({{reason, reviewer, ...}}), got {shown(meta)}",
                              record=f"problematic_images/{name}")

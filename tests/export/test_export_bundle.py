@@ -47,7 +47,7 @@ def test_labels_after_review_in_the_published_layout(reviewed_project, tmp_path,
     assert annots[val_name(30001)] == {"correct": sorted([WNIDS[200], WNIDS[300]])}
     assert annots[val_name(30002)] == {"correct": [WNIDS[201]], "wrong": [WNIDS[301]]}
     assert annots[val_name(30003)] == {"correct": [WNIDS[202]], "unclear": [WNIDS[302]]}
-    assert val_name(30004) not in annots  # undecided mistake: no judgement, no multi-label annotation
+    assert annots[val_name(30004)] == {"correct": [WNIDS[203]]}  # undecided: the set's labels as they were
     for name, entry in sample["initial_annots"].items():  # imported labels unchanged (kinds as lists, sorted)
         assert annots[name] == {k: sorted(v) for k, v in entry.items() if v}
     # Imported problematic metadata kept; ours added for the image the panel flagged.

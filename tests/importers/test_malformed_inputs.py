@@ -63,6 +63,27 @@ def _with(root, *keys_and_value):
     return root
 
 
+def _csv(shared_data, *, lines: int = 200, edit=None) -> str:
+    """The first rows of the real TFDS v3 CSV dump, with `edit(rows)` applied to its rows
+    (lists of fields, header first)."""
+    import csv
+    import io
+
+    path = shared_data / "published" / "tfds-multilabel-v3" / "imagenet2012_multilabel_validation.csv"
+    rows = list(csv.reader(io.StringIO(path.read_text())))[:lines]
+    if edit:
+        edit(rows)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
+def _set(row: int, column: str, value: str):
+    def edit(rows):
+        rows[row][rows[0].index(column)] = value
+    return edit
+
+
 VIT_7 = "ILSVRC2012_val_00002021.JPEG"  # the 6th record of vit3b_mistakes.json
 V4 = "ILSVRC2012_val_00000004.JPEG"
 
@@ -104,6 +125,37 @@ CASES = {
     "label file: class index 1000": ("import-labels", "labels.txt",
                                      lambda d: "# comment\nILSVRC2012_val_00000001.JPEG 1000\n",
                                      "line 2", "class index must be an integer 0-999, got 1000", None),
+    "label file: a path as the image name": ("import-labels", "labels.txt",
+                                             lambda d: "../../../../etc/passwd 5\n", "line 1",
+                                             '"../../../../etc/passwd" is not an image file name',
+                                             "by their file name alone"),
+    "validation wnid list: short": ("import-labels", "val_labels.txt", lambda d: "n01751748\nn09193705\n", None,
+                                    "lists 2 wnids", "the complete imagenet2012_validation_labels.txt"),
+    "TFDS CSV: a column missing": ("import-labels", "multilabel.csv",
+                                   lambda d: _csv(d, edit=lambda rows: [r.pop() for r in rows]),
+                                   None, "the header lacks the columns is_problematic", "CSV dump"),
+    "TFDS CSV: class index 1000": ("import-labels", "multilabel.csv",
+                                   lambda d: _csv(d, edit=_set(5, "wrong_multi_labels", "1, 1000")),
+                                   "line 6", "class index must be an integer 0-999, got 1000", None),
+    "TFDS CSV: not a class list": ("import-labels", "multilabel.csv",
+                                   lambda d: _csv(d, edit=_set(5, "proposed_labels", "tench")),
+                                   "line 6", "'proposed_labels' must list class indices 0-999", None),
+    "TFDS CSV: problematic neither True nor False": (
+        "import-labels", "multilabel.csv", lambda d: _csv(d, edit=_set(9, "is_problematic", "maybe")),
+        "line 10", "'is_problematic' must be True or False, got \"maybe\"", None),
+    "TFDS CSV: an image twice": ("import-labels", "multilabel.csv",
+                                 lambda d: _csv(d, edit=lambda rows: rows.append(list(rows[3]))),
+                                 "line 201", "listed twice (lines 4 and 201)", "keep one of the two"),
+    "TFDS CSV: a short row": ("import-labels", "multilabel.csv",
+                              lambda d: _csv(d, edit=lambda rows: rows[7].pop()),
+                              "line 8", "has 7 fields where the header has 8", "is the file complete?"),
+    "TFDS CSV: a path as the image id": ("import-labels", "multilabel.csv",
+                                         lambda d: _csv(d, edit=_set(2, "id", "../x.JPEG")),
+                                         "line 3", "is not an image file name", None),
+    "a Flaws of ImageNet correction as labels": (
+        "import-labels", "clean_validation.csv", lambda d: (d / "published" / "flaws-of-imagenet" /
+                                                            "clean_validation.csv").read_text()[:5000],
+        None, "a CSV of proposed labels without the multi-label columns", "ground truth comes from the TFDS"),
     "empty file": ("import-labels", "labels.json", lambda d: "", None, "is empty", "re-download"),
     "non-UTF-8": ("import-labels", "labels.txt",
                   lambda d: "ILSVRC2012_val_00000001.JPEG 65\n# caf\xe9\n".encode("latin-1"),
