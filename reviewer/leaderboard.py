@@ -4,7 +4,10 @@ Top-1 and MLA (after the review) are reported for runs over the whole set
 only (a run on a slice has no full-set accuracy); the slice score is the count
 of correct predictions on the slice's images with a Clopper-Pearson 95%
 interval (`reviewer.split.score_on_images`). `plot_trend` draws slice score
-against top-1 across runs, as the paper's trend figure.
+against top-1 across runs, as the paper's trend figure (§5.1): its x axis is
+top-1 on the full validation set when a run covers all 50,000 validation
+images (`top1_scope` "validation"), else on the run's own images, and the plot
+says which.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from reviewer.project import Project
 from reviewer.slices import slice_image_ids, slice_names
 from reviewer.split import score_on_images
 
-COLUMNS = ["run_id", "model", "image_slice", "predictions", "top1", "top1_correct", "top1_total", "mla",
+COLUMNS = ["run_id", "model", "image_slice", "predictions", "top1", "top1_correct", "top1_total", "top1_scope", "mla",
            "slice_correct", "slice_total", "slice_score", "slice_low", "slice_high"]
+VALIDATION_IMAGES = 50_000
+FULL_VALIDATION = "validation"
 
 
 def leaderboard(project: Project, *, slice_name: str | None = "imagenet_m", before: LabelSet | None = None,
@@ -57,7 +62,9 @@ def leaderboard(project: Project, *, slice_name: str | None = "imagenet_m", befo
             pos_b, pos_a = before.positions(preds.image_ids), after.positions(preds.image_ids)
             known = pos_b >= 0
             score = top1_accuracy(before, pos_b[known], top1[known])
+            validation = int(before.validation[pos_b[known]].sum())
             row.update(top1=score.value, top1_correct=score.correct, top1_total=score.total,
+                       top1_scope=FULL_VALIDATION if validation == VALIDATION_IMAGES else f"{score.total} images",
                        mla=multilabel_accuracy(after, pos_a[known], top1[known]).all.value)
         if slice_ids is not None:
             s = score_on_images(after, slice_ids, preds.image_ids, top1)
@@ -86,18 +93,21 @@ def plot_trend(frame: pd.DataFrame, path: str | Path, *, slice_name: str = "imag
     data = frame.dropna(subset=["top1", "slice_score"])
     if data.empty:
         return False
+    full = (data["top1_scope"] == FULL_VALIDATION).all()
     unplaced = off_trend(frame)
     figure = Figure(figsize=(6, 4.5 + (0.3 if unplaced else 0)), dpi=100)
     axes = figure.subplots()
     errors = np.vstack([data["slice_score"] - data["slice_low"], data["slice_high"] - data["slice_score"]])
     axes.errorbar(100 * data["top1"], 100 * data["slice_score"], yerr=100 * errors, fmt="o", capsize=3)
     for _, row in data.iterrows():
-        axes.annotate(f"{row['model']} (#{row['run_id']})", (100 * row["top1"], 100 * row["slice_score"]),
+        scope = "" if full else f", top-1 on {row['top1_scope']}"
+        axes.annotate(f"{row['model']} (#{row['run_id']}{scope})", (100 * row["top1"], 100 * row["slice_score"]),
                       textcoords="offset points", xytext=(4, 4), fontsize=8)
     # Room on the right for the label of the rightmost run.
     low, high = axes.get_xlim()
     axes.set_xlim(low, high + 0.25 * (high - low))
-    axes.set_xlabel("full-set top-1 accuracy (%)")
+    axes.set_xlabel("top-1 accuracy on the full validation set (%)" if full else
+                    "top-1 accuracy on each run's images (%), not the full validation set")
     axes.set_ylabel(f"accuracy on {slice_name} (%), 95% CI")
     axes.set_title(f"{slice_name} score against top-1, {len(data)} runs")
     axes.grid(alpha=0.3)

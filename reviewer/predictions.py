@@ -62,8 +62,9 @@ def open_probabilities(project: Project, run: Run) -> np.ndarray | None:
 
 
 def ranked_classes(project: Project, run: Run, predictions: RunPredictions, k: int) -> np.ndarray:
-    """Each prediction's top-k classes, best first: from the probability file when
-    k > 5 and the file is there, else the stored top-5 (k capped at 5)."""
+    """Each prediction's top-k classes, best first (equal probabilities: the lower class
+    index first): from the probability file when k > 5 and the file is there, else the
+    stored top-5 (k capped at 5)."""
     if k <= 5:
         return predictions.topk[:, :k].astype(np.int64)
     probs = open_probabilities(project, run)
@@ -73,7 +74,10 @@ def ranked_classes(project: Project, run: Run, predictions: RunPredictions, k: i
     chunk = 4096
     for start in range(0, len(predictions), chunk):  # bounded memory on a 50,000-image run
         block = np.asarray(probs[predictions.rows[start:start + chunk]], dtype=np.float32)
-        part = np.argpartition(-block, k - 1, axis=1)[:, :k]
-        order = np.argsort(-np.take_along_axis(block, part, axis=1), axis=1, kind="stable")
-        out[start:start + chunk] = np.take_along_axis(part, order, axis=1)
+        # Everything tied with the k-th value is a candidate, so ties resolve by class index.
+        kth = -np.partition(-block, k - 1, axis=1)[:, k - 1:k]
+        for i, (row, cut) in enumerate(zip(block, kth[:, 0])):
+            candidates = np.flatnonzero(row >= cut)
+            order = np.lexsort((candidates, -row[candidates]))[:k]
+            out[start + i] = candidates[order]
     return out

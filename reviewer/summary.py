@@ -7,20 +7,22 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
 from sqlalchemy import Integer, cast, func, select
 
 from db.engine import read_session
 from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, Run
 from reviewer import __version__
+from reviewer._run_records import fast_decoded
 from reviewer.judgements import reviewed_labelset
 from reviewer.labelset import LabelSet
-from reviewer.metrics import multilabel_accuracy, real_accuracy, top1_accuracy
-from reviewer.metrics_topk import variable_topk
+from reviewer.metrics import mla_images, multilabel_accuracy, real_accuracy, top1_accuracy
+from reviewer.metrics_topk import multilabel_variable_topk, real_variable_topk
 from reviewer.predictions import RunPredictions, load_predictions, ranked_classes
 from reviewer.project import Project
 from reviewer.terms import CATEGORIES, IMPORTED_SEVERITIES
 
-TOPK_FOR_VARIABLE = 10
+TOPK_FOR_VARIABLE = 10  # ReaL lists at most 9 labels of an image
 
 
 def shares(counts: Counter, keys: tuple[str, ...]) -> dict:
@@ -29,7 +31,7 @@ def shares(counts: Counter, keys: tuple[str, ...]) -> dict:
 
 
 def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *,
-                predictions: RunPredictions | None = None) -> dict:
+                predictions: RunPredictions | None = None, collapsed: bool = False) -> dict:
     preds = load_predictions(project, run.id) if predictions is None else predictions
     pos_b = before.positions(preds.image_ids)
     known = pos_b >= 0
@@ -39,15 +41,16 @@ def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *
     return {
         "predictions": int(len(preds)),
         "top1": top1_accuracy(before, pos_b, top1).as_dict(),
-        "mla": multilabel_accuracy(before, pos_b, top1).as_dict(),
-        "mla_after_review": multilabel_accuracy(after, pos_a, top1).as_dict(),
+        "mla": multilabel_accuracy(before, pos_b, top1, collapsed=collapsed).as_dict(),
+        "mla_after_review": multilabel_accuracy(after, pos_a, top1, collapsed=collapsed).as_dict(),
         "real": real_accuracy(before, pos_b, top1).as_dict(),
-        "variable_topk": variable_topk(before, pos_b, ranked).as_dict(),
+        "variable_topk": real_variable_topk(before, pos_b, ranked).as_dict(),
+        "variable_topk_multilabel": multilabel_variable_topk(before, pos_b, ranked).as_dict(),
     }
 
 
 def project_summary(project: Project, *, before: LabelSet | None = None, after: LabelSet | None = None,
-                    predictions: dict[int, RunPredictions] | None = None) -> dict:
+                    predictions: dict[int, RunPredictions] | None = None, collapsed: bool = False) -> dict:
     """The report's JSON. `before`/`after` (the labels before and after the review)
     and `predictions` (run id -> predictions) save reloading what the caller has."""
     before = reviewed_labelset(project, after_review=False) if before is None else before
@@ -74,10 +77,13 @@ def project_summary(project: Project, *, before: LabelSet | None = None, after: 
         entry = {
             "id": run.id, "model": model.name, "source": model.source, "status": run.status,
             "image_slice": run.image_slice, "device": run.device,
+            # Large JPEGs decoded in draft mode: not timm's exact preprocessing (reviewer predict --fast-decode).
+            "fast_decode": fast_decoded(run),
             "created_at": run.created_at.isoformat() if run.created_at else None,
             "mistakes": {"total": int(total or 0), "novel": int(novel or 0)},
         }
-        entry["metrics"] = (run_metrics(project, run, before, after, predictions=predictions.get(run.id))
+        entry["metrics"] = (run_metrics(project, run, before, after, predictions=predictions.get(run.id),
+                                        collapsed=collapsed)
                             if run.status == "complete" else None)
         out_runs.append(entry)
     out_reviews = []
@@ -93,7 +99,8 @@ def project_summary(project: Project, *, before: LabelSet | None = None, after: 
         "app_version": __version__,
         "project": {"name": project.name, "root": str(project.root), "images": int(n_images),
                     "images_with_files": int(n_files), "problematic": int(n_problematic),
-                    "evaluable": int((~before.problematic & before.has_multilabels() & (before.original >= 0)).sum())},
+                    "multilabel_set": int(before.multilabel.sum()),
+                    "evaluable": int(mla_images(before, np.arange(len(before))).sum())},
         "runs": out_runs,
         "imported_reviews": out_reviews,
     }

@@ -55,6 +55,7 @@ def test_leaderboard_and_trend_plot(reruns, tmp_path):
     board = leaderboard(project).set_index("run_id")
     a, b = board.loc[run_a], board.loc[run_b]
     assert (a["top1_correct"], a["top1_total"]) == (3, 6)
+    assert a["top1_scope"] == "6 images"  # not the full validation set: the trend plot says so
     assert a["mla"] == pytest.approx(4 / 6)  # after the review (img4, 40) counts as correct
     assert (a["slice_correct"], a["slice_total"]) == (2, 4)  # 3 and 40 right, 50 and 60 wrong
     assert (b["slice_correct"], b["slice_total"]) == (2, 4)  # 40 and 6 right

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from reviewer.labelset import CORRECT, UNCLEAR, WRONG, LabelSet
 from reviewer.metrics import accepted, multilabel_accuracy, real_accuracy, top1_accuracy
-from reviewer.metrics_topk import variable_topk
+from reviewer.metrics_topk import multilabel_variable_topk, real_variable_topk
 
 TENCH, GOLDFISH, ESKIMO_DOG, HUSKY, AIRLINER, WARPLANE = 0, 1, 248, 250, 404, 895
 
 
-def make(original, labels, problematic=(), real=()):
-    """labels: list of (image position, class, kind)."""
+def make(original, labels, problematic=(), real=(), outside=(), not_validation=()):
+    """labels: list of (image position, class, kind); every image is a validation image
+    of the multi-label set unless listed in `outside` / `not_validation`."""
     n = len(original)
     rows, classes, kinds = (np.array(x) for x in zip(*labels)) if labels else ([], [], [])
     r_rows, r_cls = (np.array(x) for x in zip(*real)) if real else ([], [])
@@ -23,7 +25,8 @@ def make(original, labels, problematic=(), real=()):
         image_ids=np.arange(1, n + 1, dtype=np.int64), original=np.array(original, np.int16),
         problematic=np.isin(np.arange(n), list(problematic)),
         rows=np.asarray(rows, np.int32), classes=np.asarray(classes, np.int16), kinds=np.asarray(kinds, np.int8),
-        real_rows=np.asarray(r_rows, np.int32), real_classes=np.asarray(r_cls, np.int16))
+        real_rows=np.asarray(r_rows, np.int32), real_classes=np.asarray(r_cls, np.int16),
+        multilabel=~np.isin(np.arange(n), list(outside)), validation=~np.isin(np.arange(n), list(not_validation)))
 
 
 def test_top1_against_original_label():
@@ -38,10 +41,45 @@ def test_correct_or_unclear_accepted_wrong_not():
     assert accepted(labels, np.arange(3), np.array([GOLDFISH, GOLDFISH, WARPLANE])).tolist() == [True, False, False]
 
 
-def test_collapsed_mappings_one_way():
-    # Label husky (250) accepts prediction Eskimo dog (248); label 248 does not accept 250.
+def test_collapsed_mappings_only_when_asked_and_one_way():
+    # The reference applies no mapping. Asked for: label husky (250) accepts the prediction
+    # Eskimo dog (248); label 248 does not accept 250.
     labels = make([HUSKY, ESKIMO_DOG], [(0, HUSKY, CORRECT), (1, ESKIMO_DOG, CORRECT)])
-    assert accepted(labels, np.arange(2), np.array([ESKIMO_DOG, HUSKY])).tolist() == [True, False]
+    pred = np.array([ESKIMO_DOG, HUSKY])
+    assert accepted(labels, np.arange(2), pred).tolist() == [False, False]
+    assert accepted(labels, np.arange(2), pred, collapsed=True).tolist() == [True, False]
+    assert multilabel_accuracy(labels, np.arange(2), pred).all.value == 0.0
+    assert multilabel_accuracy(labels, np.arange(2), pred, collapsed=True).all.value == pytest.approx(0.5)
+
+
+def test_a_class_listed_correct_and_wrong_is_accepted():
+    # The official v3 file lists some classes under two kinds; the reference tests
+    # membership of correct + unclear, so such a class is accepted.
+    labels = make([TENCH, TENCH], [(0, GOLDFISH, CORRECT), (0, GOLDFISH, WRONG), (1, GOLDFISH, UNCLEAR),
+                                   (1, GOLDFISH, WRONG), (1, TENCH, CORRECT)])
+    assert accepted(labels, np.arange(2), np.array([GOLDFISH, GOLDFISH])).tolist() == [True, True]
+
+
+def test_mla_scope_is_the_multilabel_sets_validation_images():
+    # Image 1 is outside the multi-label set (a full-validation project), image 2 an
+    # ImageNetV2 image of the set, image 3 in the set with no correct or unclear label:
+    # the reference counts 0 and 3 (3 always wrong), not 1 or 2.
+    original = [TENCH, TENCH, TENCH, AIRLINER]
+    labels = make(original, [(0, TENCH, CORRECT), (2, TENCH, CORRECT), (3, WARPLANE, WRONG)],
+                  outside=[1], not_validation=[2])
+    mla = multilabel_accuracy(labels, np.arange(4), np.array([TENCH, TENCH, TENCH, AIRLINER]))
+    assert (mla.all.correct, mla.all.total) == (1, 2)
+    assert mla.all.value == pytest.approx((1 + 0) / 2) and mla.reason is None
+
+
+def test_mla_is_null_with_a_reason_without_a_multilabel_set_or_original_labels():
+    labels = make([TENCH, AIRLINER], [(0, TENCH, CORRECT), (1, AIRLINER, CORRECT)])
+    no_set = replace(labels, original_only=True)
+    mla = multilabel_accuracy(no_set, np.arange(2), np.array([TENCH, AIRLINER]))
+    assert math.isnan(mla.all.value) and "no multi-label set" in mla.reason
+    unknown = make([TENCH, -1], [(0, TENCH, CORRECT), (1, AIRLINER, CORRECT)])
+    mla = multilabel_accuracy(unknown, np.arange(2), np.array([TENCH, AIRLINER]))
+    assert math.isnan(mla.all.value) and "1 images of the multi-label set have no original label" in mla.reason
 
 
 def test_mla_is_mean_of_per_class_accuracy_and_skips_problematic():
@@ -69,19 +107,22 @@ def test_real_accuracy_skips_empty_sets():
     assert (score.correct, score.total) == (1, 2)
 
 
-def test_variable_topk():
-    # Image 0: labels {0,1}, top-2 [1, 5] -> 1 of 2 found. Image 1: {0}, top-1 [0] -> found.
-    # Image 2: {0,1,2}, top-3 [2, 0, 1] -> all found.
-    labels = make([0, 0, 0], [(0, 0, CORRECT), (0, 1, CORRECT), (1, 0, CORRECT),
-                              (2, 0, CORRECT), (2, 1, CORRECT), (2, 2, CORRECT), (2, 7, UNCLEAR)])
-    ranked = np.array([[1, 5, 0, 9], [0, 1, 2, 3], [2, 0, 1, 4]])
-    v = variable_topk(labels, np.arange(3), ranked)
+def test_variable_topk_on_real_labels():
+    # ReaL: image 0 {0, 1}, top-2 [1, 5] -> 1 of 2 found; image 1 {0}, top-1 [0] -> found;
+    # image 2 {0, 1, 2}, top-3 [2, 0, 1] -> all found; image 3 has no ReaL label (left out).
+    labels = make([0, 0, 0, 0], [], real=[(0, 0), (0, 1), (1, 0), (2, 0), (2, 1), (2, 2)])
+    ranked = np.array([[1, 5, 0, 9], [0, 1, 2, 3], [2, 0, 1, 4], [0, 1, 2, 3]])
+    v = real_variable_topk(labels, np.arange(4), ranked)
+    assert v.label_set == "real" and v.images == 3 and v.reason is None
     assert v.all_in_topk == pytest.approx(2 / 3)
     assert v.mean_hit_rate == pytest.approx((0.5 + 1 + 1) / 3)
-    assert v.by_label_count[2]["mean_hit_rate"] == 0.5
-    assert v.asma == pytest.approx((1 + 0.5 + 1) / 3)
-    assert v.truncated == 0
-    assert variable_topk(labels, np.arange(3), ranked[:, :2]).truncated == 1
+    assert v.asma == pytest.approx((1 + 0.5 + 1) / 3)  # subgroups k=1, 2, 3
+
+
+def test_variable_topk_without_real_labels_says_so():
+    labels = make([0, 0], [(0, 0, CORRECT), (1, 0, CORRECT)])
+    v = real_variable_topk(labels, np.arange(2), np.array([[0, 1], [0, 1]]))
+    assert math.isnan(v.asma) and "no ReaL labels" in v.reason
 
 
 def test_with_judgements_overrides():
@@ -94,33 +135,48 @@ def test_with_judgements_overrides():
 def test_mla_counts_the_multilabels_not_the_original_label():
     # Image 0: original tench, but the panel found goldfish correct and tench wrong.
     # Image 1: prediction unclear -> accepted. Image 2: prediction a wrong label -> not.
-    # Image 3: label husky accepts Eskimo dog (collapsed); image 4: Eskimo dog does not accept husky.
+    # Images 3 and 4: husky and Eskimo dog, each predicted as the other (accepted only through
+    # the collapsed mappings, which the reference does not apply).
     labels = make([TENCH, TENCH, TENCH, HUSKY, ESKIMO_DOG],
                   [(0, GOLDFISH, CORRECT), (0, TENCH, WRONG), (1, TENCH, CORRECT), (1, GOLDFISH, UNCLEAR),
                    (2, TENCH, CORRECT), (2, GOLDFISH, WRONG), (3, HUSKY, CORRECT), (4, ESKIMO_DOG, CORRECT)])
     pred = np.array([GOLDFISH, GOLDFISH, GOLDFISH, ESKIMO_DOG, HUSKY])
     assert top1_accuracy(labels, np.arange(5), pred).correct == 0
     mla = multilabel_accuracy(labels, np.arange(5), pred)
-    # Per original class: tench 2/3, husky 1/1, Eskimo dog 0/1.
-    assert mla.all.value == pytest.approx((2 / 3 + 1 + 0) / 3)
-    assert (mla.all.correct, mla.all.total) == (3, 5)
+    # Per original class: tench 2/3, husky 0/1, Eskimo dog 0/1.
+    assert mla.all.value == pytest.approx((2 / 3 + 0 + 0) / 3)
+    assert (mla.all.correct, mla.all.total) == (2, 5)
+    # With the mappings the husky image accepts Eskimo dog: tench 2/3, husky 1/1, Eskimo dog 0/1.
+    assert multilabel_accuracy(labels, np.arange(5), pred, collapsed=True).all.value == pytest.approx(
+        (2 / 3 + 1 + 0) / 3)
     assert mla.objects.total == 0 and math.isnan(mla.objects.value)
 
 
-def test_variable_topk_subgroups_weigh_equally_in_asma():
-    # Four images with one label (3 found), one with two labels (1 of 2 found), and a
-    # problematic image that is skipped. Unclear labels do not count towards k.
-    labels = make([0] * 6, [(i, 0, CORRECT) for i in range(4)] + [(4, 0, CORRECT), (4, 1, CORRECT),
-                                                                   (4, 2, UNCLEAR), (5, 0, CORRECT)],
-                  problematic=[5])
-    ranked = np.array([[0, 1], [0, 1], [0, 1], [3, 0], [0, 2], [3, 4]])
-    v = variable_topk(labels, np.arange(6), ranked)
+def test_variable_topk_subgroups_weigh_equally_and_only_1_to_5_labels_count():
+    # ReaL labels: four images with one label (3 found), one with two (1 of 2 found), one
+    # with six labels (all found: reported apart, not in ASMA), one with none (left out).
+    six = [(5, c) for c in range(10, 16)]
+    labels = make([0] * 7, [], real=[(i, 0) for i in range(4)] + [(4, 0), (4, 1)] + six)
+    ranked = np.array([[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5], [3, 0, 1, 2, 4, 5],
+                       [0, 2, 1, 3, 4, 5], [15, 14, 13, 12, 11, 10], [0, 1, 2, 3, 4, 5]])
+    v = real_variable_topk(labels, np.arange(7), ranked)
     assert v.images == 5
-    assert v.by_label_count[1] == {"images": 4, "mean_hit_rate": 0.75, "all_in_topk": 0.75}
-    assert v.by_label_count[2] == {"images": 1, "mean_hit_rate": 0.5, "all_in_topk": 0.0}
+    assert v.by_label_count == {1: {"images": 4, "mean_hit_rate": 0.75, "all_in_topk": 0.75},
+                                2: {"images": 1, "mean_hit_rate": 0.5, "all_in_topk": 0.0}}
+    assert v.over_max == {"images": 1, "mean_hit_rate": 1.0, "all_in_topk": 1.0}
     assert v.mean_hit_rate == pytest.approx((3 + 0.5) / 5)
     assert v.all_in_topk == pytest.approx(3 / 5)
     assert v.asma == pytest.approx((0.75 + 0.5) / 2)  # the mean of the subgroups, not of the images
+
+
+def test_multilabel_variant_counts_correct_labels_and_skips_problematic():
+    # Unclear labels do not count towards k; the problematic image 2 is skipped.
+    labels = make([0, 0, 0], [(0, 0, CORRECT), (0, 1, CORRECT), (0, 2, UNCLEAR), (1, 0, CORRECT), (2, 0, CORRECT)],
+                  problematic=[2])
+    v = multilabel_variable_topk(labels, np.arange(3), np.array([[0, 2, 1], [3, 0, 1], [0, 1, 2]]))
+    assert v.label_set == "multilabel" and v.images == 2
+    assert v.by_label_count == {1: {"images": 1, "mean_hit_rate": 0.0, "all_in_topk": 0.0},
+                                2: {"images": 1, "mean_hit_rate": 0.5, "all_in_topk": 0.0}}
 
 
 def test_mistakes_and_novelty():
@@ -128,8 +184,9 @@ def test_mistakes_and_novelty():
     from reviewer.predictions import RunPredictions
 
     # 0 right; 1 a mistake already judged wrong (not novel); 2 a new mistake (novel);
-    # 3 accepted through the collapsed mappings; 4 problematic (never a mistake);
-    # 5 not predicted by this run.
+    # 3 accepted only through the collapsed mappings, which mistakes do not apply (the
+    # reference rule: top-1 not among the correct or unclear labels); 4 problematic
+    # (never a mistake); 5 not predicted by this run.
     labels = make([TENCH, TENCH, TENCH, HUSKY, TENCH, TENCH],
                   [(0, TENCH, CORRECT), (1, TENCH, CORRECT), (1, GOLDFISH, WRONG), (2, TENCH, CORRECT),
                    (3, HUSKY, CORRECT), (4, TENCH, CORRECT), (5, TENCH, CORRECT)], problematic=[4])
@@ -137,5 +194,6 @@ def test_mistakes_and_novelty():
     predictions = RunPredictions(run_id=1, image_ids=labels.image_ids[:5], rows=np.arange(5),
                                  topk=np.stack([top1] * 5, axis=1).astype(np.int16), probs=np.ones((5, 5), np.float32))
     idx = find_mistakes(labels, predictions)
-    assert idx.tolist() == [1, 2]
-    assert novel_mask(labels, labels.positions(predictions.image_ids[idx]), top1[idx]).tolist() == [False, True]
+    assert idx.tolist() == [1, 2, 3]
+    assert novel_mask(labels, labels.positions(predictions.image_ids[idx]), top1[idx]).tolist() == [
+        False, True, True]

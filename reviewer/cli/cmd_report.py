@@ -21,6 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="count Borderline severity apart (default: as Minor, as the paper)")
     p.add_argument("--yates", action="store_true", help="Yates' continuity correction on 2 x 2 chi-square tests")
     p.add_argument("--slice", default="imagenet_m", help="slice the leaderboard scores on (default imagenet_m)")
+    p.add_argument("--collapsed-mappings", action="store_true",
+                   help="score MLA with the paper's Appendix C collapsed class mappings (the reference evaluation "
+                        "applies none: the v3 labels already hold them); the report records the choice")
     p.set_defaults(func=run_report)
 
 
@@ -48,7 +51,8 @@ def run_report(args: argparse.Namespace) -> int:
     from reviewer.analysis.report import ReportOptions, build_report, report_json
 
     project = Project.open(args.project)
-    options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice)
+    options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice,
+                            collapsed_mappings=args.collapsed_mappings)
     report = build_report(project, options)
     summary = report.summary
     if args.json:
@@ -69,7 +73,12 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"  #{run['id']:<3} {run['model'][:30]:30} {_pct(m.get('top1'))} {_pct(mla.get('all'))} "
                   f"{_pct(mla.get('organisms'))} {_pct(mla.get('objects'))} {_pct(m.get('real'))}  "
                   f"{run['mistakes']['total']} ({run['mistakes']['novel']})"
-                  + ("" if run["status"] == "complete" else f"  [{run['status']}]"))
+                  + ("" if run["status"] == "complete" else f"  [{run['status']}]")
+                  + ("  [fast JPEG decoding, not timm's exact preprocessing]" if run["fast_decode"] else ""))
+        reasons = sorted({r["metrics"]["mla"]["reason"] for r in summary["runs"]
+                          if r["metrics"] and r["metrics"]["mla"]["reason"]})
+        for reason in reasons:
+            print(f"  no MLA: {reason}")
     for review in summary["imported_reviews"]:
         print(f"\nImported review of {review['model']}: {review['items']} reviewed mistakes")
         for group in ("categories", "severities"):
