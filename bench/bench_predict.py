@@ -1,6 +1,7 @@
 """Throughput of `reviewer predict` against the plain timm loop and the model's ceiling.
 
     python bench/bench_predict.py [--images DIR] [--limit N] [--batch-size N] [--streams N] [--rounds 1]
+                                  [--fast-decode]
 
 On the sample images (default ../shared/data/imagenet-samples) with
 tf_efficientnet_lite0, in one process with the same threads and batch size:
@@ -9,7 +10,8 @@ tf_efficientnet_lite0, in one process with the same threads and batch size:
       stack, forward, softmax; no workers, default memory format;
   (b) `reviewer predict` (reviewer.runs.predict on a temporary project: the
       threaded decode pipeline, inference, the probability file and the
-      database writes; model loading excluded);
+      database writes; model loading excluded), with timm's exact
+      preprocessing as by default, or with --fast-decode (JPEG draft mode);
   (c) the forward pass alone on pre-decoded batches with (b)'s settings (batches
       computed at once, threads per batch): the ceiling.
 
@@ -79,9 +81,10 @@ def plain_timm_loop(files: list[Path], batch_size: int) -> float:
     return len(files) / (time.perf_counter() - started)
 
 
-def reviewer_predict(project: Project, batch_size: int, streams: int, rerun: bool) -> tuple[float, int]:
+def reviewer_predict(project: Project, batch_size: int, streams: int, rerun: bool, fast_decode: bool
+                     ) -> tuple[float, int]:
     """(b): images/s of a whole `reviewer predict` run (model load excluded)."""
-    result = predict(project, MODEL, batch_size=batch_size, streams=streams, rerun=rerun)
+    result = predict(project, MODEL, batch_size=batch_size, streams=streams, rerun=rerun, fast_decode=fast_decode)
     return result.total / result.seconds, result.run_id
 
 
@@ -100,10 +103,11 @@ def forward_ceiling(files: list[Path], batch_size: int, streams: int) -> float:
         return len(files) / (time.perf_counter() - started)
 
 
-def decode_cost_ms(files: list[Path]) -> float:
+def decode_cost_ms(files: list[Path], fast_decode: bool) -> float:
     """CPU ms per image of decoding + the eval transform, as a decoding thread does it, on one thread."""
     data_config = load_model(MODEL).data_config
-    transform, draft_to = create_image_transform(data_config), draft_size(data_config)
+    transform = create_image_transform(data_config)
+    draft_to = draft_size(data_config) if fast_decode else None
     started = time.thread_time()
     for f in files:
         decode_image(f, transform, draft_to=draft_to)
@@ -141,6 +145,8 @@ def main() -> int:
     parser.add_argument("--streams", type=int, default=None,
                         help="batches computed at once in (b) and (c) (default: reviewer predict's)")
     parser.add_argument("--no-accuracy", action="store_true")
+    parser.add_argument("--fast-decode", action="store_true",
+                        help="(b) with reviewer predict --fast-decode (JPEG draft mode) instead of timm's pixels")
     args = parser.parse_args()
     args.batch_size = args.batch_size or default_batch_size(torch.device("cpu"))
     files = sorted(p for p in args.images.iterdir() if p.suffix.lower() in (".jpeg", ".jpg", ".png"))[:args.limit]
@@ -148,7 +154,8 @@ def main() -> int:
         f.read_bytes()
     streams = args.streams or default_streams(torch.device("cpu"))
     print(f"{len(files)} images, {MODEL}, batch size {args.batch_size}, torch threads {torch.get_num_threads()} "
-          f"shared by {streams} stream(s), torch {torch.__version__}")
+          f"shared by {streams} stream(s), torch {torch.__version__}, "
+          f"{'fast JPEG decoding' if args.fast_decode else 'timm-exact decoding'}")
     baseline = current_rss_mb()
     before, after = store_memory_check()
     print(f"store: 50,000 x 1000 float16 rows written batch by batch: RSS {before:.0f} -> {after:.0f} MB "
@@ -160,7 +167,8 @@ def main() -> int:
         peak_predict = 0.0
         for round_ in range(args.rounds):
             a.append(plain_timm_loop(files, args.batch_size))
-            rate, run_id = reviewer_predict(project, args.batch_size, streams, rerun=round_ > 0)
+            rate, run_id = reviewer_predict(project, args.batch_size, streams, rerun=round_ > 0,
+                                            fast_decode=args.fast_decode)
             b.append(rate)
             peak_predict = peak_rss_mb()
             c.append(forward_ceiling(files, args.batch_size, streams))
@@ -178,7 +186,7 @@ def main() -> int:
                   f"(b)/(c) = {bc:.2f} ({'met' if bc >= 0.85 else 'NOT met'})")
         # On a machine whose cores all run the model's threads, those threads spin through the
         # gaps between ops, so decoding takes time of its own: (b) can reach at most F / (F + D).
-        decode_ms = decode_cost_ms(files)
+        decode_ms = decode_cost_ms(files, args.fast_decode)
         forward_ms = torch.get_num_threads() * 1000 / best_c
         print(f"decode + transform D = {decode_ms:.2f} ms of CPU per image; forward pass F = {forward_ms:.1f} ms "
               f"of core time per image ({torch.get_num_threads()} threads x (c)); "

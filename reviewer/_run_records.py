@@ -117,11 +117,18 @@ def load_image_ids(project: Project, run_id: int) -> list[int] | None:
 
 
 # -- runs ------------------------------------------------------------------------
-def matching_runs(project: Project, *, model_id: int, image_slice: str | None, limit: int | None) -> list[Run]:
-    """Runs of this model over the same images, newest first."""
+def matching_runs(project: Project, *, model_id: int, image_slice: str | None, limit: int | None,
+                  fast_decode: bool = False) -> list[Run]:
+    """Runs of this model over the same images with the same decoding, newest first."""
     with read_session(project.engine) as session:
         runs = session.execute(select(Run).where(Run.model_id == model_id).order_by(Run.id.desc())).scalars()
-        return [r for r in runs if r.image_slice == image_slice and (r.report or {}).get("limit") == limit]
+        return [r for r in runs if r.image_slice == image_slice and (r.report or {}).get("limit") == limit
+                and fast_decoded(r) == fast_decode]
+
+
+def fast_decoded(run: Run) -> bool:
+    """Whether the run decoded large JPEGs in draft mode (not timm's exact pixels)."""
+    return bool((run.preprocessing or {}).get("jpeg_draft", False))
 
 
 def predicted_rows(project: Project, run_id: int) -> tuple[np.ndarray, np.ndarray]:

@@ -81,7 +81,7 @@ class RunResult:
 def predict(project: Project, model: str, *, checkpoint: str | Path | None = None, name: str | None = None,
             device: str | None = None, batch_size: int | None = None, limit: int | None = None,
             image_slice: str | None = None, workers: int | None = None, streams: int | None = None,
-            rerun: bool = False,
+            rerun: bool = False, fast_decode: bool = False,
             progress: ProgressCallback | None = None, cancel: Callable[[], bool] | None = None) -> RunResult:
     """Run a timm model over the project's images (or a named slice), resuming an
     unfinished run of the same model and images.
@@ -89,7 +89,9 @@ def predict(project: Project, model: str, *, checkpoint: str | Path | None = Non
     `name`: the name to record the model under (default: `model`, or
     `model:<checkpoint stem>`). `rerun`: compute a new run even when one is complete.
     `workers`: decoding threads; `streams`: batches computed at once (default
-    `models.default_streams`).
+    `models.default_streams`). `fast_decode`: decode large JPEGs in draft mode,
+    faster but not timm's exact preprocessing (recorded with the run, and a run
+    resumes only with the same decoding).
     """
     if batch_size is not None and batch_size < 1:
         raise InputError(f"--batch-size {batch_size}", "must be at least 1")
@@ -110,13 +112,14 @@ def predict(project: Project, model: str, *, checkpoint: str | Path | None = Non
                         checkpoint=str(Path(checkpoint).resolve()) if checkpoint else None,
                         weights_sha256=loaded.weights_sha256)
         model_id, model_name = row.id, row.name
-    runs = matching_runs(project, model_id=model_id, image_slice=image_slice, limit=limit)
+    runs = matching_runs(project, model_id=model_id, image_slice=image_slice, limit=limit, fast_decode=fast_decode)
     unfinished = next((r for r in runs if r.status != "complete"), None)
     if unfinished is None and runs and not rerun:
         return _already_complete(project, runs[0], model_name)
-    run = unfinished or _create_run(project, model_id, ids, loaded, image_slice=image_slice, limit=limit)
+    run = unfinished or _create_run(project, model_id, ids, loaded, image_slice=image_slice, limit=limit,
+                                    fast_decode=fast_decode)
     with RunLock(project, run.id):
-        attempt = _Attempt(project, run, loaded, model_name, workers=workers, streams=streams,
+        attempt = _Attempt(project, run, loaded, model_name, workers=workers, streams=streams, fast_decode=fast_decode,
                            load_seconds=load_seconds,
                            batch_size=batch_size or default_batch_size(loaded.device))
         result = attempt.compute(progress=progress, cancel=cancel, resumed=unfinished is not None)
@@ -126,10 +129,11 @@ def predict(project: Project, model: str, *, checkpoint: str | Path | None = Non
 
 
 def _create_run(project: Project, model_id: int, ids: list[int], loaded: LoadedModel, *,
-                image_slice: str | None, limit: int | None) -> Run:
+                image_slice: str | None, limit: int | None, fast_decode: bool) -> Run:
     with write_session(project.engine) as session:
         run = Run(model_id=model_id, status="running", image_slice=image_slice, num_images=len(ids),
-                  device=str(loaded.device), preprocessing=_preprocessing(loaded), report={"limit": limit})
+                  device=str(loaded.device), preprocessing=_preprocessing(loaded, fast_decode=fast_decode),
+                  report={"limit": limit})
         session.add(run)
         session.flush()
         run.probs_path = probs_relpath(run.id)
@@ -139,10 +143,11 @@ def _create_run(project: Project, model_id: int, ids: list[int], loaded: LoadedM
     return run
 
 
-def _preprocessing(loaded: LoadedModel) -> dict:
+def _preprocessing(loaded: LoadedModel, *, fast_decode: bool) -> dict:
+    """The model's data config as applied, and whether large JPEGs were decoded in draft
+    mode (1/2..1/8 scale, never below the resize size: not timm's exact pixels)."""
     config = {k: list(v) if isinstance(v, tuple) else v for k, v in loaded.data_config.items()}
-    # JPEG draft mode: large JPEGs are decoded at 1/2..1/8 scale, never below the resize size.
-    config.update(jpeg_draft=True, transform="timm create_transform (eval)")
+    config.update(jpeg_draft=fast_decode, transform="timm create_transform (eval)")
     return config
 
 
@@ -204,10 +209,10 @@ class _Attempt:
     """One pass of `predict` over the images a run still lacks."""
 
     def __init__(self, project: Project, run: Run, loaded: LoadedModel, model_name: str, *, batch_size: int,
-                 workers: int | None, streams: int | None, load_seconds: float):
+                 workers: int | None, streams: int | None, load_seconds: float, fast_decode: bool):
         self.project, self.run, self.loaded, self.model_name = project, run, loaded, model_name
         self.inference = InferenceConfig(streams=streams)
-        self.pipeline = PipelineConfig(batch_size=batch_size, num_workers=workers)
+        self.pipeline = PipelineConfig(batch_size=batch_size, num_workers=workers, draft=fast_decode)
         self.load_seconds = load_seconds
         self.skipped: list[dict] = []
 
@@ -295,7 +300,7 @@ class _Attempt:
         with write_session(project.engine) as session:
             row = session.get(Run, run.id)
             row.status, row.device, row.num_images = "running", str(self.loaded.device), len(ids)
-            row.preprocessing = _preprocessing(self.loaded)
+            row.preprocessing = _preprocessing(self.loaded, fast_decode=self.pipeline.draft)
             session.add(row)
         return ids, np.flatnonzero(~finished).tolist()
 

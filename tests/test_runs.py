@@ -330,3 +330,83 @@ def test_bundled_lite1_lite2_score_like_their_published_accuracy(tmp_path, share
     assert result.status == "complete" and result.predicted == 200
     correct, labelled = top1_accuracy(project, result.run_id)
     assert labelled == 200 and 170 <= correct <= 190, correct
+
+
+def largest_sample_images(shared_data: Path, count: int) -> list[Path]:
+    """The sample images with the most pixels: those JPEG draft mode would decode at reduced scale."""
+    from PIL import Image as PILImage
+
+    def pixels(path: Path) -> int:
+        with PILImage.open(path) as image:
+            return image.size[0] * image.size[1]
+
+    files = sorted((shared_data / "imagenet-samples").iterdir())
+    return sorted(files, key=pixels, reverse=True)[:count]
+
+
+def test_default_run_gives_timms_reference_probabilities_on_large_images(tmp_path, shared_data):
+    """A default run's stored probabilities equal those of timm's own eval transform
+    (`create_transform(**resolve_data_config(model=...))`, PIL open, RGB) within float16
+    storage; --fast-decode is recorded and does change them on these large files."""
+    from PIL import Image as PILImage
+    from timm.data import create_transform, resolve_data_config
+
+    from models import load_model
+
+    files = largest_sample_images(shared_data, 8)
+    project = make_project(tmp_path / "p", files)
+    exact = predict(project, "tf_efficientnet_lite0", batch_size=4)
+    fast = predict(project, "tf_efficientnet_lite0", batch_size=4, fast_decode=True)
+    assert fast.run_id != exact.run_id  # a different decoding is a different run, not a resume
+    assert get_run(project, exact.run_id).preprocessing["jpeg_draft"] is False
+    assert get_run(project, fast.run_id).preprocessing["jpeg_draft"] is True
+
+    model = load_model("tf_efficientnet_lite0", device="cpu").model
+    transform = create_transform(**resolve_data_config(model=model))
+    reference = {}
+    with torch.inference_mode():
+        for path in files:
+            with PILImage.open(path) as image:
+                pixels = transform(image.convert("RGB")).unsqueeze(0)
+            reference[path.name] = model(pixels).softmax(-1)[0].numpy()
+    with read_session(project.engine) as session:
+        names = dict(session.execute(select(Image.id, Image.file_name)).all())
+    for run_id, bound in ((exact.run_id, 1e-3), (fast.run_id, None)):
+        probs = probabilities(project, run_id).astype(np.float32)
+        gaps = [np.abs(probs[p.row] - reference[names[p.image_id]]).max() for p in predictions(project, run_id)]
+        assert len(gaps) == len(files)
+        if bound is not None:
+            assert max(gaps) < bound
+        else:
+            assert max(gaps) > 1e-3  # draft decoding is not timm's pixels
+
+
+def test_a_runs_probabilities_export_round_trips_through_import_logits(tmp_path, shared_data, capsys):
+    from reviewer.cli import main
+
+    project = make_project(tmp_path / "p", sample_files(shared_data, 9, step=97))
+    run = predict(project, "tf_efficientnet_lite0", batch_size=5)
+    out = tmp_path / "notebook" / "run.npz"
+    assert main(["export-probabilities", str(project.root), str(run.run_id), str(out)]) == 0
+    assert f"for 9 images to {out}" in capsys.readouterr().out
+    with np.load(out, allow_pickle=False) as data:
+        names, probs = data["file_names"], data["probabilities"]
+        assert str(data["model"]) == "tf_efficientnet_lite0"
+    assert list(names) == sorted(names) and probs.shape == (9, 1000) and probs.dtype == np.float16
+    stored = probabilities(project, run.run_id)
+    with read_session(project.engine) as session:
+        row_of = dict(session.execute(select(Image.file_name, Prediction.row).join(Prediction)
+                                      .where(Prediction.run_id == run.run_id)).all())
+    assert all(np.array_equal(probs[i], stored[row_of[n]]) for i, n in enumerate(names))
+
+    back = import_logits(project, out, model="round trip")
+    assert back.status == "complete" and back.predicted == 9
+    original = {p.image_id: p for p in predictions(project, run.run_id)}
+    for p in predictions(project, back.run_id):
+        q = original[p.image_id]
+        assert p.pred_1 == q.pred_1 and abs(p.prob_1 - q.prob_1) < 1e-3
+    assert np.abs(probabilities(project, back.run_id).astype(np.float32)[[original[i].row for i in sorted(original)]]
+                  - stored.astype(np.float32)[[original[i].row for i in sorted(original)]]).max() < 1e-3
+
+    assert main(["export-probabilities", str(project.root), "99", str(tmp_path / "x.npz")]) == 2
+    assert "no run with id 99" in capsys.readouterr().err and not (tmp_path / "x.npz").exists()

@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--images", metavar="SUBSET", dest="image_slice",
                    help="only the images of this named slice (e.g. imagenet_m)")
     p.add_argument("--rerun", action="store_true", help="compute a new run even if this one is complete")
+    p.add_argument("--fast-decode", action="store_true",
+                   help="decode large JPEGs at reduced scale (PIL draft mode): faster, but not timm's exact "
+                        "preprocessing, so probabilities differ slightly; recorded with the run")
     p.set_defaults(func=run_predict)
 
     p = subparsers.add_parser(
@@ -84,7 +87,8 @@ def run_predict(args: argparse.Namespace) -> int:
     try:
         result = predict(project, args.model, checkpoint=args.checkpoint, name=args.name, device=args.device,
                          batch_size=args.batch_size, limit=args.limit, image_slice=args.image_slice,
-                         workers=args.workers, streams=args.streams, rerun=args.rerun, progress=bar)
+                         workers=args.workers, streams=args.streams, rerun=args.rerun,
+                         fast_decode=args.fast_decode, progress=bar)
     except KeyboardInterrupt:
         bar.close()
         if bar.last is not None:

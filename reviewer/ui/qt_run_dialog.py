@@ -82,6 +82,12 @@ class QtRunDialog(QDialog):
         form.addRow("Device", self.device)
         self.images = self._images_choice(image_slice)
         form.addRow("Images", self.images)
+        self.decoding = QComboBox()
+        self.decoding.addItem("timm's exact preprocessing", False)
+        self.decoding.addItem("Fast JPEG decoding (draft mode; probabilities differ slightly)", True)
+        self.decoding.setToolTip("Fast decoding reads large JPEGs at reduced scale: quicker on big files, but not "
+                                 "the pixels timm's transform gives; the run records which was used")
+        form.addRow("Decoding", self.decoding)
         layout.addLayout(form)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1)
@@ -144,13 +150,15 @@ class QtRunDialog(QDialog):
         self.running = True
         self._cancel.clear()
         self._progress = None
-        for widget in (self.model, self.checkpoint, self.browse, self.device, self.images, self.start_button):
+        for widget in (self.model, self.checkpoint, self.browse, self.device, self.images, self.decoding,
+                       self.start_button):
             widget.setEnabled(False)
         self.cancel_button.setText("Cancel")
         self.bar.setRange(0, 0)  # busy until the first batch reports
         self._say(f"Loading {model}…")
         self._worker.submit(predict, self.project, model, checkpoint=checkpoint, device=self.device.currentText(),
-                            image_slice=self.image_slice(), progress=self._on_progress, cancel=self._cancel.is_set,
+                            image_slice=self.image_slice(), fast_decode=bool(self.decoding.currentData()),
+                            progress=self._on_progress, cancel=self._cancel.is_set,
                             on_done=self._done, on_error=self._failed)
         self._poll.start()
         self.run_started.emit(model)
@@ -190,7 +198,8 @@ class QtRunDialog(QDialog):
     def _finish(self) -> None:
         self._poll.stop()
         self.running = False
-        for widget in (self.model, self.checkpoint, self.browse, self.device, self.images, self.start_button):
+        for widget in (self.model, self.checkpoint, self.browse, self.device, self.images, self.decoding,
+                       self.start_button):
             widget.setEnabled(True)
         self.cancel_button.setEnabled(True)
         self.cancel_button.setText("Close")

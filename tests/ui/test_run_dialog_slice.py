@@ -1,5 +1,5 @@
-"""A rerun on a slice from the window: the run dialog's Images choice reaches
-reviewer.runs.predict, and the new run covers only the slice's images."""
+"""A rerun on a slice from the window: the run dialog's Images and Decoding choices
+reach reviewer.runs.predict, and the new run covers only the slice's images."""
 
 from __future__ import annotations
 
@@ -27,14 +27,17 @@ def test_run_on_a_slice_predicts_only_its_images(qtbot, open_window, review_proj
     assert choices == ["All images", "imagenet_m (3 images)"]
     assert dialog.image_slice() is None  # all images unless the panelist picks a slice
     dialog.images.setCurrentIndex(1)
+    assert dialog.decoding.currentData() is False  # timm's exact preprocessing unless asked
+    dialog.decoding.setCurrentIndex(1)  # fast JPEG decoding, recorded with the run
     with qtbot.waitSignal(dialog.run_finished, timeout=120_000) as finished:
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
-        assert not dialog.images.isEnabled()  # the choice is fixed while the model runs
+        assert not dialog.images.isEnabled() and not dialog.decoding.isEnabled()  # fixed while the model runs
     run_id = finished.args[0]
     assert dialog.status.text().startswith("Complete: 3 images")
     with read_session(review_project.engine) as session:
         run = session.get(Run, run_id)
         assert (run.image_slice, run.status) == ("imagenet_m", "complete")
+        assert run.preprocessing["jpeg_draft"] is True
         predicted = session.execute(select(Prediction.image_id).where(Prediction.run_id == run_id)).scalars().all()
     assert sorted(predicted) == chosen
     # The window lists the new run beside the first, which covered all 8 images.
