@@ -2,13 +2,16 @@
 
 - `export_project(project, out_dir)`: a new versioned folder (see `bundle`);
 - `write_model_mistakes(project, model, path)`: one model's reviewed mistakes in
-  the imagenet-mistakes metadata format.
+  the imagenet-mistakes metadata format;
+- `export_probabilities(project, run_id, path)`: a run's softmax as `.npz`
+  (`file_names`, `probabilities`), the layout `import-logits` reads.
 """
 
 from __future__ import annotations
 
 from reviewer.export.bundle import ExportError, ExportResult, export_project, parse_formats
 from reviewer.export.mistakes import ModelMistakes, model_mistakes, write_model_mistakes
+from reviewer.export.probabilities import ProbabilityExport, export_probabilities
 
-__all__ = ["ExportError", "ExportResult", "ModelMistakes", "export_project", "model_mistakes", "parse_formats",
-           "write_model_mistakes"]
+__all__ = ["ExportError", "ExportResult", "ModelMistakes", "ProbabilityExport", "export_probabilities",
+           "export_project", "model_mistakes", "parse_formats", "write_model_mistakes"]
