@@ -1,23 +1,31 @@
 """The major-error split (ImageNet-M style) and evaluating a run on a slice.
 
-The paper's rule: among the mistakes of m diverse models, keep the images where
-at least k of them (3 of 4) made a mistake the panel rated major, after
-checking that no model's prediction there is a correct new label. Here:
+The rule of Vasudevan et al. (2022), §5.1: the candidates are the anchor
+model's mistakes rated major (ViT-3B's 155); among m chosen models (the
+anchor and three others), an image is kept when at least k of them (3 of 4)
+made a mistake there rated major, after verifying "that none of them were
+correct new multi-labels, and that any model's mistakes were major mistakes".
+Here, with members being runs of the project or imported published reviews:
 
-- members are runs of the project or imported published reviews of a model;
-- a member's mistake on an image is *major* when the item's current final
-  decision is "wrong" with severity major, or, undecided, when a published
-  review rated that item Major (Borderline is not major);
-- an image is **selected** when >= k members made a major mistake there, none
-  of the members' predictions there was decided correct (a new correct
-  label), and every member's mistake there has been reviewed;
-- it **needs review** when unreviewed mistakes could still decide it (its
-  major count plus unreviewed mistakes reaches k), and is **excluded** when a
-  prediction was decided correct.
+- a member's *mistake* on an image is its prediction there when that is not
+  among the image's correct or unclear labels (a member that got the image
+  right neither counts nor excludes it: Greedy Soups gets 19 of ImageNet-M);
+- a mistake is *major* when its item's current final decision is "wrong"
+  with severity major, or, undecided, when a published review rated it Major;
+  *minor* likewise with severity minor or Borderline (the paper counts
+  Borderline as minor);
+- an image is **selected** when it is a candidate (the anchor's mistake there
+  is major), >= k members made a major mistake there, no member's mistake
+  there was judged a correct or unclear label, none is rated minor, and every
+  member's mistake there is reviewed and rated;
+- it is **excluded** when a member's mistake was judged correct or unclear
+  (a new label) or rated minor, **not a candidate** when the anchor made no
+  mistake there or one not rated major, **needs review** when unrated
+  mistakes could still decide it, and **below k** otherwise.
 
 Evaluating a run on a slice: a prediction is correct when it is among the
-image's correct or unclear labels after the review (collapsed mappings
-applied), reported as a count with a Clopper-Pearson 95% interval.
+image's correct or unclear labels after the review (the reference notebook's
+`imagenet_m_correct`), reported as a count with a Clopper-Pearson 95% interval.
 """
 
 from __future__ import annotations
@@ -40,7 +48,12 @@ from reviewer.project import Project
 from reviewer.reviewed import current_decisions, image_table
 from reviewer.slices import save_slice, slice_image_ids
 
-SELECTED, NEEDS_REVIEW, EXCLUDED, NOT_ENOUGH = "selected", "needs review", "excluded: correct new label", "below k"
+SELECTED, NEEDS_REVIEW, NOT_ENOUGH = "selected", "needs review", "below k"
+EXCLUDED = "excluded: correct or unclear new label"
+EXCLUDED_MINOR = "excluded: a minor mistake"
+NOT_CANDIDATE = "not a candidate: the anchor's mistake is not major"
+STATUSES = (SELECTED, NEEDS_REVIEW, EXCLUDED, EXCLUDED_MINOR, NOT_CANDIDATE, NOT_ENOUGH)
+MINOR_SEVERITIES = ("minor", "borderline")
 
 
 class SplitError(UserError):
@@ -62,13 +75,23 @@ class SplitMember:
 
 @dataclass(frozen=True)
 class SplitRule:
+    """The members (the anchor among them), k, and which member is the anchor (an index)."""
+
     members: tuple[SplitMember, ...]
     k: int = 3
+    anchor: int = 0
+
+    @property
+    def anchor_member(self) -> SplitMember:
+        return self.members[self.anchor]
 
     def as_dict(self) -> dict:
-        return {"rule": "at least k of m members made a mistake rated major; no member's prediction decided "
-                        "correct; every member's mistake there reviewed",
-                "k": self.k, "m": len(self.members), "members": [asdict(m) for m in self.members]}
+        return {"rule": "Vasudevan et al. 2022, 5.1: candidates are the anchor's mistakes rated major; kept where "
+                        "at least k of the m members made a mistake rated major, no member's mistake was judged "
+                        "a correct or unclear label, none is rated minor (Borderline counts as minor), and every "
+                        "member's mistake there is reviewed",
+                "k": self.k, "m": len(self.members), "anchor": asdict(self.anchor_member),
+                "members": [asdict(m) for m in self.members]}
 
 
 @dataclass
@@ -83,7 +106,7 @@ class SplitResult:
         return sorted(self.table.loc[self.table["status"] == status, "file_name"])
 
     def counts(self) -> dict[str, int]:
-        return {s: int((self.table["status"] == s).sum()) for s in (SELECTED, NEEDS_REVIEW, EXCLUDED, NOT_ENOUGH)}
+        return {s: int((self.table["status"] == s).sum()) for s in STATUSES}
 
 
 def resolve_members(project: Project, specs: list[str]) -> tuple[SplitMember, ...]:
@@ -183,21 +206,34 @@ def apply_split_rule(project: Project, rule: SplitRule) -> SplitResult:
         raise SplitError("a split needs at least one run or review")
     if not 1 <= rule.k <= len(rule.members):
         raise SplitError(f"k must be between 1 and the number of members ({len(rule.members)}), got {rule.k}")
+    if not 0 <= rule.anchor < len(rule.members):
+        raise SplitError("the anchor must be one of the members")
     items = member_judgements(project, rule)
-    items["major"] = (items["verdict"] == "wrong") & (items["severity"] == "major")
-    items["unreviewed"] = items["verdict"].isna()
+    wrong = items["verdict"] == "wrong"
+    items["major"] = wrong & (items["severity"] == "major")
+    items["minor"] = wrong & items["severity"].isin(MINOR_SEVERITIES)
+    items["unreviewed"] = items["verdict"].isna() | (wrong & items["severity"].isna())
     items["reviewed"] = ~items["unreviewed"]
-    items["correct_new"] = items["verdict"] == "correct"
-    table = items.groupby("image_id")[["major", "reviewed", "unreviewed", "correct_new"]].sum()
-    table["correct_new"] = table["correct_new"] > 0
+    items["new_label"] = items["verdict"].isin(("correct", "unclear"))
+    anchor = items["member"] == rule.anchor
+    items["anchor_major"] = anchor & items["major"]
+    items["anchor_open"] = anchor & items["unreviewed"]
+    table = items.groupby("image_id")[["major", "minor", "reviewed", "unreviewed", "new_label", "anchor_major",
+                                       "anchor_open"]].sum()
+    for column in ("minor", "new_label", "anchor_major", "anchor_open"):
+        table[column] = table[column] > 0
     predicted = items.pivot_table(index="image_id", columns="member", values="predicted", aggfunc="first")
     for index, member in enumerate(rule.members):
         column = predicted[index] if index in predicted.columns else pd.Series(dtype=float)
         table[member.label] = column.reindex(table.index).fillna(-1).astype("int64")
-    status = np.where(table["correct_new"], EXCLUDED,
-                      np.where((table["major"] >= rule.k) & (table["unreviewed"] == 0), SELECTED,
-                               np.where(table["major"] + table["unreviewed"] >= rule.k, NEEDS_REVIEW, NOT_ENOUGH)))
+    candidate = table["anchor_major"] | table["anchor_open"]
+    reachable = table["major"] + table["unreviewed"] >= rule.k
+    status = np.select(
+        [table["new_label"], table["minor"], ~candidate,
+         table["anchor_major"] & (table["major"] >= rule.k) & (table["unreviewed"] == 0), reachable],
+        [EXCLUDED, EXCLUDED_MINOR, NOT_CANDIDATE, SELECTED, NEEDS_REVIEW], default=NOT_ENOUGH)
     table["status"] = status
+    table = table.rename(columns={"new_label": "correct_new"}).drop(columns=["anchor_major", "anchor_open"])
     names = image_table(project, image_ids=table.index.tolist())
     table.insert(0, "file_name", names["file_name"].reindex(table.index))
     table = table.reset_index().sort_values("file_name", ignore_index=True)

@@ -27,12 +27,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", required=True)
     p.set_defaults(func=run_export_reviews)
 
-    p = subparsers.add_parser("split", help="the major-error split: images where at least k of the given runs "
-                                            "or reviews made a mistake the panel rated major")
+    p = subparsers.add_parser(
+        "export-probabilities", help="a run's full softmax as .npz (file_names, probabilities) for a notebook",
+        description="Write a run's stored probabilities (float16, one row per predicted image, rows sorted by "
+                    "file name) with the file name of each row: numpy.load reads it, and 'reviewer "
+                    "import-logits' imports it back.")
+    p.add_argument("project", help="the project folder")
+    p.add_argument("run", type=int, help="the run's id ('reviewer report PROJECT' lists them)")
+    p.add_argument("out", help="the .npz file to write")
+    p.set_defaults(func=run_export_probabilities)
+
+    p = subparsers.add_parser(
+        "split", help="the major-error split (ImageNet-M, Vasudevan et al. 2022, 5.1): the anchor's major "
+                      "mistakes where at least k of the given runs or reviews made a major mistake",
+        description="Candidates are the anchor's mistakes rated major; an image is kept where at least k of the "
+                    "members made a mistake rated major, none of their mistakes there was judged a correct or "
+                    "unclear label, none is rated minor (Borderline counts as minor), and all are reviewed.")
     p.add_argument("project", help="the project folder")
     p.add_argument("--runs", nargs="+", required=True, metavar="RUN",
                    help="run ids, model names (their latest full run, else imported review), run:ID or review:ID")
     p.add_argument("--k", type=int, default=3, help="how many of them must have made a major mistake (default 3)")
+    p.add_argument("--anchor", metavar="RUN",
+                   help="the member whose major mistakes are the candidates (default: the first of --runs)")
     p.add_argument("--show", choices=["selected", "needs-review", "excluded", "none"], default="needs-review",
                    help="which images to list (default: those needing a final review)")
     p.add_argument("--save", metavar="SLICE", help="store the selected images as this slice")
@@ -75,24 +91,41 @@ def run_export_reviews(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_export_probabilities(args: argparse.Namespace) -> int:
+    from reviewer.export import export_probabilities
+
+    result = export_probabilities(Project.open(args.project), args.run, args.out)
+    print(f"wrote the probabilities of run {args.run} ({result.model}) for {result.images} images to {result.path}")
+    return 0
+
+
 def run_split(args: argparse.Namespace) -> int:
     from reviewer._files import atomic_write_text
-    from reviewer.split import (EXCLUDED, NEEDS_REVIEW, SELECTED, SplitRule, apply_split_rule, resolve_members,
-                                save_split)
+    from reviewer.split import (EXCLUDED, EXCLUDED_MINOR, NEEDS_REVIEW, NOT_CANDIDATE, NOT_ENOUGH, SELECTED,
+                                SplitRule, apply_split_rule, resolve_members, save_split)
 
     project = Project.open(args.project)
-    rule = SplitRule(resolve_members(project, args.runs), k=args.k)
+    members = resolve_members(project, args.runs)
+    anchor = 0
+    if args.anchor:
+        (wanted,) = resolve_members(project, [args.anchor])
+        if wanted not in members:
+            raise CommandError(f"the anchor {wanted.label} is not one of --runs; add it to them")
+        anchor = members.index(wanted)
+    rule = SplitRule(members, k=args.k, anchor=anchor)
     result = apply_split_rule(project, rule)
     counts = result.counts()
-    print(f"rule: at least {rule.k} of {len(rule.members)} ({', '.join(m.label for m in rule.members)}) "
-          f"made a major mistake, no prediction decided correct")
+    print(f"rule: candidates are the major mistakes of {rule.anchor_member.label}; kept where at least {rule.k} of "
+          f"{len(rule.members)} ({', '.join(m.label for m in rule.members)}) made a major mistake, none judged a "
+          "correct or unclear label, none minor")
     print(f"  {counts[SELECTED]} selected, {counts[NEEDS_REVIEW]} need a final review, "
-          f"{counts[EXCLUDED]} excluded (a prediction decided correct)")
-    status = {"selected": SELECTED, "needs-review": NEEDS_REVIEW, "excluded": EXCLUDED}.get(args.show)
-    if status:
-        shown = result.table[result.table["status"] == status]
-        for row in shown.itertuples(index=False):
-            print(f"  {row.file_name}  major {row.major}, unreviewed {row.unreviewed}")
+          f"{counts[EXCLUDED]} excluded (a correct or unclear new label), {counts[EXCLUDED_MINOR]} excluded (a minor "
+          f"mistake), {counts[NOT_ENOUGH]} below k, {counts[NOT_CANDIDATE]} not candidates")
+    status = {"selected": [SELECTED], "needs-review": [NEEDS_REVIEW],
+              "excluded": [EXCLUDED, EXCLUDED_MINOR]}.get(args.show, [])
+    shown = result.table[result.table["status"].isin(status)]
+    for row in shown.itertuples(index=False):
+        print(f"  {row.file_name}  major {row.major}, unreviewed {row.unreviewed}, {row.status}")
     if args.save:
         size = save_split(project, result, name=args.save, replace=args.replace)
         print(f"saved {size} images as slice '{args.save}'")
@@ -118,7 +151,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     else:
         if args.slice not in slice_names(project):
             print(f"(no slice named '{args.slice}': slice scores are empty)")
-        print(f"{'run':>5} {'model':30} {'images':12} {'top-1':>7} {'MLA':>7}  {args.slice}")
+        print(f"{'run':>5} {'model':30} {'images':12} {'top-1':>7} {'over':>12} {'MLA':>7}  {args.slice}")
         for row in board.itertuples(index=False):
             top1 = "-" if row.top1 != row.top1 else f"{100 * row.top1:6.2f}%"
             mla = "-" if row.mla != row.mla else f"{100 * row.mla:6.2f}%"
@@ -126,7 +159,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                 f"{int(row.slice_correct)} of {int(row.slice_total)} ({100 * row.slice_score:.1f}%, "
                 f"95% CI {100 * row.slice_low:.1f}-{100 * row.slice_high:.1f}%)")
             images = row.image_slice if isinstance(row.image_slice, str) else "all"  # NaN: a full-set run
-            print(f"{row.run_id:>5} {row.model[:30]:30} {images:12} {top1:>7} {mla:>7}  {score}")
+            scope = row.top1_scope if isinstance(row.top1_scope, str) else "-"
+            print(f"{row.run_id:>5} {row.model[:30]:30} {images:12} {top1:>7} {scope:>12} {mla:>7}  {score}")
     if args.plot:
         try:
             drawn = plot_trend(board, Path(args.plot), slice_name=args.slice)
