@@ -70,8 +70,9 @@ def plot_confusions(confusions: pd.DataFrame, path: Path, *, model: str, top: in
     return _save(figure, path)
 
 
-def plot_category_by_distance(table: pd.DataFrame, path: Path) -> Path | None:
-    """Share of each category at each WordNet distance (stacked bars, mistakes on top)."""
+def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "") -> Path | None:
+    """Share of each category at each WordNet distance (stacked bars, mistakes on top); one
+    model's table, indexed by distance."""
     if table.empty:
         return None
     figure = Figure(figsize=(8, 4), dpi=100)
@@ -86,8 +87,10 @@ def plot_category_by_distance(table: pd.DataFrame, path: Path) -> Path | None:
     for xi, n in zip(x, table["mistakes"]):
         axes.text(xi, 1.01, str(int(n)), ha="center", va="bottom", fontsize=7)
     axes.set_ylim(0, 1.08)
-    axes.set_xlabel("WordNet distance between prediction and nearest correct label")
+    axes.set_xlabel("WordNet distance between the prediction and the original label")
     axes.set_ylabel("share of the mistakes")
+    if title:
+        axes.set_title(textwrap.fill(title, 70), fontsize=10)
     axes.legend(fontsize=8, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.15))
     return _save(figure, path)
 
@@ -97,8 +100,10 @@ def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Pat
     if not calibration.images:
         return None
     bins = calibration.bins
-    width = float(bins["upper"].iloc[0] - bins["lower"].iloc[0])
-    centers = ((bins["lower"] + bins["upper"]) / 2).to_numpy()
+    # Equal-width bins, and (when it holds images) torchmetrics' bin of confidence exactly 1.0,
+    # drawn as a thin bar at the right edge.
+    width = np.maximum((bins["upper"] - bins["lower"]).to_numpy(), 0.012)
+    centers = np.minimum(((bins["lower"] + bins["upper"]) / 2).to_numpy(), 1 - width / 2)
     figure = Figure(figsize=(4.5, 4.5), dpi=100)
     axes = figure.subplots()
     accuracy = bins["accuracy"].fillna(0).to_numpy()
@@ -107,7 +112,7 @@ def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Pat
     # The gap as a hatched outline, not a translucent fill: over the blue bar (accuracy
     # above confidence) a fill mixed into an unlabelled dark colour.
     used = bins["count"].to_numpy() > 0
-    axes.bar(centers[used], (confidence - accuracy)[used], bottom=accuracy[used], width=width, facecolor="none",
+    axes.bar(centers[used], (confidence - accuracy)[used], bottom=accuracy[used], width=width[used], facecolor="none",
              edgecolor="tab:red", hatch="///", linewidth=0.8, label="gap to mean confidence")
     for x, n in zip(centers[used], bins["count"].to_numpy()[used]):  # how much each bar rests on
         axes.text(x, 0.01, str(int(n)), ha="center", va="bottom", fontsize=6, rotation=90, color="white")
@@ -115,28 +120,35 @@ def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Pat
     axes.set_xlim(0, 1)
     axes.set_ylim(0, 1)
     axes.set_xlabel("top-1 confidence")
-    axes.set_ylabel("multi-label accuracy")
-    axes.set_title(f"{title}\nECE {100 * calibration.ece:.2f}% ({calibration.images} images, {len(bins)} bins)",
+    axes.set_ylabel("top-1 accuracy (original label)")
+    ace = f", ACE {100 * calibration.ace:.3f}%" if calibration.ace == calibration.ace else ""
+    equal_width = int((bins["upper"] > bins["lower"]).sum())
+    axes.set_title(f"{title}\nECE {100 * calibration.ece:.2f}%{ace} ({calibration.images} images, {equal_width} bins)",
                    fontsize=9)
     axes.legend(fontsize=8, loc="upper left")
     return _save(figure, path)
 
 
 def plot_topk(topk: pd.DataFrame, path: Path) -> Path | None:
-    """Variable top-k hit rate per label-count subgroup, one line per run."""
-    if topk.empty:
+    """Variable top-k hit rate per label-count subgroup, one line per run: ReaL labels
+    (Anzaku et al.) solid, the multi-label-set variant dashed; images with more labels
+    than the protocol's (reported apart) are not drawn."""
+    data = topk[topk["labels"] > 0]
+    if data.empty:
         return None
     figure = Figure(figsize=(6, 4), dpi=100)
     axes = figure.subplots()
-    for (run_id, model), group in topk.groupby(["run_id", "model"]):
-        axes.plot(group["labels"], 100 * group["mean_hit_rate"], marker="o",
-                  label=f"{model} (#{run_id}), ASMA {100 * group['asma'].iloc[0]:.1f}%")
-    axes.set_xticks(sorted(int(k) for k in topk["labels"].unique()))
-    axes.set_xlim(0.5, topk["labels"].max() + 0.5)
+    for (run_id, model, label_set), group in data.groupby(["run_id", "model", "label_set"]):
+        real = label_set == "real"
+        axes.plot(group["labels"], 100 * group["mean_hit_rate"], marker="o", linestyle="-" if real else "--",
+                  label=f"{model} (#{run_id}), {'ReaL' if real else 'multi-label set'}: ASMA "
+                        f"{100 * group['asma'].iloc[0]:.1f}%")
+    axes.set_xticks(sorted(int(k) for k in data["labels"].unique()))
+    axes.set_xlim(0.5, data["labels"].max() + 0.5)
     axes.set_ylim(0, 105)
-    axes.set_xlabel("correct labels of the image (k)")
-    axes.set_ylabel("labels found in the top-k (%)")
+    axes.set_xlabel("valid labels of the image (k)")
+    axes.set_ylabel("valid labels found in the top-k (%)")
     axes.set_title("Variable top-k by label count")
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=7)
     axes.grid(alpha=0.3)
     return _save(figure, path)

@@ -1,14 +1,19 @@
 """The analysis report: the paper's tables for any model and any panel.
 
-`build_report` gathers, from the project as it stands:
+`build_report` gathers, from the project as it stands (each module's
+docstring gives the definition and its source):
 - MLA before and after the review for all / organism / object classes per run
-  (Table 1), from `reviewer.summary.project_summary`;
+  (Table 1), from `reviewer.summary.project_summary` (`reviewer.metrics`);
 - category and severity counts and shares of each model's reviewed mistakes
   (Table 2; imported reviews and the panel's decisions), with chi-square tests
-  of independence between every two models;
-- confused class pairs with frequencies; category shares per WordNet distance;
-- variable top-k / ASMA per label-count subgroup, and calibration (ECE,
-  reliability diagram) per run;
+  of independence between every two models (`tables`);
+- confused class pairs with frequencies; category shares per WordNet distance
+  per model, to the original label and to the nearest correct label (`tables`);
+- model against model: the overlap of their mistakes, the share of novel
+  predictions judged correct, and its chi-square test (`comparison`);
+- variable top-k / ASMA per label-count subgroup (`reviewer.metrics_topk`);
+  QUBA's calibration (ECE, ACE, CE) and class balance per run, and the
+  multi-label ECE (`calibration`, `class_balance`);
 - the leaderboard on the curated slice.
 `report_json` is the machine-readable form (the `analysis` key of `reviewer
 report --json`); `reviewer.analysis.render` writes Markdown or HTML with plots.
@@ -24,15 +29,17 @@ from sqlalchemy import select
 
 from db.engine import read_session
 from db.tables import Run
-from reviewer.analysis.calibration import ECE_BINS, Calibration, run_calibration
-from reviewer.analysis.tables import (category_by_distance, category_severity_counts, chi_square_tests,
-                                      confused_pairs, shares)
+from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_calibration, run_calibration
+from reviewer.analysis.class_balance import ClassBalance, run_class_balance
+from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
+from reviewer.analysis.tables import (PAPER_FINE_GRAINED_SHARE, category_by_distance, category_severity_counts,
+                                      chi_square_tests, confused_pairs, shares)
 from reviewer.judgements import reviewed_labelset
 from reviewer.labelset import load_labelset
 from reviewer.leaderboard import leaderboard
-from reviewer.predictions import load_predictions
+from reviewer.predictions import load_predictions, open_probabilities
 from reviewer.project import Project
-from reviewer.reviewed import reviewed_mistakes
+from reviewer.reviewed import current_decisions, reviewed_mistakes
 from reviewer.summary import project_summary
 
 
@@ -42,6 +49,8 @@ class ReportOptions:
     yates: bool = False  # Yates' continuity correction on 2 x 2 chi-square tables
     slice_name: str = "imagenet_m"
     ece_bins: int = ECE_BINS
+    # Score with the paper's Appendix C collapsed class mappings (the reference applies none).
+    collapsed_mappings: bool = False
 
 
 @dataclass
@@ -54,10 +63,16 @@ class AnalysisReport:
     chi_categories: pd.DataFrame
     chi_severities: pd.DataFrame
     confusions: pd.DataFrame
-    by_distance: pd.DataFrame
+    by_distance: pd.DataFrame  # per (model, distance to the original label)
+    by_distance_nearest: pd.DataFrame  # per (model, distance to the nearest correct label)
     mla: pd.DataFrame
     topk: pd.DataFrame
-    calibration: dict[int, Calibration] = field(default_factory=dict)
+    calibration: dict[int, Calibration] = field(default_factory=dict)  # QUBA, original labels
+    calibration_multilabel: dict[int, Calibration] = field(default_factory=dict)
+    class_balance: dict[int, ClassBalance] = field(default_factory=dict)
+    overlap: pd.DataFrame = field(default_factory=pd.DataFrame)
+    novel: pd.DataFrame = field(default_factory=pd.DataFrame)
+    novel_tests: pd.DataFrame = field(default_factory=pd.DataFrame)
     leaderboard: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
@@ -87,17 +102,23 @@ def _mla_table(summary: dict) -> pd.DataFrame:
 
 
 def _topk_table(summary: dict) -> pd.DataFrame:
+    """One row per run, label set ("real": Anzaku et al.'s; "multilabel": the variant) and
+    label count; `labels` 0 is the row of the images with more than `max_labels` labels."""
     rows = []
     for run in summary["runs"]:
         metrics = run["metrics"]
         if not metrics:
             continue
-        vt = metrics["variable_topk"]
-        for k, group in sorted(vt["by_label_count"].items(), key=lambda kv: int(kv[0])):
-            rows.append({"run_id": run["id"], "model": run["model"], "labels": int(k), **group,
-                         "asma": vt["asma"]})
-    return pd.DataFrame(rows, columns=["run_id", "model", "labels", "images", "mean_hit_rate", "all_in_topk",
-                                       "asma"])
+        for key in ("variable_topk", "variable_topk_multilabel"):
+            vt = metrics[key]
+            if vt["reason"]:
+                continue
+            groups = sorted(vt["by_label_count"].items(), key=lambda kv: int(kv[0]))
+            for k, group in groups + ([("0", vt["over_max"])] if vt["over_max"]["images"] else []):
+                rows.append({"run_id": run["id"], "model": run["model"], "label_set": vt["label_set"],
+                             "labels": int(k), **group, "asma": vt["asma"]})
+    return pd.DataFrame(rows, columns=["run_id", "model", "label_set", "labels", "images", "mean_hit_rate",
+                                       "all_in_topk", "asma"])
 
 
 def build_report(project: Project, options: ReportOptions = ReportOptions()) -> AnalysisReport:
@@ -106,19 +127,33 @@ def build_report(project: Project, options: ReportOptions = ReportOptions()) -> 
     before = reviewed_labelset(project, after_review=False, base=base)
     after = reviewed_labelset(project, after_review=True, base=base)
     with read_session(project.engine) as session:
-        runs = session.execute(select(Run.id).where(Run.status == "complete").order_by(Run.id)).scalars().all()
+        runs = {r.id: r for r in session.execute(select(Run).where(Run.status == "complete").order_by(Run.id))
+                .scalars()}
     predictions = {run_id: load_predictions(project, run_id) for run_id in runs}
-    summary = project_summary(project, before=before, after=after, predictions=predictions)
-    reviewed = reviewed_mistakes(project)
+    summary = project_summary(project, before=before, after=after, predictions=predictions,
+                              collapsed=options.collapsed_mappings)
+    decisions = current_decisions(project)
+    reviewed = reviewed_mistakes(project, decisions=decisions)
     categories, severities = category_severity_counts(reviewed, keep_borderline=options.keep_borderline)
-    calibrations = {run_id: run_calibration(after, preds, bins=options.ece_bins)
-                    for run_id, preds in predictions.items()}
+    calibrations, balance = {}, {}
+    for run_id, preds in predictions.items():
+        probs = open_probabilities(project, runs[run_id])
+        calibrations[run_id] = run_calibration(before, preds, probs, bins=options.ece_bins)
+        if probs is not None:
+            balance[run_id] = run_class_balance(before, preds, probs)
+    compared = compared_runs(project)
+    novel = novel_judgements(project, compared, decisions)
     return AnalysisReport(
         options=options, summary=summary, reviewed=reviewed, categories=categories, severities=severities,
         chi_categories=chi_square_tests(categories, yates=options.yates),
         chi_severities=chi_square_tests(severities, yates=options.yates),
         confusions=confused_pairs(reviewed, after), by_distance=category_by_distance(reviewed, after),
+        by_distance_nearest=category_by_distance(reviewed, after, to="nearest_correct"),
         mla=_mla_table(summary), topk=_topk_table(summary), calibration=calibrations,
+        calibration_multilabel={run_id: multilabel_calibration(after, preds, bins=options.ece_bins)
+                                for run_id, preds in predictions.items()},
+        class_balance=balance, overlap=mistake_overlap(project, compared), novel=novel,
+        novel_tests=novel_share_tests(novel, yates=options.yates),
         leaderboard=leaderboard(project, slice_name=options.slice_name, before=before, after=after,
                                 predictions=predictions),
     )
@@ -143,12 +178,25 @@ def _count_table(counts: pd.DataFrame) -> dict:
                          for level in counts.columns} for model in counts.index}
 
 
+def _distance_table(table: pd.DataFrame) -> dict:
+    """{model: {distance: {category shares, mistakes}}}."""
+    out: dict = {}
+    for (model, distance), row in table.iterrows():
+        out.setdefault(str(model), {})[str(int(distance))] = {k: _plain(v) for k, v in row.items()}
+    return out
+
+
+def _calibration_json(c: Calibration) -> dict:
+    return {"ece": _plain(c.ece), "ace": _plain(c.ace), "ce": _plain(c.ce), "images": c.images,
+            "bins": _records(c.bins)}
+
+
 def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
     """The report's tables as plain JSON (the `analysis` key of `reviewer report --json`)."""
     o = report.options
     return {
         "options": {"keep_borderline": o.keep_borderline, "yates": o.yates, "slice": o.slice_name,
-                    "ece_bins": o.ece_bins},
+                    "ece_bins": o.ece_bins, "collapsed_mappings": o.collapsed_mappings},
         "reviewed_mistakes": {str(m): {"total": int(len(g)), "imported": int((g["source"] == "imported").sum()),
                                        "panel": int((g["source"] == "panel").sum())}
                               for m, g in report.reviewed.groupby("model")},
@@ -159,11 +207,18 @@ def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
                        "severities": _records(report.chi_severities)},
         "confused_pairs": {str(m): _records(g.drop(columns="model").head(max_pairs))
                            for m, g in report.confusions.groupby("model")},
-        "category_by_distance": {str(int(d)): {k: _plain(v) for k, v in row.items()}
-                                 for d, row in report.by_distance.iterrows()},
+        "category_by_distance": _distance_table(report.by_distance),
+        "category_by_distance_nearest_correct": _distance_table(report.by_distance_nearest),
+        "paper_fine_grained_share": {str(d): v for d, v in PAPER_FINE_GRAINED_SHARE.items()},
+        "model_comparison": {"overlap": _records(report.overlap), "novel": _records(report.novel),
+                             "chi_square": _records(report.novel_tests)},
         "mla": _records(report.mla),
         "variable_topk": _records(report.topk),
-        "calibration": {str(run_id): {"ece": _plain(c.ece), "images": c.images, "bins": _records(c.bins)}
-                        for run_id, c in report.calibration.items()},
+        "calibration": {str(run_id): _calibration_json(c) for run_id, c in report.calibration.items()},
+        "calibration_multilabel": {str(run_id): _calibration_json(c)
+                                   for run_id, c in report.calibration_multilabel.items()},
+        "class_balance": {str(run_id): {k: _plain(v) if not isinstance(v, dict) else
+                                        {kk: _plain(vv) for kk, vv in v.items()} for k, v in b.as_dict().items()}
+                          for run_id, b in report.class_balance.items()},
         "leaderboard": _records(report.leaderboard),
     }

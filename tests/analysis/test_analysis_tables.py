@@ -111,13 +111,54 @@ def test_confused_pairs_against_the_published_vit3b_list(report, shared_data):
     assert Counter(n for _, _, n in synsets) == Counter(theirs.values())
 
 
-def test_categories_by_hierarchy_distance(report):
-    table = report.by_distance
-    assert table["mistakes"].sum() == 378 + 249
-    assert np.allclose(table.drop(columns="mistakes").sum(axis=1), 1.0)
-    assert table.index.min() >= 1  # a mistake is never the label itself
-    # Near misses are mostly fine-grained; far ones are not.
-    assert table.loc[1, "fine_grained"] > 0.8 > table.loc[table.index.max(), "fine_grained"]
+@pytest.fixture(scope="module")
+def with_v3_labels(tmp_path_factory, shared_data):
+    """Both published reviews on the official TFDS v3 labels (original and correct labels)."""
+    csv_path = shared_data / "published" / "tfds-multilabel-v3" / "imagenet2012_multilabel_validation.csv"
+    project, _ = init_project(tmp_path_factory.mktemp("v3") / "p", labels=[csv_path])
+    for model, name in FILES.items():
+        import_review(project, shared_data / "imagenet-mistakes" / name, model=model)
+    rows = pd.read_csv(csv_path, dtype=str, keep_default_na=False).set_index("id")
+    return build_report(project), rows
+
+
+def test_categories_by_distance_to_the_original_label_per_model(with_v3_labels, shared_data):
+    """Per model, as the paper's §4.1 (ViT-3B's): levels from the prediction and the original
+    label up to their nearest common ancestor, counted here from the files."""
+    from reviewer.wordnet import hierarchy_distance
+
+    report, rows = with_v3_labels
+    for model, name in FILES.items():
+        records = json.loads((shared_data / "imagenet-mistakes" / name).read_text())
+        counts: dict[int, Counter] = {}
+        for image, record in records.items():
+            d = hierarchy_distance(record["top_prediction"], int(rows.loc[image, "original_label"])).distance
+            counts.setdefault(d, Counter())[RAW_CATEGORY[record["failure category"]]] += 1
+        table = report.by_distance.loc[model]
+        assert sorted(table.index) == sorted(counts)
+        for d, counter in counts.items():
+            assert table.loc[d, "mistakes"] == sum(counter.values())
+            assert table.loc[d, "fine_grained"] == pytest.approx(counter["fine_grained"] / sum(counter.values()))
+    vit = report.by_distance.loc["vit3b"]
+    # The paper: 80.9% fine-grained at distance 1, 54.3% at 3. The published review and the v3
+    # labels give 89.9% (98 of 109) and 68.1% (32 of 47): the same fall with distance, not the
+    # same figures (the paper's analysis predates its final review; its distance is not spelled out).
+    assert vit.loc[1, "fine_grained"] == pytest.approx(98 / 109) and vit.loc[3, "fine_grained"] == pytest.approx(32 / 47)
+    assert report_json(report)["paper_fine_grained_share"] == {"1": 0.809, "3": 0.543}
+    nearest = report.by_distance_nearest.loc["vit3b"]
+    assert nearest["mistakes"].sum() == 378 and nearest.loc[1, "mistakes"] == 118  # the variant, named apart
+
+
+def test_confused_pairs_with_the_v3_labels_against_the_published_list(with_v3_labels, shared_data):
+    """With every correct label known, 475 of the 481 published ViT-3B pairs come out with the
+    same frequency (540 of 545 links); the list was made from the labels of its time."""
+    report, _ = with_v3_labels
+    ours = report.confusions[report.confusions["model"] == "vit3b"]
+    mine = {(a, b): n for a, b, n in zip(ours["wnid_a"], ours["wnid_b"], ours["frequency"])}
+    theirs = {(a, b): n for a, b, n in json.loads(
+        (shared_data / "imagenet-mistakes" / "class_confusion_wnids.json").read_text())}
+    same = [k for k in theirs if mine.get(k) == theirs[k]]
+    assert len(same) == 475 and sum(mine.values()) == 540 and sum(theirs.values()) == 545
 
 
 def test_fast_distance_is_the_wordnet_distance():

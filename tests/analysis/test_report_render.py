@@ -40,8 +40,8 @@ def test_markdown_and_html_with_plots(project, tmp_path):
     assert "| model-A | 1 (50.0%) | 1 (50.0%) | 2 |" in text  # severities
     assert "2 of 4 (50.0%, CI 6.8%–93.2%)" in text  # leaderboard on the slice
     pngs = sorted(p.name for p in (tmp_path / "md").glob("*.png"))
-    assert pngs == ["confusions_model-A.png", "distance.png", "reliability_run1.png", "shares.png", "topk.png",
-                    "trend.png"]
+    assert pngs == ["confusions_model-A.png", "distance_model-A.png", "reliability_run1.png", "shares.png",
+                    "topk.png", "trend.png"]
     for name in pngs:
         assert f"![{name}]({name})" in text
         assert (tmp_path / "md" / name).read_bytes()[:8] == PNG
@@ -55,13 +55,13 @@ def test_markdown_and_html_with_plots(project, tmp_path):
 def test_a_reused_folder_loses_the_plots_of_runs_no_longer_in_the_report(project, tmp_path):
     out = tmp_path / "md"
     out.mkdir()
-    for stale in ("reliability_run9.png", "confusions_deleted-model.png"):
+    for stale in ("reliability_run9.png", "confusions_deleted-model.png", "distance.png"):
         (out / stale).write_bytes(PNG)
     (out / "my_figure.png").write_bytes(PNG)  # not a name the report writes: kept
     write_report(build_report(project), out)
     assert sorted(p.name for p in out.glob("*.png")) == [
-        "confusions_model-A.png", "distance.png", "my_figure.png", "reliability_run1.png", "shares.png", "topk.png",
-        "trend.png"]
+        "confusions_model-A.png", "distance_model-A.png", "my_figure.png", "reliability_run1.png", "shares.png",
+        "topk.png", "trend.png"]
 
 
 def test_report_command_formats_and_json(project, tmp_path, capsys):
@@ -74,7 +74,10 @@ def test_report_command_formats_and_json(project, tmp_path, capsys):
     analysis = data["analysis"]
     assert analysis["severities"]["model-A"]["major"] == {"count": 1, "share": 0.5}
     assert analysis["reviewed_mistakes"]["model-A"] == {"total": 2, "imported": 0, "panel": 2}
-    assert analysis["calibration"]["1"]["ece"] == pytest.approx(0.8 - 4 / 6, abs=1e-6)  # 4 of 6 right after review
+    assert analysis["calibration"]["1"]["ece"] == pytest.approx(0.8 - 3 / 6, abs=1e-6)  # QUBA: 3 of 6 original labels
+    assert analysis["calibration"]["1"]["ace"] is None  # these test runs have no probability file
+    assert analysis["calibration_multilabel"]["1"]["ece"] == pytest.approx(0.8 - 4 / 6, abs=1e-6)  # 4 right after review
+    assert analysis["options"]["collapsed_mappings"] is False
     assert analysis["leaderboard"][0]["slice_correct"] == 2
     assert main(["report", str(project.root)]) == 0
     assert "model-A: major 1 (50.0%), minor 1 (50.0%)" in capsys.readouterr().out

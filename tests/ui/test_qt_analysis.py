@@ -46,7 +46,8 @@ def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
         view.refresh()
         assert not view.refresh_button.isEnabled()  # the UI thread returned at once; the worker computes
     titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
-    assert titles == ["Project", "MLA", "Categories", "Chi-square", "Confusions", "Distance", "Top-k", "Calibration",
+    assert titles == ["Project", "MLA", "Categories", "Chi-square", "Confusions", "Distance", "Models", "Top-k",
+                      "Calibration",
                       "Leaderboard"]
     view.tabs.setCurrentIndex(2)
     page = view.tabs.currentWidget().widget()
@@ -65,7 +66,7 @@ def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
     severities = view.tabs.widget(2).widget().findChildren(QTableWidget)[1]
     assert cells(severities)[0] == ["greedy_soups", "89 (35.7%)", "111 (44.6%)", "49 (19.7%)", "249"]
     assert view.tabs.currentIndex() == 2  # the user's tab is kept
-    view.tabs.setCurrentIndex(8)
+    view.tabs.setCurrentIndex(9)
     board = view.tabs.currentWidget().widget().findChildren(QTableWidget)[0]
     assert cells(board)[0][-1] == "2 of 4 (50.0%, CI 6.8%–93.2%)"
     if os.environ.get("REVIEWER_SCREENSHOTS"):
@@ -92,7 +93,7 @@ def test_the_leaderboard_slice_is_chosen_in_the_bar(qtbot, analysed):
     with qtbot.waitSignal(view.loaded, timeout=60_000):
         view.slice_box.setCurrentIndex(0)
         view.slice_box.activated.emit(0)  # as a user's pick
-    page = view.tabs.widget(8).widget()
+    page = view.tabs.widget(9).widget()
     board = page.findChildren(QTableWidget)[0]
     assert board.horizontalHeaderItem(board.columnCount() - 1).text() == "hard"
     assert cells(board)[0][-1] == "0 of 1 (0.0%, CI 0.0%–97.5%)"

@@ -1,0 +1,258 @@
+"""The report's sections: what `render` writes as Markdown or HTML and the GUI's
+Analysis view shows as tabs, each a title, a text, tables of strings and plots.
+
+Every section says what its figures are and where the definition comes from;
+the computations live in `report`, `tables`, `comparison`, `calibration`,
+`class_balance` and `reviewer.metrics_topk`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from reviewer.analysis import plots
+from reviewer.analysis.report import AnalysisReport
+from reviewer.analysis.tables import PAPER_FINE_GRAINED_SHARE, shares
+from reviewer.leaderboard import off_trend, plot_trend
+from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
+
+
+@dataclass
+class Section:
+    title: str
+    text: str = ""
+    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)  # (caption, cells as strings)
+    images: list[str] = field(default_factory=list)  # PNG names in the report folder
+    short: str = ""  # a tab's title in the GUI
+
+    def __post_init__(self) -> None:
+        self.short = self.short or self.title
+
+
+def pct(value, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{100 * value:.{digits}f}%"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
+
+
+def _count_share_table(counts: pd.DataFrame, titles: dict[str, str]) -> pd.DataFrame:
+    share = shares(counts)
+    out = pd.DataFrame(index=counts.index)
+    for column in counts.columns:
+        out[titles.get(column, column)] = [f"{n} ({pct(s)})" for n, s in zip(counts[column], share[column])]
+    out["reviewed"] = counts.sum(axis=1).astype(str)
+    return out.reset_index()
+
+
+def _chi_table(tests: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({"model A": tests["model_a"], "model B": tests["model_b"],
+                         "n A": tests["n_a"].astype(str), "n B": tests["n_b"].astype(str),
+                         "chi²": [f"{v:.3f}" if pd.notna(v) else "–" for v in tests["chi2"]],
+                         "dof": tests["dof"].astype(str),
+                         "p": [f"{v:.4f}" if pd.notna(v) else "–" for v in tests["p_value"]]})
+
+
+def _plot(path: Path | None) -> list[str]:
+    return [path.name] if path is not None else []
+
+
+def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
+    """The report's sections; writes their PNG files into `out_dir`."""
+    o = report.options
+    p = report.summary["project"]
+    sections = [Section("Project", f"{p['name']}: {p['images']} images, {p['evaluable']} evaluable, "
+                                   f"{p['problematic']} problematic; app version {report.summary['app_version']}.")]
+
+    mla = report.mla
+    # A run on a slice is scored on that slice only: say so beside its MLA.
+    table = pd.DataFrame({"run": mla["run_id"].astype(str), "model": mla["model"],
+                          "images": mla["image_slice"].fillna("all").astype(str) if len(mla) else []})
+    for group in ("all", "organisms", "objects"):
+        table[f"{group} before → after"] = [f"{pct(b)} → {pct(a)}" for b, a in zip(mla[f"{group}_before"],
+                                                                                 mla[f"{group}_after"])]
+    reasons = sorted({r["metrics"]["mla"]["reason"] for r in report.summary["runs"]
+                      if r["metrics"] and r["metrics"]["mla"]["reason"]})
+    text = ("MLA as the reference evaluation of the multi-label set (the ImageNet-M evaluation notebook of "
+            "google-research/imagenet-mistakes): the multi-label set's validation images, problematic ones "
+            "skipped; a top-1 prediction counts when it is among the image's correct or unclear labels; the mean "
+            "over original classes of the per-class accuracy. "
+            + ("Scored with the paper's Appendix C collapsed class mappings (the reference applies none). "
+               if o.collapsed_mappings else "No collapsed class mappings (as the reference). ")
+            + "A run on a slice (images other than 'all') is scored on that slice's images only."
+            + (" No MLA: " + "; ".join(reasons) + "." if reasons else "") if len(mla) else "No complete run yet.")
+    sections.append(Section("Multi-label accuracy before and after the review (Table 1)", text, short="MLA",
+                            tables=[("", table)] if len(mla) else []))
+
+    severity_note = "Borderline kept apart." if o.keep_borderline else "Borderline counted as Minor (as the paper)."
+    unrated = {m: u for m, u in report.unrated.items() if u["category"] or u["severity"]}
+    text = (f"Reviewed mistakes of each model: imported published reviews and the panel's final decisions. "
+            f"{severity_note}")
+    if unrated:
+        text += " Left out where the panel set no value: " + "; ".join(
+            f"{m}: {u['category']} without category, {u['severity']} without severity" for m, u in unrated.items())
+    sections.append(Section(
+        "Failure categories and severities (Table 2)", text, short="Categories",
+        tables=[("Categories", _count_share_table(report.categories, CATEGORY_TITLES)),
+                ("Severities", _count_share_table(report.severities, SEVERITY_TITLES))],
+        images=_plot(plots.plot_shares(report.categories, report.severities, out_dir / "shares.png"))))
+
+    text = ("Pearson's chi-square test on each pair of models' counts (levels neither model has left out)"
+            + (", Yates-corrected on 2 × 2 tables." if o.yates else ", no continuity correction."))
+    sections.append(Section("Chi-square tests of independence between models", text, short="Chi-square",
+                            tables=[("Categories", _chi_table(report.chi_categories)),
+                                    ("Severities", _chi_table(report.chi_severities))]))
+
+    report.confusions.to_csv(out_dir / "confused_pairs.csv", index=False, lineterminator="\n")
+    pairs_section = Section("Confused class pairs", "Each reviewed mistake pairs its prediction with every correct "
+                            "label of its image (after the review); unordered pairs, the smaller wnid first. Top 20 "
+                            "per model; the full long-tailed list is in confused_pairs.csv.", short="Confusions")
+    for model, group in report.confusions.groupby("model"):
+        top = group.head(20)
+        pairs_section.tables.append((f"{model}: {len(group)} pairs over {int(group['frequency'].sum())} "
+                                     "prediction-label links", pd.DataFrame({
+                                         "class A": [f"{n} ({w})" for n, w in zip(top["name_a"], top["wnid_a"])],
+                                         "class B": [f"{n} ({w})" for n, w in zip(top["name_b"], top["wnid_b"])],
+                                         "frequency": top["frequency"].astype(str)})))
+        pairs_section.images += _plot(plots.plot_confusions(report.confusions, out_dir / f"confusions_{_safe(model)}"
+                                                            f".png", model=str(model)))
+    sections.append(pairs_section)
+
+    sections.append(_distance_section(report, out_dir))
+    sections.append(_comparison_section(report))
+    sections.append(_topk_section(report, out_dir))
+    sections.append(_calibration_section(report, out_dir, names=dict(zip(mla["run_id"], mla["model"]))))
+
+    board = report.leaderboard
+    table = pd.DataFrame({
+        "run": board["run_id"].astype(str), "model": board["model"],
+        "images": board["image_slice"].fillna("all").astype(str), "top-1": [pct(v) for v in board["top1"]],
+        "top-1 over": board["top1_scope"].fillna("–").astype(str),
+        "MLA": [pct(v) for v in board["mla"]],
+        o.slice_name: ["–" if pd.isna(s) else f"{int(c)} of {int(t)} ({pct(s)}, CI {pct(lo)}–{pct(hi)})"
+                       for c, t, s, lo, hi in zip(board["slice_correct"], board["slice_total"], board["slice_score"],
+                                                  board["slice_low"], board["slice_high"])]})
+    trend = plot_trend(board, out_dir / "trend.png", slice_name=o.slice_name)
+    unplaced = off_trend(board)
+    sections.append(Section(f"Leaderboard on {o.slice_name}", short="Leaderboard",
+                            text="Slice score: predictions among the image's correct or unclear labels, with a "
+                            "Clopper-Pearson 95% interval." + (
+                                f" No run has a score on {o.slice_name!r} (no such slice, or no run predicted its "
+                                "images); choose another slice." if len(board) and board["slice_total"].isna().all()
+                                else "") + (
+                                " Not on the trend plot (run over the slice only, no full-set top-1 of the model): "
+                                + ", ".join(unplaced) + "." if unplaced else ""),
+                            tables=[("", table)] if len(board) else [],
+                            images=["trend.png"] if trend else []))
+    return sections
+
+
+def _distance_section(report: AnalysisReport, out_dir: Path) -> Section:
+    """Category shares per WordNet distance, per model (the paper reports ViT-3B's, §4.1)."""
+    paper = ", ".join(f"{pct(v)} at distance {d}" for d, v in PAPER_FINE_GRAINED_SHARE.items())
+    section = Section("Categories by WordNet distance", short="Distance", text=(
+        "Per model, the share of each category among its reviewed mistakes at each hierarchy distance between the "
+        "prediction and the image's original label, as the paper measures it (the levels up to the nearest common "
+        "ancestor: 1 = the same parent). The paper's figures (ViT-3B): fine-grained " + paper + ". The variant to "
+        "the nearest correct label other than the prediction follows each table."))
+    for table, label in ((report.by_distance, "to the original label"),
+                         (report.by_distance_nearest, "to the nearest correct label")):
+        for model, group in table.groupby(level="model"):
+            group = group.droplevel("model")
+            cells = pd.DataFrame({"distance": group.index.astype(str)})
+            for column, title in CATEGORY_TITLES.items():
+                cells[title] = [pct(v) for v in group[column]]
+            cells["mistakes"] = group["mistakes"].astype(int).astype(str).to_numpy()
+            if label == "to the original label":
+                cells["paper: fine-grained (ViT-3B)"] = [pct(PAPER_FINE_GRAINED_SHARE.get(int(d)))
+                                                         if int(d) in PAPER_FINE_GRAINED_SHARE else ""
+                                                         for d in group.index]
+                section.images += _plot(plots.plot_category_by_distance(
+                    group, out_dir / f"distance_{_safe(str(model))}.png", title=f"{model}: categories by distance"))
+            section.tables.append((f"{model}, distance {label}", cells))
+    return section
+
+
+def _comparison_section(report: AnalysisReport) -> Section:
+    """Model against model (§3.1, §4.3): the overlap of mistakes, novel predictions judged correct."""
+    o = report.options
+    section = Section("Model against model", short="Models", text=(
+        "Mistakes of each pair of models over the images both predicted (only A, only B, both with the same or a "
+        "different prediction), and each model's novel predictions (not a wrong label before) that the panel "
+        "judged correct or unclear or whose image it flagged problematic, over those decided, with Pearson's "
+        "chi-square test of the difference" + (" (Yates-corrected)." if o.yates else " (no continuity correction, "
+                                               "as the paper's tests).")))
+    if len(report.overlap):
+        section.tables.append(("Overlap of mistakes", pd.DataFrame({
+            "model A": report.overlap["model_a"], "model B": report.overlap["model_b"],
+            "images": report.overlap["images"].astype(str),
+            "mistakes A / B": [f"{a} / {b}" for a, b in zip(report.overlap["mistakes_a"], report.overlap["mistakes_b"])],
+            "only A": report.overlap["only_a"].astype(str), "only B": report.overlap["only_b"].astype(str),
+            "both, same prediction": report.overlap["both_same"].astype(str),
+            "both, different": report.overlap["both_different"].astype(str)})))
+    if len(report.novel):
+        n = report.novel
+        section.tables.append(("Novel predictions judged correct", pd.DataFrame({
+            "model": n["model"], "novel": n["novel"].astype(str), "decided": n["decided"].astype(str),
+            "correct": n["correct"].astype(str), "unclear": n["unclear"].astype(str),
+            "problematic": n["problematic"].astype(str),
+            "judged correct": [f"{j} ({pct(s)})" for j, s in zip(n["judged_correct"], n["share"])]})))
+    if len(report.novel_tests):
+        section.tables.append(("Chi-square tests of the shares", _chi_table(report.novel_tests)))
+    if not section.tables:
+        section.text += " No two models have a complete run over the whole set yet."
+    return section
+
+
+def _topk_section(report: AnalysisReport, out_dir: Path) -> Section:
+    topk = report.topk
+    names = {"real": "ReaL (Anzaku et al.)", "multilabel": "multi-label set (variant)"}
+    table = pd.DataFrame({"run": topk["run_id"].astype(str), "model": topk["model"],
+                          "valid labels": topk["label_set"].map(names),
+                          "labels (k)": ["more (apart)" if k == 0 else str(k) for k in topk["labels"]],
+                          "images": topk["images"].astype(str),
+                          "found in top-k": [pct(v) for v in topk["mean_hit_rate"]],
+                          "all in top-k": [pct(v) for v in topk["all_in_topk"]],
+                          "ASMA": [pct(v) for v in topk["asma"]]})
+    return Section("Variable top-k by label count (ASMA)", short="Top-k", text=(
+        "Anzaku et al.: for an image with k valid labels (its ReaL labels), the share of them among the k most "
+        "probable classes; images grouped by k, compared over 1-5 labels (more reported apart); ASMA is the "
+        "unweighted mean of the subgroups. The papers' printed Hamming formula over 1000 classes cannot give "
+        "their tables; the share of valid labels found is what they measure. The multi-label-set rows (valid "
+        "labels: the correct ones) are this tool's variant."), tables=[("", table)] if len(topk) else [],
+        images=_plot(plots.plot_topk(topk, out_dir / "topk.png")))
+
+
+def _calibration_section(report: AnalysisReport, out_dir: Path, *, names: dict) -> Section:
+    o = report.options
+    section = Section("Calibration and class balance", short="Calibration", text=(
+        f"QUBA: ECE with {o.ece_bins} equal-width bins of the top-1 probability against top-1 correctness on the "
+        f"original label; ACE with {o.ece_bins} equal-mass bins per class over all classes; CE their geometric "
+        "mean (lower is better). Class balance: 1 − the spread across classes of per-class accuracy and of mean "
+        "true-class confidence, and their geometric mean (Eqs. 10-12; higher is better); the authors' code "
+        "computes the confidence term as the mean within-class spread, shown apart. Multi-label ECE: correct = "
+        "accepted by the multi-labels after the review (this tool's variant)."))
+    rows = []
+    for run_id, result in report.calibration.items():
+        balance = report.class_balance.get(run_id)
+        ml = report.calibration_multilabel.get(run_id)
+        rows.append({"run": str(run_id), "model": names.get(run_id, ""), "images": str(result.images),
+                     "ECE": pct(result.ece, 2), "ACE": pct(result.ace, 3), "CE": pct(result.ce, 2),
+                     "class balance": f"{balance.class_balance:.3f}" if balance else "–",
+                     "(accuracy, confidence)": (f"{balance.accuracy_balance:.3f}, {balance.confidence_balance:.3f}"
+                                                if balance else "–"),
+                     "authors' code": f"{balance.code_class_balance:.3f}" if balance else "–",
+                     "multi-label ECE": pct(ml.ece, 2) if ml else "–"})
+        section.images += _plot(plots.plot_reliability(result, out_dir / f"reliability_run{run_id}.png",
+                                                       title=f"{names.get(run_id, '')} (run {run_id})"))
+    if rows:
+        section.tables.append(("", pd.DataFrame(rows)))
+    return section
