@@ -70,9 +70,11 @@ def plot_confusions(confusions: pd.DataFrame, path: Path, *, model: str, top: in
     return _save(figure, path)
 
 
-def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "") -> Path | None:
+def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "",
+                              paper: dict[int, float] | None = None) -> Path | None:
     """Share of each category at each WordNet distance (stacked bars, mistakes on top); one
-    model's table, indexed by distance."""
+    model's table, indexed by distance. `paper`: published fine-grained shares by distance,
+    drawn as markers to compare with the blue bars."""
     if table.empty:
         return None
     figure = Figure(figsize=(8, 4), dpi=100)
@@ -86,6 +88,10 @@ def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "
         bottom += values
     for xi, n in zip(x, table["mistakes"]):
         axes.text(xi, 1.01, str(int(n)), ha="center", va="bottom", fontsize=7)
+    shown = {str(d): v for d, v in (paper or {}).items() if str(d) in x}
+    if shown:
+        axes.scatter(list(shown), list(shown.values()), marker="D", color="black", zorder=3,
+                     label="paper, ViT-3B: fine-grained")
     axes.set_ylim(0, 1.08)
     axes.set_xlabel("WordNet distance between the prediction and the original label")
     axes.set_ylabel("share of the mistakes")

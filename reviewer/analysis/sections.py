@@ -69,7 +69,8 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
     """The report's sections; writes their PNG files into `out_dir`."""
     o = report.options
     p = report.summary["project"]
-    sections = [Section("Project", f"{p['name']}: {p['images']} images, {p['evaluable']} evaluable, "
+    sections = [Section("Project", f"{p['name']}: {p['images']} images, {p['multilabel_set']} in the multi-label "
+                                   f"set, {p['evaluable']} counted by MLA (its validation images, not problematic), "
                                    f"{p['problematic']} problematic; app version {report.summary['app_version']}.")]
 
     mla = report.mla
@@ -176,7 +177,8 @@ def _distance_section(report: AnalysisReport, out_dir: Path) -> Section:
                                                          if int(d) in PAPER_FINE_GRAINED_SHARE else ""
                                                          for d in group.index]
                 section.images += _plot(plots.plot_category_by_distance(
-                    group, out_dir / f"distance_{_safe(str(model))}.png", title=f"{model}: categories by distance"))
+                    group, out_dir / f"distance_{_safe(str(model))}.png", title=f"{model}: categories by distance",
+                    paper=PAPER_FINE_GRAINED_SHARE))
             section.tables.append((f"{model}, distance {label}", cells))
     return section
 

@@ -64,7 +64,8 @@ def run_report(args: argparse.Namespace) -> int:
         return 0
     p = summary["project"]
     print(f"Project {p['name']}: {p['images']} images ({p['images_with_files']} with files), "
-          f"{p['evaluable']} evaluable, {p['problematic']} problematic")
+          f"{p['multilabel_set']} in the multi-label set, {p['evaluable']} counted by MLA, "
+          f"{p['problematic']} problematic")
     if summary["runs"]:
         print("\nRuns                                   top-1    MLA  MLA-org MLA-obj  ReaL  mistakes (novel)")
         for run in summary["runs"]:
@@ -79,6 +80,7 @@ def run_report(args: argparse.Namespace) -> int:
                           if r["metrics"] and r["metrics"]["mla"]["reason"]})
         for reason in reasons:
             print(f"  no MLA: {reason}")
+        _print_quality(report)
     for review in summary["imported_reviews"]:
         print(f"\nImported review of {review['model']}: {review['items']} reviewed mistakes")
         for group in ("categories", "severities"):
@@ -87,6 +89,27 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"  {group}: {cells}")
     _print_analysis(report)
     return 0
+
+
+def _print_quality(report) -> None:
+    """Per run: ASMA (Anzaku et al., ReaL labels), QUBA's calibration and class balance."""
+    for run in report.summary["runs"]:
+        metrics = run["metrics"]
+        if not metrics:
+            continue
+        parts = []
+        vt = metrics["variable_topk"]
+        if not vt["reason"]:
+            parts.append(f"ASMA {100 * vt['asma']:.1f}% (ReaL, {vt['images']} images with 1-5 labels)")
+        c = report.calibration.get(run["id"])
+        if c is not None and c.images:
+            ace = f", ACE {100 * c.ace:.3f}%, CE {100 * c.ce:.2f}%" if c.ace == c.ace else ""
+            parts.append(f"ECE {100 * c.ece:.2f}%{ace}")
+        b = report.class_balance.get(run["id"])
+        if b is not None and b.images:
+            parts.append(f"class balance {b.class_balance:.3f} (authors' code {b.code_class_balance:.3f})")
+        if parts:
+            print(f"  #{run['id']:<3} " + "; ".join(parts))
 
 
 def _print_analysis(report) -> None:

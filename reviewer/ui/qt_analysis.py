@@ -28,19 +28,19 @@ DEFAULT_SLICE = "imagenet_m"
 
 
 def compute_sections(project: Project, folder: str, keep_borderline: bool, yates: bool,
-                     slice_name: str | None = None) -> tuple[list, list[str], str]:
+                     slice_name: str | None = None, collapsed: bool = False) -> tuple[list, list[str], str]:
     """Worker-thread task: (the report's sections, the project's slice names, the
     slice scored), plots written into `folder`. `slice_name` None: imagenet_m if
     the project has it, else its first slice."""
-    from reviewer.analysis.render import report_sections
     from reviewer.analysis.report import ReportOptions, build_report
+    from reviewer.analysis.sections import report_sections
     from reviewer.slices import slice_names
 
     names = list(slice_names(project))
     if slice_name is None:
         slice_name = DEFAULT_SLICE if DEFAULT_SLICE in names or not names else names[0]
     report = build_report(project, ReportOptions(keep_borderline=keep_borderline, yates=yates,
-                                                 slice_name=slice_name))
+                                                 slice_name=slice_name, collapsed_mappings=collapsed))
     return report_sections(report, Path(folder)), names, slice_name
 
 
@@ -63,6 +63,9 @@ class QtAnalysisView(QWidget):
         self.borderline_box.setToolTip("Count Borderline severity on its own instead of as Minor (the paper's way)")
         self.yates_box = QCheckBox("Yates correction")
         self.yates_box.setToolTip("Yates' continuity correction on 2 x 2 chi-square tables")
+        self.collapsed_box = QCheckBox("Collapsed mappings")
+        self.collapsed_box.setToolTip("Score MLA with the paper's Appendix C collapsed class mappings (the reference "
+                                      "evaluation applies none: the v3 labels already hold them)")
         self.slice_box = QComboBox()
         self.slice_box.setToolTip("The image slice the leaderboard scores every run on")
         self.slice_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -70,8 +73,8 @@ class QtAnalysisView(QWidget):
         self.slice_box.setEnabled(False)  # filled with the project's slices by the first load
         self.status = QLabel()
         bar = QHBoxLayout()
-        for widget in (self.refresh_button, self.borderline_box, self.yates_box, QLabel("Leaderboard slice:"),
-                       self.slice_box):
+        for widget in (self.refresh_button, self.borderline_box, self.yates_box, self.collapsed_box,
+                       QLabel("Leaderboard slice:"), self.slice_box):
             bar.addWidget(widget)
         bar.addWidget(self.status, 1)
         self.tabs = QTabWidget()
@@ -83,6 +86,7 @@ class QtAnalysisView(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.borderline_box.toggled.connect(self.refresh)
         self.yates_box.toggled.connect(self.refresh)
+        self.collapsed_box.toggled.connect(self.refresh)
         self.slice_box.activated.connect(self.refresh)  # a user's choice only, not the refill after a load
         if load:
             self.refresh()
@@ -97,6 +101,7 @@ class QtAnalysisView(QWidget):
         self.status.setText("Computing the report…")
         self._worker.submit(compute_sections, self.project, folder.name, self.borderline_box.isChecked(),
                             self.yates_box.isChecked(), self.slice_box.currentText() or None,
+                            self.collapsed_box.isChecked(),
                             on_done=lambda result: self._show(result, folder), on_error=self._fail)
 
     def _show(self, result: tuple, folder: tempfile.TemporaryDirectory) -> None:
