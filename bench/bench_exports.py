@@ -24,10 +24,10 @@ from reviewer.analysis.render import write_report
 from reviewer.analysis.report import build_report
 from reviewer.export import export_project
 from reviewer.importers import init_project
-from reviewer.leaderboard import leaderboard
-from reviewer.mistakes import store_mistakes
-from reviewer.reruns import review_queue
-from reviewer.split import SplitRule, apply_split_rule, resolve_members
+from reviewer.evaluation.leaderboard import leaderboard
+from reviewer.runs.mistakes import store_mistakes
+from reviewer.panel.reruns import review_queue
+from reviewer.evaluation.split import SplitRule, apply_split_rule, resolve_members
 from reviewer.terms import CATEGORIES, SEVERITIES
 
 

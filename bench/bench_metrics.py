@@ -18,12 +18,12 @@ from sqlalchemy import insert
 from db.engine import write_session
 from db.tables import Model, Prediction, Run
 from reviewer.importers import init_project
-from reviewer.labelset import load_labelset
-from reviewer.metrics import multilabel_accuracy, real_accuracy, top1_accuracy
-from reviewer.metrics_topk import multilabel_variable_topk
-from reviewer.mistakes import store_mistakes
-from reviewer.predictions import load_predictions
-from reviewer.vocabulary import load_classes
+from reviewer.labels.labelset import load_labelset
+from reviewer.evaluation.metrics import multilabel_accuracy, real_accuracy, top1_accuracy
+from reviewer.evaluation.topk import multilabel_variable_topk
+from reviewer.runs.mistakes import store_mistakes
+from reviewer.runs.predictions import load_predictions
+from reviewer.classes.vocabulary import load_classes
 
 
 def synthetic_files(folder: Path, n: int, rng: np.random.Generator) -> tuple[Path, Path, np.ndarray]:

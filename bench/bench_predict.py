@@ -8,7 +8,7 @@ tf_efficientnet_lite0, in one process with the same threads and batch size:
 
   (a) the plain loop a user would write with timm: PIL open, create_transform,
       stack, forward, softmax; no workers, default memory format;
-  (b) `reviewer predict` (reviewer.runs.predict on a temporary project: the
+  (b) `reviewer predict` (reviewer.runs.compute.predict on a temporary project: the
       threaded decode pipeline, inference, the probability file and the
       database writes; model loading excluded), with timm's exact
       preprocessing as by default, or with --fast-decode (JPEG draft mode);
@@ -53,7 +53,7 @@ from models import (BatchLoader, Classifier, InferenceConfig, PipelineConfig, Pr
 from models.bundled import BUNDLED  # noqa: E402
 from models.pipeline import create_image_transform, decode_image, draft_size  # noqa: E402
 from reviewer.project import Project  # noqa: E402
-from reviewer.runs import predict, top1_accuracy  # noqa: E402
+from reviewer.runs.compute import predict, top1_accuracy  # noqa: E402
 
 MODEL = "tf_efficientnet_lite0"
 

@@ -88,7 +88,7 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from reviewer.preferences import Preferences
+    from reviewer.app.preferences import Preferences
     from reviewer.ui.app import create_app
     from reviewer.ui.qt_main_window import QtMainWindow
 

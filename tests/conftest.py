@@ -91,3 +91,25 @@ def _add_mistakes(project, specs: list[tuple[int, bool]], *, model: str = "demo-
                                  novel=novel, hierarchy_distance=3)
                          for image, (predicted, novel) in zip(images, specs)])
         return [Item(image.id, predicted) for image, (predicted, _) in zip(images, specs)]
+
+
+@pytest.fixture(scope="session")
+def tiny_state_dict():
+    """The tiny model's randomly initialised weights (seed 0)."""
+    import timm
+    import torch
+
+    from run_data import TINY_MODEL
+
+    torch.manual_seed(0)
+    return timm.create_model(TINY_MODEL, pretrained=False).state_dict()
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory, tiny_state_dict):
+    """The tiny model's weights as a .safetensors checkpoint."""
+    from safetensors.torch import save_file
+
+    path = tmp_path_factory.mktemp("ckpt") / "tiny.safetensors"
+    save_file({k: v.contiguous() for k, v in tiny_state_dict.items()}, str(path))
+    return path

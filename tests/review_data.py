@@ -12,7 +12,7 @@ from sqlalchemy import func, insert, select
 
 from db.engine import write_session
 from db.tables import Decision, Image, Label, LabelSource, Model, Prediction, Reviewer, Run
-from reviewer.mistakes import store_mistakes
+from reviewer.runs.mistakes import store_mistakes
 from reviewer.project import Project
 
 

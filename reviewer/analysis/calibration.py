@@ -41,9 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reviewer.labelset import LabelSet
-from reviewer.metrics import accepted, mla_images
-from reviewer.predictions import RunPredictions
+from reviewer.labels.labelset import LabelSet
+from reviewer.evaluation.metrics import accepted, mla_images
+from reviewer.runs.predictions import RunPredictions
 
 ECE_BINS = 15
 CLASS_BLOCK = 50  # classes read from the probability file at a time (bounded memory)

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reviewer.labelset import LabelSet
-from reviewer.predictions import RunPredictions
+from reviewer.labels.labelset import LabelSet
+from reviewer.runs.predictions import RunPredictions
 
 ROW_BLOCK = 8192
 

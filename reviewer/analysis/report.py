@@ -3,7 +3,7 @@
 `build_report` gathers, from the project as it stands (each module's
 docstring gives the definition and its source):
 - MLA before and after the review for all / organism / object classes per run
-  (Table 1), from `reviewer.summary.project_summary` (`reviewer.metrics`);
+  (Table 1), from `reviewer.evaluation.summary.project_summary` (`reviewer.evaluation.metrics`);
 - category and severity counts and shares of each model's reviewed mistakes
   (Table 2; imported reviews and the panel's decisions), with chi-square tests
   of independence between every two models (`tables`);
@@ -11,7 +11,7 @@ docstring gives the definition and its source):
   per model, to the original label and to the nearest correct label (`tables`);
 - model against model: the overlap of their mistakes, the share of novel
   predictions judged correct, and its chi-square test (`comparison`);
-- variable top-k / ASMA per label-count subgroup (`reviewer.metrics_topk`);
+- variable top-k / ASMA per label-count subgroup (`reviewer.evaluation.topk`);
   QUBA's calibration (ECE, ACE, CE) and class balance per run, and the
   multi-label ECE (`calibration`, `class_balance`);
 - the leaderboard on the curated slice.
@@ -34,13 +34,13 @@ from reviewer.analysis.class_balance import ClassBalance, run_class_balance
 from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
 from reviewer.analysis.tables import (PAPER_FINE_GRAINED_SHARE, category_by_distance, category_severity_counts,
                                       chi_square_tests, confused_pairs, shares)
-from reviewer.judgements import reviewed_labelset
-from reviewer.labelset import load_labelset
-from reviewer.leaderboard import leaderboard
-from reviewer.predictions import load_predictions, open_probabilities
+from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.labels.labelset import load_labelset
+from reviewer.evaluation.leaderboard import leaderboard
+from reviewer.runs.predictions import load_predictions, open_probabilities
 from reviewer.project import Project
-from reviewer.reviewed import current_decisions, reviewed_mistakes
-from reviewer.summary import project_summary
+from reviewer.labels.reviewed_mistakes import current_decisions, reviewed_mistakes
+from reviewer.evaluation.summary import project_summary
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class ReportOptions:
 class AnalysisReport:
     options: ReportOptions
     summary: dict  # project_summary(): the stable JSON of `reviewer report --json`
-    reviewed: pd.DataFrame  # reviewer.reviewed.reviewed_mistakes()
+    reviewed: pd.DataFrame  # reviewer.labels.reviewed_mistakes.reviewed_mistakes()
     categories: pd.DataFrame  # counts, model x category
     severities: pd.DataFrame  # counts, model x severity
     chi_categories: pd.DataFrame

@@ -3,7 +3,7 @@ Analysis view shows as tabs, each a title, a text, tables of strings and plots.
 
 Every section says what its figures are and where the definition comes from;
 the computations live in `report`, `tables`, `comparison`, `calibration`,
-`class_balance` and `reviewer.metrics_topk`.
+`class_balance` and `reviewer.evaluation.topk`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pandas as pd
 from reviewer.analysis import plots
 from reviewer.analysis.report import AnalysisReport
 from reviewer.analysis.tables import PAPER_FINE_GRAINED_SHARE, shares
-from reviewer.leaderboard import off_trend, plot_trend
+from reviewer.evaluation.leaderboard import off_trend, plot_trend
 from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
 
 

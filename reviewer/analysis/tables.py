@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2_contingency
 
-from reviewer.labelset import CORRECT, LabelSet
+from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.terms import CATEGORIES, CATEGORY_TITLES, SEVERITIES
-from reviewer.vocabulary import load_classes
-from reviewer.wordnet import load_hierarchy, to_wnid
+from reviewer.classes.vocabulary import load_classes
+from reviewer.classes.wordnet import load_hierarchy, to_wnid
 
 
 def severity_levels(keep_borderline: bool) -> tuple[str, ...]:

@@ -101,7 +101,7 @@ def run_export_probabilities(args: argparse.Namespace) -> int:
 
 def run_split(args: argparse.Namespace) -> int:
     from reviewer._files import atomic_write_text
-    from reviewer.split import (EXCLUDED, EXCLUDED_MINOR, NEEDS_REVIEW, NOT_CANDIDATE, NOT_ENOUGH, SELECTED,
+    from reviewer.evaluation.split import (EXCLUDED, EXCLUDED_MINOR, NEEDS_REVIEW, NOT_CANDIDATE, NOT_ENOUGH, SELECTED,
                                 SplitRule, apply_split_rule, resolve_members, save_split)
 
     project = Project.open(args.project)
@@ -141,8 +141,8 @@ def run_split(args: argparse.Namespace) -> int:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from reviewer.leaderboard import leaderboard, off_trend, plot_trend
-    from reviewer.slices import slice_names
+    from reviewer.evaluation.leaderboard import leaderboard, off_trend, plot_trend
+    from reviewer.evaluation.slices import slice_names
 
     project = Project.open(args.project)
     board = leaderboard(project, slice_name=args.slice)

@@ -31,7 +31,7 @@ def run_gui_command(args: argparse.Namespace) -> int:
 def run_demo_command(args: argparse.Namespace) -> int:
     if not args.no_gui:
         return _run_window(project=None, demo=True, reviewer=args.reviewer)
-    from reviewer.demo import demo_status, prepare_demo_project, run_demo_model
+    from reviewer.app.demo import demo_status, prepare_demo_project, run_demo_model
 
     project = prepare_demo_project()
     status = demo_status(project)

@@ -80,7 +80,7 @@ class _ProgressBar:
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    from reviewer.runs import predict
+    from reviewer.runs.compute import predict
 
     project = Project.open(args.project)
     bar = _ProgressBar()
@@ -101,7 +101,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
 
 def run_import_logits(args: argparse.Namespace) -> int:
-    from reviewer.runs import import_logits
+    from reviewer.runs.compute import import_logits
 
     project = Project.open(args.project)
     result = import_logits(project, args.file, model=args.model, kind=args.kind)
@@ -110,7 +110,7 @@ def run_import_logits(args: argparse.Namespace) -> int:
 
 
 def _print_result(project: Project, result) -> None:
-    from reviewer.runs import top1_accuracy
+    from reviewer.runs.compute import top1_accuracy
 
     if result.already_complete:
         print(f"run #{result.run_id} of {result.model} is already complete ({result.predicted} images); "
@@ -141,7 +141,7 @@ def _mistakes_line(project: Project, run_id: int, count: int) -> str:
     """How many mistakes the run adds to the panel's queue, and why the others do not."""
     if not count:
         return "0 mistakes"
-    from reviewer.reruns import rerun_summary
+    from reviewer.panel.reruns import rerun_summary
 
     split = rerun_summary(project, run_id)
     return (f"{count} mistake{'s' if count != 1 else ''} stored: {split['queued']} queued for review, {split['known_wrong_label']} "

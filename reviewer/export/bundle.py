@@ -35,10 +35,10 @@ from reviewer.errors import UserError
 from reviewer.export import manifest as manifest_mod
 from reviewer.export.labels import annotation_file, label_table, original_labels
 from reviewer.export.mistakes import model_mistakes, models_with_reviews
-from reviewer.judgements import reviewed_labelset
+from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.project import Project
-from reviewer.reviewed import current_decisions, image_table, reviewed_mistakes
-from reviewer.slices import slice_names
+from reviewer.labels.reviewed_mistakes import current_decisions, image_table, reviewed_mistakes
+from reviewer.evaluation.slices import slice_names
 
 FORMATS = ("json", "csv", "parquet")
 ANNOTATIONS = "multilabel_annotations.json"

@@ -34,11 +34,11 @@ from sqlalchemy import func, select
 
 from db.engine import read_session
 from db.tables import Decision, Image, ImportedReviewItem, ProblematicMark, Reviewer
-from reviewer.labelset import KIND_CODES, LabelSet
+from reviewer.labels.labelset import KIND_CODES, LabelSet
 from reviewer.project import Project
-from reviewer.reviewed import current_decisions, image_table
-from reviewer.slices import slice_file_names, slice_image_ids, slice_names
-from reviewer.vocabulary import load_classes
+from reviewer.labels.reviewed_mistakes import current_decisions, image_table
+from reviewer.evaluation.slices import slice_file_names, slice_image_ids, slice_names
+from reviewer.classes.vocabulary import load_classes
 
 PANEL_REASON = "marked as problematic by the review panel"
 

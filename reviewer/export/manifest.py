@@ -11,8 +11,8 @@ from db.tables import ImportedReview, ImportedReviewItem, LabelSource, Model, Pr
 from reviewer import __version__
 from reviewer._files import sha256_file
 from reviewer.project import Project
-from reviewer.reviewed import current_decisions
-from reviewer.slices import slice_names, slice_rule
+from reviewer.labels.reviewed_mistakes import current_decisions
+from reviewer.evaluation.slices import slice_names, slice_rule
 
 FORMAT_NAME = "imagenet-mistake-reviewer export"
 FORMAT_VERSION = 1

@@ -19,7 +19,7 @@ import pandas as pd
 from reviewer._files import atomic_write_text
 from reviewer.errors import UserError
 from reviewer.project import Project
-from reviewer.reviewed import reviewed_mistakes
+from reviewer.labels.reviewed_mistakes import reviewed_mistakes
 from reviewer.terms import published_category, published_severity
 
 

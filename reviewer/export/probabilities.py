@@ -23,7 +23,7 @@ from sqlalchemy import select
 from db.engine import read_session
 from db.tables import Image, Model, Prediction, Run
 from reviewer.errors import UserError
-from reviewer.predictions import open_probabilities
+from reviewer.runs.predictions import open_probabilities
 from reviewer.project import Project
 
 BLOCK = 4096

@@ -6,7 +6,7 @@ The official file lists some classes of an image under two kinds (372 of its
 wrong). Such records are real and are imported as they are; the summary
 counts them. Evaluation reads them as the reference does: a prediction is
 correct when it is among the correct or unclear labels, so a class also
-listed as wrong still counts (`reviewer.labelset`).
+listed as wrong still counts (`reviewer.labels.labelset`).
 """
 
 from __future__ import annotations

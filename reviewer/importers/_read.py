@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.errors import InputError
-from reviewer.vocabulary import load_classes
+from reviewer.classes.vocabulary import load_classes
 
 WNID_HINT = "labels are ImageNet-1k wnids, e.g. n01440764 for tench"
 INDEX_HINT = "class indices are 0-999 in sorted-wnid order, as in timm"

@@ -25,7 +25,7 @@ from reviewer.panel.phases import in_phase
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.votes import Item, SeenVote, seen_vote, voted_fields
 from reviewer.project import Project
-from reviewer.vocabulary import load_classes
+from reviewer.classes.vocabulary import load_classes
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from db.tables import Image, Mistake, Reviewer
 from reviewer.errors import UserError
 from reviewer.panel.votes import Item
 from reviewer.project import Project
-from reviewer.vocabulary import NUM_CLASSES, load_classes
+from reviewer.classes.vocabulary import NUM_CLASSES, load_classes
 
 
 class NotInProjectError(UserError):

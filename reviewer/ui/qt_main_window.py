@@ -13,14 +13,14 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QStackedWidget
 
 from reviewer.errors import UserError
-from reviewer.keymap import ACTIONS, Keymap, load_keymap
-from reviewer.preferences import Preferences, load_preferences, save_preferences
+from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
+from reviewer.app.preferences import Preferences, load_preferences, save_preferences
 from reviewer.project import Project
-from reviewer.ui.qt_help_overlay import QtHelpOverlay
-from reviewer.ui.qt_review_page import QtReviewPage
-from reviewer.ui.qt_review_toolbar import QtReviewToolbar
-from reviewer.ui.qt_start_screen import QtStartScreen
-from reviewer.ui.review_session import ReviewSession, list_runs
+from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
+from reviewer.ui.review.qt_review_page import QtReviewPage
+from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
+from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
+from reviewer.ui.review.review_session import ReviewSession, list_runs
 from reviewer.ui.theme import KIND_COLOURS, MUTED, set_text_colour, style_widgets
 from reviewer.ui.workers import Worker
 
@@ -156,7 +156,7 @@ class QtMainWindow(QMainWindow):
             self.page.trigger(name)
 
     def edit_keys(self) -> None:
-        from reviewer.ui.qt_keymap_dialog import QtKeymapDialog
+        from reviewer.ui.dialogs.qt_keymap_dialog import QtKeymapDialog
 
         dialog = QtKeymapDialog(self.keymap, self)
         if dialog.exec():
@@ -260,7 +260,7 @@ class QtMainWindow(QMainWindow):
     def new_project(self) -> None:
         if self._reviewer_name() is None:
             return
-        from reviewer.ui.qt_new_project_dialog import QtNewProjectDialog
+        from reviewer.ui.dialogs.qt_new_project_dialog import QtNewProjectDialog
 
         dialog = QtNewProjectDialog(self)
         if dialog.exec() and dialog.created_root:
@@ -268,7 +268,7 @@ class QtMainWindow(QMainWindow):
 
     def open_demo(self) -> None:
         """The bundled demo; a first-time panelist reviews under the system user name."""
-        from reviewer.ui.qt_demo import start_demo
+        from reviewer.ui.dialogs.qt_demo import start_demo
 
         start_demo(self)
 
@@ -276,7 +276,7 @@ class QtMainWindow(QMainWindow):
         if self.project is None:
             self.show_message("Open a project first.", error=True)
             return None
-        from reviewer.ui.qt_run_dialog import QtRunDialog
+        from reviewer.ui.dialogs.qt_run_dialog import QtRunDialog
 
         dialog = QtRunDialog(self.project, self, model=model)
         dialog.run_started.connect(self._run_started)
@@ -301,7 +301,7 @@ class QtMainWindow(QMainWindow):
 
     def open_group_view(self):
         try:
-            from reviewer.ui.qt_group_view import QtGroupView
+            from reviewer.ui.group.qt_group_view import QtGroupView
         except ImportError:
             self.show_message("The group view is not part of this installation.", error=True)
             return None
@@ -321,7 +321,7 @@ class QtMainWindow(QMainWindow):
         if self.project is None:
             self.show_message("Open a project first.", error=True)
             return None
-        from reviewer.ui.qt_analysis import QtAnalysisView
+        from reviewer.ui.dialogs.qt_analysis import QtAnalysisView
 
         view = getattr(self, "_analysis_view", None)
         if _alive(view) and view.isVisible():
@@ -380,7 +380,7 @@ class QtMainWindow(QMainWindow):
             self.project = None
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        from reviewer.ui.qt_run_dialog import QtRunDialog
+        from reviewer.ui.dialogs.qt_run_dialog import QtRunDialog
 
         for dialog in self.findChildren(QtRunDialog):
             dialog.close()  # a running model stops after its batch, resumable

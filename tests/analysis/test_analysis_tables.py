@@ -14,7 +14,7 @@ from scipy.stats import chi2
 from reviewer.analysis.report import ReportOptions, build_report, report_json
 from reviewer.analysis.tables import shares
 from reviewer.importers import import_review, init_project
-from reviewer.vocabulary import load_classes
+from reviewer.classes.vocabulary import load_classes
 
 FILES = {"vit3b": "vit3b_mistakes.json", "greedy_soups": "greedy_soups_mistakes.json"}
 # The files' spellings, mapped by hand from the README of the data (not through reviewer.terms).
@@ -125,7 +125,7 @@ def with_v3_labels(tmp_path_factory, shared_data):
 def test_categories_by_distance_to_the_original_label_per_model(with_v3_labels, shared_data):
     """Per model, as the paper's §4.1 (ViT-3B's): levels from the prediction and the original
     label up to their nearest common ancestor, counted here from the files."""
-    from reviewer.wordnet import hierarchy_distance
+    from reviewer.classes.wordnet import hierarchy_distance
 
     report, rows = with_v3_labels
     for model, name in FILES.items():
@@ -163,7 +163,7 @@ def test_confused_pairs_with_the_v3_labels_against_the_published_list(with_v3_la
 
 def test_fast_distance_is_the_wordnet_distance():
     from reviewer.analysis.tables import _distance
-    from reviewer.wordnet import hierarchy_distance
+    from reviewer.classes.wordnet import hierarchy_distance
 
     rng = np.random.default_rng(1)
     for a, b in rng.integers(0, 1000, (300, 2)):

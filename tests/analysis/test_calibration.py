@@ -13,8 +13,8 @@ from review_data import add_images, add_run
 from reviewer.analysis.calibration import (adaptive_calibration_error, calibration, multilabel_calibration,
                                            run_calibration)
 from reviewer.analysis.class_balance import class_balance
-from reviewer.judgements import reviewed_labelset
-from reviewer.predictions import load_predictions
+from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.runs.predictions import load_predictions
 from reviewer.project import Project
 
 

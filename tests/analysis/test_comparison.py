@@ -11,7 +11,7 @@ from scipy.stats import chi2
 from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
 from reviewer.analysis.report import ReportOptions, build_report, report_json
 from reviewer.project import Project
-from reviewer.reviewed import current_decisions
+from reviewer.labels.reviewed_mistakes import current_decisions
 
 
 @pytest.fixture

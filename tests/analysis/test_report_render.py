@@ -11,7 +11,7 @@ from reviewer.analysis.render import write_report
 from reviewer.analysis.report import build_report
 from reviewer.cli import main
 from reviewer.project import Project
-from reviewer.slices import save_slice
+from reviewer.evaluation.slices import save_slice
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

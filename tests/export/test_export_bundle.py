@@ -15,7 +15,7 @@ from reviewer._files import sha256_file
 from reviewer.cli import main
 from reviewer.export import ExportError, export_project
 from reviewer.importers import import_review, init_project
-from reviewer.vocabulary import load_classes
+from reviewer.classes.vocabulary import load_classes
 
 WNIDS = load_classes().wnids
 
@@ -149,7 +149,7 @@ def test_a_killed_exports_partial_folder_is_removed_once_stale(reviewed_project,
 def test_every_split_image_is_in_initial_annots(reviewed_project, tmp_path):
     """TFDS looks each imagenet_m name up in initial_annots: a hand-made slice of
     images without multi-labels still exports readable, with their original label."""
-    from reviewer.slices import save_slice
+    from reviewer.evaluation.slices import save_slice
 
     ids = add_images(reviewed_project, [7, 8], start=30101)
     save_slice(reviewed_project, "hand_made", ids)

@@ -12,7 +12,7 @@ from reviewer.errors import UserError
 from reviewer.export import model_mistakes, write_model_mistakes
 from reviewer.importers import import_review, init_project
 from reviewer.project import Project
-from reviewer.reviewed import image_table
+from reviewer.labels.reviewed_mistakes import image_table
 
 FILES = {"vit3b": "vit3b_mistakes.json", "greedy_soups": "greedy_soups_mistakes.json"}
 

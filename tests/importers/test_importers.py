@@ -15,7 +15,7 @@ from reviewer.errors import InputError
 from reviewer.importers import import_labels, import_review, init_project
 from reviewer.importers.real import default_path as real_labels_path
 from reviewer.project import Project
-from reviewer.vocabulary import load_classes
+from reviewer.classes.vocabulary import load_classes
 
 
 def count(project: Project, column, *where) -> int:

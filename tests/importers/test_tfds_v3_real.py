@@ -33,7 +33,7 @@ def classes(text: str) -> list[int]:
 
 @pytest.fixture(scope="module")
 def wnids():
-    from reviewer.vocabulary import load_classes
+    from reviewer.classes.vocabulary import load_classes
 
     return load_classes().wnids
 

@@ -10,7 +10,7 @@ import torch
 from timm.data import resolve_data_config
 
 from models import Classifier, InferenceConfig, LoadedModel, default_streams
-from tests.models.conftest import TINY
+from run_data import TINY_MODEL as TINY
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from reviewer.panel.decisions import (DecisionError, field_unanimity, lock_all, 
 from reviewer.panel.discussion import NoteError, add_note, item_history, notes
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.panel.votes import cast_vote, current_votes, get_reviewer
-from reviewer.judgements import latest_decisions
+from reviewer.labels.reviewed import latest_decisions
 
 
 def vote(project, reviewer, item, **fields):

@@ -11,7 +11,7 @@ from reviewer.panel.decisions import (DecisionError, decision_history, lock_all,
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, progress, status
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.panel.votes import cast_vote
-from reviewer.reviewed import current_decisions, reviewed_mistakes
+from reviewer.labels.reviewed_mistakes import current_decisions, reviewed_mistakes
 
 
 def vote(project, reviewer, item, **fields):

@@ -9,7 +9,7 @@ from reviewer.panel.decisions import lock_decision
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, PhaseError, phase_items, progress, reopen, status
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.panel.votes import cast_vote, get_reviewer
-from reviewer.judgements import latest_decisions
+from reviewer.labels.reviewed import latest_decisions
 
 
 def vote(project, reviewer, item, **fields):

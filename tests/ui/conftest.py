@@ -52,7 +52,7 @@ def review_project(tmp_path, shared_data):
 def open_window(qtbot, review_project):
     """open_window(**preferences) -> the main window opened on the review
     project as panelist "ann", shown at 1280x800, its first mistake on screen."""
-    from reviewer.preferences import Preferences
+    from reviewer.app.preferences import Preferences
     from reviewer.ui.app import create_app
     from reviewer.ui.qt_main_window import QtMainWindow
 
@@ -76,18 +76,6 @@ def open_window(qtbot, review_project):
         window.close()
 
 
-@pytest.fixture(scope="session")
-def tiny_checkpoint(tmp_path_factory):
-    """A tiny randomly initialised timm model (plumbing only), saved as a .pth checkpoint."""
-    import timm
-    import torch
-
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("tiny") / "tiny.pth"
-    torch.save(timm.create_model("test_efficientnet", pretrained=False).state_dict(), path)
-    return path
-
-
 # Four images the bundled model gets wrong and two it gets right (assets/demo/manifest.json).
 FEW_DEMO_IMAGES = ["n01494475_hammerhead.JPEG", "n01534433_junco.JPEG", "n01608432_kite.JPEG",
                    "n01616318_vulture.JPEG", "n01443537_goldfish.JPEG", "n01560419_bulbul.JPEG"]
@@ -96,12 +84,12 @@ FEW_DEMO_IMAGES = ["n01494475_hammerhead.JPEG", "n01534433_junco.JPEG", "n016084
 @pytest.fixture
 def few_demo_images(tmp_path, monkeypatch):
     """The demo made of six of its shipped images (a run of the real model takes seconds)."""
-    import reviewer.demo
+    import reviewer.app.demo
     from reviewer.paths import asset
 
     folder = tmp_path / "demo_images"
     folder.mkdir()
     for name in FEW_DEMO_IMAGES:
         shutil.copy(asset("demo", "images", name), folder / name)
-    monkeypatch.setattr(reviewer.demo, "demo_images", lambda: folder)
+    monkeypatch.setattr(reviewer.app.demo, "demo_images", lambda: folder)
     return folder

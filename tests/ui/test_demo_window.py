@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.demo import demo_root
-from reviewer.preferences import load_preferences
+from reviewer.app.demo import demo_root
+from reviewer.app.preferences import load_preferences
 from reviewer.ui.app import create_app
 from reviewer.ui.qt_main_window import QtMainWindow
-from reviewer.ui.qt_run_dialog import QtRunDialog
+from reviewer.ui.dialogs.qt_run_dialog import QtRunDialog
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 

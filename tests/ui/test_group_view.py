@@ -44,7 +44,7 @@ def panel_project(review_project):
 @pytest.fixture
 def open_view(qtbot, monkeypatch):
     from reviewer.ui.app import create_app
-    from reviewer.ui.qt_group_view import QtGroupView
+    from reviewer.ui.group.qt_group_view import QtGroupView
 
     create_app()
     monkeypatch.setattr(QtGroupView, "resamples", 50)
@@ -112,7 +112,7 @@ def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_vi
     assert "unclear" in view.votes.decision.text()
 
     # The chair overrides the tie, with a reason, through the override dialog.
-    from reviewer.ui.qt_group_votes import QtOverrideDialog
+    from reviewer.ui.group.qt_group_votes import QtOverrideDialog
 
     def fill_and_accept(dialog):
         dialog.verdict.setCurrentIndex(dialog.verdict.findData("correct"))

@@ -10,7 +10,7 @@ from review_data import add_images, add_run, decide
 
 from reviewer.importers import import_review
 from reviewer.project import Project
-from reviewer.slices import save_slice
+from reviewer.evaluation.slices import save_slice
 
 pytestmark = pytest.mark.gui
 
@@ -36,7 +36,7 @@ def cells(table) -> list[list[str]]:
 def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
     from PySide6.QtWidgets import QLabel, QTableWidget
 
-    from reviewer.ui.qt_analysis import QtAnalysisView
+    from reviewer.ui.dialogs.qt_analysis import QtAnalysisView
 
     view = QtAnalysisView(analysed, load=False)
     qtbot.addWidget(view)
@@ -79,7 +79,7 @@ def test_the_leaderboard_slice_is_chosen_in_the_bar(qtbot, analysed):
     as with 'reviewer report --slice'."""
     from PySide6.QtWidgets import QTableWidget
 
-    from reviewer.ui.qt_analysis import QtAnalysisView
+    from reviewer.ui.dialogs.qt_analysis import QtAnalysisView
 
     ids = [int(i) for i in analysed.engine.connect().exec_driver_sql(
         "SELECT id FROM image WHERE file_name LIKE 'ILSVRC2012_val_0004000%' ORDER BY id").scalars()]

@@ -194,7 +194,7 @@ def test_zoom_to_full_resolution_and_back(qtbot, open_window):
 
 
 def test_changed_keys_take_effect(qtbot, open_window, review_project):
-    from reviewer.keymap import load_keymap, save_keymap
+    from reviewer.app.keymap import load_keymap, save_keymap
 
     keymap = load_keymap()
     keymap.bindings["verdict_wrong"] = ("X",)
@@ -209,7 +209,7 @@ def test_changed_keys_take_effect(qtbot, open_window, review_project):
 
 
 def test_group_view_opens_from_the_window(qtbot, open_window):
-    pytest.importorskip("reviewer.ui.qt_group_view")
+    pytest.importorskip("reviewer.ui.group.qt_group_view")
     window = open_window()
     press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     view = window._group_view

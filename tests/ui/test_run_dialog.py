@@ -32,14 +32,14 @@ def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, rev
             clicked.wait(30)
 
     dialog._on_progress = progress
-    import reviewer.runs
+    import reviewer.runs.compute
 
-    original_predict = reviewer.runs.predict
+    original_predict = reviewer.runs.compute.predict
 
     def small_batches(*args, **kwargs):
         return original_predict(*args, batch_size=2, **kwargs)
 
-    reviewer.runs.predict = small_batches
+    reviewer.runs.compute.predict = small_batches
     try:
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(first_batch.is_set, timeout=60_000)
@@ -74,7 +74,7 @@ def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, rev
         qtbot.waitUntil(lambda: window.session.queue is not None and window.session.queue.run_id == run_id,
                         timeout=10_000)
     finally:
-        reviewer.runs.predict = original_predict
+        reviewer.runs.compute.predict = original_predict
         dialog.close()
 
 

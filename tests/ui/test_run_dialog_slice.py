@@ -1,5 +1,5 @@
 """A rerun on a slice from the window: the run dialog's Images and Decoding choices
-reach reviewer.runs.predict, and the new run covers only the slice's images."""
+reach reviewer.runs.compute.predict, and the new run covers only the slice's images."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from db.engine import read_session
 from db.tables import Prediction, Run
-from reviewer.slices import save_slice
+from reviewer.evaluation.slices import save_slice
 
 pytestmark = pytest.mark.gui
 

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from reviewer.preferences import Preferences
+from reviewer.app.preferences import Preferences
 from reviewer.ui.app import create_app
 from reviewer.ui.qt_main_window import QtMainWindow
 
@@ -62,7 +62,7 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
     window.trigger("help")
 
     # The key editor, over the window as a panelist opens it (Ctrl+K).
-    from reviewer.ui.qt_keymap_dialog import QtKeymapDialog
+    from reviewer.ui.dialogs.qt_keymap_dialog import QtKeymapDialog
 
     editor = QtKeymapDialog(window.keymap, window)
     qtbot.addWidget(editor)
@@ -99,10 +99,10 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
     check_and_save(window.grab().toImage(), f"queue_filtered_{tag}", size)
 
     # The run dialog mid-run: the tiny model held after its first batch.
-    import reviewer.runs
+    import reviewer.runs.compute
 
-    original = reviewer.runs.predict
-    monkeypatch.setattr(reviewer.runs, "predict", lambda *a, **k: original(*a, batch_size=2, **k))
+    original = reviewer.runs.compute.predict
+    monkeypatch.setattr(reviewer.runs.compute, "predict", lambda *a, **k: original(*a, batch_size=2, **k))
     dialog = window.open_run_dialog(model="test_efficientnet")
     qtbot.addWidget(dialog)
     dialog.checkpoint.setText(str(tiny_checkpoint))

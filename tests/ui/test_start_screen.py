@@ -7,10 +7,10 @@ import shutil
 import pytest
 from PySide6.QtCore import Qt
 
-from reviewer.preferences import Preferences, load_preferences
+from reviewer.app.preferences import Preferences, load_preferences
 from reviewer.ui.app import create_app
 from reviewer.ui.qt_main_window import QtMainWindow
-from reviewer.ui.qt_new_project_dialog import QtNewProjectDialog
+from reviewer.ui.dialogs.qt_new_project_dialog import QtNewProjectDialog
 
 pytestmark = pytest.mark.gui
 

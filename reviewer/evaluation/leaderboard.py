@@ -1,0 +1,119 @@
+"""A leaderboard of every run: full-set top-1 and MLA, and the score on a slice.
+
+Top-1 and MLA (after the review) are reported for runs over the whole set
+only (a run on a slice has no full-set accuracy); the slice score is the count
+of correct predictions on the slice's images with a Clopper-Pearson 95%
+interval (`reviewer.evaluation.split.score_on_images`). `plot_trend` draws slice score
+against top-1 across runs, as the paper's trend figure (§5.1): its x axis is
+top-1 on the full validation set when a run covers all 50,000 validation
+images (`top1_scope` "validation"), else on the run's own images, and the plot
+says which.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import select
+
+from db.engine import read_session
+from db.tables import Model, Run
+from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.labels.labelset import LabelSet, load_labelset
+from reviewer.evaluation.metrics import multilabel_accuracy, top1_accuracy
+from reviewer.runs.predictions import RunPredictions, load_predictions
+from reviewer.project import Project
+from reviewer.evaluation.slices import slice_image_ids, slice_names
+from reviewer.evaluation.split import score_on_images
+
+COLUMNS = ["run_id", "model", "image_slice", "predictions", "top1", "top1_correct", "top1_total", "top1_scope", "mla",
+           "slice_correct", "slice_total", "slice_score", "slice_low", "slice_high"]
+VALIDATION_IMAGES = 50_000
+FULL_VALIDATION = "validation"
+
+
+def leaderboard(project: Project, *, slice_name: str | None = "imagenet_m", before: LabelSet | None = None,
+                after: LabelSet | None = None, predictions: dict[int, RunPredictions] | None = None
+                ) -> pd.DataFrame:
+    """One row per complete run, best slice score first (then top-1).
+
+    `slice_name` None, or a slice the project does not have, leaves the slice
+    columns empty (NaN). `before`, `after` (labels) and `predictions` (run id ->
+    predictions) are loaded unless the caller has them.
+    """
+    predictions = predictions or {}
+    if before is None or after is None:
+        base = load_labelset(project)
+        before = reviewed_labelset(project, after_review=False, base=base) if before is None else before
+        after = reviewed_labelset(project, after_review=True, base=base) if after is None else after
+    slice_ids = slice_image_ids(project, slice_name) if slice_name in slice_names(project) else None
+    with read_session(project.engine) as session:
+        runs = session.execute(select(Run.id, Model.name, Run.image_slice).join(Model, Model.id == Run.model_id)
+                               .where(Run.status == "complete").order_by(Run.id)).all()
+    rows = []
+    for run_id, model, image_slice in runs:
+        preds = predictions[run_id] if run_id in predictions else load_predictions(project, run_id)
+        top1 = preds.top1.astype(np.int64)
+        row = dict.fromkeys(COLUMNS, np.nan)
+        row.update(run_id=run_id, model=model, image_slice=image_slice, predictions=len(preds))
+        if image_slice is None:
+            pos_b, pos_a = before.positions(preds.image_ids), after.positions(preds.image_ids)
+            known = pos_b >= 0
+            score = top1_accuracy(before, pos_b[known], top1[known])
+            validation = int(before.validation[pos_b[known]].sum())
+            row.update(top1=score.value, top1_correct=score.correct, top1_total=score.total,
+                       top1_scope=FULL_VALIDATION if validation == VALIDATION_IMAGES else f"{score.total} images",
+                       mla=multilabel_accuracy(after, pos_a[known], top1[known]).all.value)
+        if slice_ids is not None:
+            s = score_on_images(after, slice_ids, preds.image_ids, top1)
+            row.update(slice_correct=s.correct, slice_total=s.total, slice_score=s.value, slice_low=s.low,
+                       slice_high=s.high)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    return frame.sort_values(["slice_score", "top1", "run_id"], ascending=[False, False, True],
+                             na_position="last", ignore_index=True)
+
+
+def off_trend(frame: pd.DataFrame) -> list[str]:
+    """Runs with a slice score but no full-set top-1 to place them by ("model (#id)"): a run
+    over the slice only, of a model never run over the whole set."""
+    placed = set(frame.dropna(subset=["top1"])["model"])
+    rows = frame[frame["slice_score"].notna() & frame["top1"].isna() & ~frame["model"].isin(placed)]
+    return [f"{row.model} (#{row.run_id})" for row in rows.itertuples(index=False)]
+
+
+def plot_trend(frame: pd.DataFrame, path: str | Path, *, slice_name: str = "imagenet_m") -> bool:
+    """Slice score (with its interval) against full-set top-1, one point per run
+    that has both; returns False (and writes nothing) when no run has both.
+    A footnote names the slice-only runs that cannot be placed (`off_trend`)."""
+    from matplotlib.figure import Figure  # no pyplot: no global state, safe off the main thread
+
+    data = frame.dropna(subset=["top1", "slice_score"])
+    if data.empty:
+        return False
+    full = (data["top1_scope"] == FULL_VALIDATION).all()
+    unplaced = off_trend(frame)
+    figure = Figure(figsize=(6, 4.5 + (0.3 if unplaced else 0)), dpi=100)
+    axes = figure.subplots()
+    errors = np.vstack([data["slice_score"] - data["slice_low"], data["slice_high"] - data["slice_score"]])
+    axes.errorbar(100 * data["top1"], 100 * data["slice_score"], yerr=100 * errors, fmt="o", capsize=3)
+    for _, row in data.iterrows():
+        scope = "" if full else f", top-1 on {row['top1_scope']}"
+        axes.annotate(f"{row['model']} (#{row['run_id']}{scope})", (100 * row["top1"], 100 * row["slice_score"]),
+                      textcoords="offset points", xytext=(4, 4), fontsize=8)
+    # Room on the right for the label of the rightmost run.
+    low, high = axes.get_xlim()
+    axes.set_xlim(low, high + 0.25 * (high - low))
+    axes.set_xlabel("top-1 accuracy on the full validation set (%)" if full else
+                    "top-1 accuracy on each run's images (%), not the full validation set")
+    axes.set_ylabel(f"accuracy on {slice_name} (%), 95% CI")
+    axes.set_title(f"{slice_name} score against top-1, {len(data)} runs")
+    axes.grid(alpha=0.3)
+    if unplaced:
+        figure.text(0.01, 0.01, "not shown, no full-set top-1: " + ", ".join(unplaced), fontsize=7,
+                    wrap=True, color="0.35")
+    figure.tight_layout(rect=(0, 0.05 if unplaced else 0, 1, 1))
+    figure.savefig(path)
+    return True

@@ -1,0 +1,150 @@
+"""The project's labels as numpy arrays, for vectorised metrics.
+
+A `LabelSet` holds N images (sorted by image id) and their labels in
+coordinate form: `rows[j]` (image position), `classes[j]`, `kinds[j]`
+(0 correct, 1 wrong, 2 unclear). A class may be listed under two kinds of one
+image, as in the official TFDS v3 file; readers treat a class that is correct
+or unclear as accepted whatever else it is listed as (the reference rule).
+
+`multilabel` marks the images of the multi-label evaluation set (those a
+multi-label file lists). A project without such a set (a folder of images
+with their original labels, like the demo) has no multi-labels at all: there
+the original label stands in as each image's one correct label, so its
+mistakes can still be found and reviewed, and `original_only` says so; MLA
+is not defined for it (`reviewer.evaluation.metrics`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from sqlalchemy import select
+
+from db.engine import read_session
+from db.tables import Image, Label
+from reviewer.project import Project
+
+CORRECT, WRONG, UNCLEAR = 0, 1, 2
+KIND_CODES = {"correct": CORRECT, "wrong": WRONG, "unclear": UNCLEAR}
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    image_ids: np.ndarray  # int64 [N], sorted
+    original: np.ndarray  # int16 [N], -1 when unknown
+    problematic: np.ndarray  # bool [N]
+    rows: np.ndarray  # int32 [L]
+    classes: np.ndarray  # int16 [L]
+    kinds: np.ndarray  # int8 [L]
+    real_rows: np.ndarray  # int32 [R]
+    real_classes: np.ndarray  # int16 [R]
+    multilabel: np.ndarray  # bool [N]: in the multi-label evaluation set
+    validation: np.ndarray  # bool [N]: an ImageNet validation image (ILSVRC2012_val_*)
+    original_only: bool = False  # no multi-label set: the original labels stand in as correct labels
+
+    def __len__(self) -> int:
+        return len(self.image_ids)
+
+    def positions(self, image_ids: np.ndarray) -> np.ndarray:
+        """Positions of the given image ids in this set (-1 where absent)."""
+        image_ids = np.asarray(image_ids, dtype=np.int64)
+        if not len(self.image_ids):
+            return np.full(len(image_ids), -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.image_ids, image_ids), len(self.image_ids) - 1)
+        return np.where(self.image_ids[pos] == image_ids, pos, -1)
+
+    def has_multilabels(self) -> np.ndarray:
+        """bool [N]: the image has at least one correct or unclear label."""
+        out = np.zeros(len(self), bool)
+        out[self.rows[self.kinds != WRONG]] = True
+        return out
+
+    def in_review_scope(self) -> np.ndarray:
+        """bool [N]: images whose mistakes are sought and reviewed: the multi-label set,
+        or, in a project without one, every image with a known original label.
+        Problematic images are in scope here; callers skip them where the reference does."""
+        return self.multilabel.copy() if not self.original_only else self.original >= 0
+
+    def has_real(self) -> np.ndarray:
+        out = np.zeros(len(self), bool)
+        out[self.real_rows] = True
+        return out
+
+    def label_counts(self, kind: int = CORRECT) -> np.ndarray:
+        return np.bincount(self.rows[self.kinds == kind], minlength=len(self))
+
+    def labels_of(self, position: int) -> dict[str, list[int]]:
+        """The correct / wrong / unclear classes of one image."""
+        sel = self.rows == position
+        return {name: sorted(int(c) for c in self.classes[sel & (self.kinds == code)])
+                for name, code in KIND_CODES.items()}
+
+    def with_judgements(self, image_ids: np.ndarray, classes: np.ndarray, kinds: np.ndarray,
+                        problematic_ids: np.ndarray | None = None) -> "LabelSet":
+        """A copy where each given (image, class) takes the given kind (a panel's
+        final decisions), replacing every earlier listing of that class there;
+        of two judgements of one (image, class) the later one wins."""
+        pos = self.positions(np.asarray(image_ids, dtype=np.int64))
+        keep = pos >= 0
+        new_rows = pos[keep].astype(np.int32)
+        new_cls = np.asarray(classes, dtype=np.int16)[keep]
+        new_kind = np.asarray(kinds, dtype=np.int8)[keep]
+        new_key = new_rows.astype(np.int64) * 1000 + new_cls
+        order = np.arange(len(new_key))[::-1]
+        _, last = np.unique(new_key[order], return_index=True)
+        pick = np.sort(order[last])
+        old = ~np.isin(self.rows.astype(np.int64) * 1000 + self.classes, new_key)
+        problematic = self.problematic.copy()
+        if problematic_ids is not None and len(problematic_ids):
+            p = self.positions(np.asarray(problematic_ids, dtype=np.int64))
+            problematic[p[p >= 0]] = True
+        return replace(self, rows=np.concatenate([self.rows[old], new_rows[pick]]),
+                       classes=np.concatenate([self.classes[old], new_cls[pick]]),
+                       kinds=np.concatenate([self.kinds[old], new_kind[pick]]), problematic=problematic)
+
+
+def load_labelset(project: Project) -> LabelSet:
+    """Read all images and labels of the project (one query per table)."""
+    with read_session(project.engine) as session:
+        conn = session.connection()
+        images = [tuple(r) for r in conn.execute(
+            select(Image.id, Image.original_label, Image.problematic, Image.multilabel, Image.val_index)
+            .order_by(Image.id))]
+        labels = [tuple(r) for r in conn.execute(
+            select(Label.image_id, Label.class_index, Label.kind, Label.label_set))]
+    image_ids = np.fromiter((r[0] for r in images), np.int64, len(images))
+    original = np.fromiter((-1 if r[1] is None else r[1] for r in images), np.int16, len(images))
+    problematic = np.fromiter((bool(r[2]) for r in images), bool, len(images))
+    multilabel = np.fromiter((bool(r[3]) for r in images), bool, len(images))
+    validation = np.fromiter((r[4] is not None for r in images), bool, len(images))
+    if labels:
+        lab_img = np.fromiter((r[0] for r in labels), np.int64, len(labels))
+        lab_cls = np.fromiter((r[1] for r in labels), np.int16, len(labels))
+        lab_kind = np.fromiter((KIND_CODES.get(r[2], CORRECT) for r in labels), np.int8, len(labels))
+        is_real = np.fromiter((r[3] == "real" for r in labels), bool, len(labels))
+    else:
+        lab_img = np.zeros(0, np.int64)
+        lab_cls = np.zeros(0, np.int16)
+        lab_kind = np.zeros(0, np.int8)
+        is_real = np.zeros(0, bool)
+    rows = np.searchsorted(image_ids, lab_img).astype(np.int32)
+    ml = ~is_real
+    labelset = LabelSet(
+        image_ids=image_ids, original=original, problematic=problematic,
+        rows=rows[ml], classes=lab_cls[ml], kinds=lab_kind[ml],
+        real_rows=rows[is_real], real_classes=lab_cls[is_real],
+        multilabel=multilabel, validation=validation,
+    )
+    return labelset if multilabel.any() else _original_labels_as_correct(labelset)
+
+
+def _original_labels_as_correct(labels: LabelSet) -> LabelSet:
+    """A project without a multi-label set: each image's original label is its one correct label."""
+    known = np.flatnonzero(labels.original >= 0).astype(np.int32)
+    return replace(
+        labels, original_only=True,
+        rows=np.concatenate([labels.rows, known]),
+        classes=np.concatenate([labels.classes, labels.original[known]]),
+        kinds=np.concatenate([labels.kinds, np.zeros(len(known), np.int8)]),
+    )

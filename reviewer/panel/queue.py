@@ -1,0 +1,257 @@
+"""The review queue: a run's mistakes as one panelist works through them.
+
+Loaded once per (run, panelist) with three queries (mistakes with their
+images, the panelist's current verdicts, the decided items); filtering,
+sorting and counting then happen in memory, so a filter change on a few
+thousand mistakes takes milliseconds. After a vote the caller updates the
+panelist's verdict with `set_my_verdict` instead of reloading.
+
+Filters: status (all / novel / previously reviewed / unvoted by me / voted by
+me / decided / undecided), a class (predicted or original label), a WordNet
+distance range and a confidence range. Sort keys: queue order (image), most
+or least confident first, nearest or farthest in WordNet first, class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from sqlalchemy import func, select
+
+from db.engine import read_session
+from db.tables import Image, Mistake, Vote
+from reviewer.labels.reviewed import latest_decisions
+from reviewer.project import Project
+
+STATUSES = {
+    "all": "All mistakes",
+    "novel": "Novel",
+    "reviewed": "Previously reviewed",
+    "unvoted": "Unvoted by me",
+    "voted": "Voted by me",
+    "decided": "Decided",
+    "undecided": "Undecided",
+}
+SORTS = {
+    "image": "Image order",
+    "confidence_desc": "Most confident first",
+    "confidence_asc": "Least confident first",
+    "distance_asc": "Nearest in WordNet first",
+    "distance_desc": "Farthest in WordNet first",
+    "class": "Predicted class",
+}
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """One mistake of the run, with what the queue filters and shows on it."""
+
+    mistake_id: int
+    image_id: int
+    predicted: int
+    probability: float
+    novel: bool
+    hierarchy_distance: int | None
+    file_name: str
+    original_label: int | None
+    has_file: bool
+    my_verdict: str | None = None
+    decided: bool = False
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """The voted item: (image id, predicted class)."""
+        return (self.image_id, self.predicted)
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """Which mistakes the queue shows; None means "any"."""
+
+    status: str = "all"
+    classes: frozenset[int] | None = None  # any of these, predicted or labelled ("dog": every dog class)
+    min_distance: int | None = None
+    max_distance: int | None = None
+    min_confidence: float | None = None
+    max_confidence: float | None = None
+    sort: str = "image"
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"queue status must be one of {', '.join(STATUSES)}, not {self.status!r}")
+        if self.sort not in SORTS:
+            raise ValueError(f"queue sort must be one of {', '.join(SORTS)}, not {self.sort!r}")
+
+    def accepts(self, entry: QueueEntry) -> bool:
+        if not _STATUS_TESTS[self.status](entry):
+            return False
+        if self.classes is not None and entry.predicted not in self.classes \
+                and entry.original_label not in self.classes:
+            return False
+        distance = entry.hierarchy_distance
+        if self.min_distance is not None and (distance is None or distance < self.min_distance):
+            return False
+        if self.max_distance is not None and (distance is None or distance > self.max_distance):
+            return False
+        if self.min_confidence is not None and entry.probability < self.min_confidence:
+            return False
+        if self.max_confidence is not None and entry.probability > self.max_confidence:
+            return False
+        return True
+
+
+_STATUS_TESTS = {
+    "all": lambda e: True,
+    "novel": lambda e: e.novel,
+    "reviewed": lambda e: not e.novel,
+    "unvoted": lambda e: e.my_verdict is None,
+    "voted": lambda e: e.my_verdict is not None,
+    "decided": lambda e: e.decided,
+    "undecided": lambda e: not e.decided,
+}
+_NO_DISTANCE = 1 << 30
+_SORT_KEYS = {
+    "image": lambda e: (e.image_id, e.predicted),
+    "confidence_desc": lambda e: (-e.probability, e.image_id),
+    "confidence_asc": lambda e: (e.probability, e.image_id),
+    "distance_asc": lambda e: (_NO_DISTANCE if e.hierarchy_distance is None else e.hierarchy_distance, e.image_id),
+    "distance_desc": lambda e: (-(e.hierarchy_distance if e.hierarchy_distance is not None else -1), e.image_id),
+    "class": lambda e: (e.predicted, e.image_id),
+}
+
+
+@dataclass
+class QueueCounts:
+    """What the queue header says: "37 of 221 novel, 12 voted"."""
+
+    shown: int
+    total: int
+    voted_shown: int
+    status: str
+
+    def describe(self) -> str:
+        what = "" if self.status == "all" else f" {STATUSES[self.status].lower()}"
+        if self.status == "all":
+            head = f"{self.total} mistakes" if self.shown == self.total else f"{self.shown} of {self.total} mistakes"
+        else:
+            head = f"{self.shown} of {self.total}{what}"
+        return f"{head}, {self.voted_shown} voted"
+
+
+@dataclass
+class ReviewQueue:
+    """A run's mistakes for one panelist, filtered and sorted."""
+
+    run_id: int
+    reviewer_id: int | None
+    entries: list[QueueEntry]
+    filter: QueueFilter = field(default_factory=QueueFilter)
+    _shown: list[int] = field(default_factory=list, repr=False)  # indices into entries
+    _index_of: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
+    # Kept up to date on every vote, so the header's counts cost nothing per key press.
+    _shown_set: set[int] = field(default_factory=set, repr=False)
+    _status_total: int = 0
+    _voted_shown: int = 0
+
+    def __post_init__(self) -> None:
+        self._index_of = {e.key: i for i, e in enumerate(self.entries)}
+        self.apply(self.filter)
+
+    # -- filtering -----------------------------------------------------------
+    def apply(self, queue_filter: QueueFilter) -> None:
+        """Show the entries the filter accepts, in its sort order."""
+        self.filter = queue_filter
+        shown = [i for i, e in enumerate(self.entries) if queue_filter.accepts(e)]
+        key = _SORT_KEYS[queue_filter.sort]
+        shown.sort(key=lambda i: key(self.entries[i]))
+        self._shown = shown
+        self._shown_set = set(shown)
+        self._voted_shown = sum(1 for i in shown if self.entries[i].my_verdict is not None)
+        test = _STATUS_TESTS[queue_filter.status]
+        self._status_total = sum(1 for e in self.entries if test(e))
+
+    def __len__(self) -> int:
+        return len(self._shown)
+
+    def __getitem__(self, row: int) -> QueueEntry:
+        return self.entries[self._shown[row]]
+
+    def shown(self) -> list[QueueEntry]:
+        return [self.entries[i] for i in self._shown]
+
+    def row_of(self, key: tuple[int, int]) -> int | None:
+        """The row of an item among the shown entries, or None when filtered out."""
+        index = self._index_of.get(key)
+        if index is None:
+            return None
+        try:
+            return self._shown.index(index)
+        except ValueError:
+            return None
+
+    def entry(self, key: tuple[int, int]) -> QueueEntry | None:
+        index = self._index_of.get(key)
+        return None if index is None else self.entries[index]
+
+    def counts(self) -> QueueCounts:
+        """Counts as of the last `apply` for the status total (a voted item stays
+        "unvoted" in it until the filter is applied again, as it stays listed),
+        and as of now for the voted ones."""
+        return QueueCounts(shown=len(self._shown), total=self._status_total, status=self.filter.status,
+                           voted_shown=self._voted_shown)
+
+    # -- navigation ------------------------------------------------------------
+    def next_row(self, row: int | None, *, unvoted: bool = False) -> int | None:
+        """The row after `row`; None at the end. With `unvoted`, the next row the
+        panelist has not voted on, wrapping round to the top."""
+        start = -1 if row is None else row
+        if not unvoted:
+            return start + 1 if start + 1 < len(self) else None
+        order = list(range(start + 1, len(self))) + list(range(0, start + 1))
+        return next((r for r in order if r != row and self[r].my_verdict is None), None)
+
+    def previous_row(self, row: int | None) -> int | None:
+        if row is None or row <= 0:
+            return None
+        return row - 1
+
+    # -- updates ---------------------------------------------------------------
+    def set_my_verdict(self, key: tuple[int, int], verdict: str | None) -> None:
+        """Record the panelist's verdict on an item; the shown rows stay as they are
+        (an item voted away from "unvoted" stays until the filter is applied again,
+        so the panelist can step back to it)."""
+        index = self._index_of.get(key)
+        if index is None:
+            return
+        before = self.entries[index].my_verdict is not None
+        self.entries[index] = replace(self.entries[index], my_verdict=verdict)
+        if index in self._shown_set:
+            self._voted_shown += (verdict is not None) - before
+
+
+def load_queue(project: Project, *, run_id: int, reviewer_id: int | None,
+               queue_filter: QueueFilter | None = None) -> ReviewQueue:
+    """The run's mistakes with the panelist's current verdicts and the decided items."""
+    with read_session(project.engine) as session:
+        conn = session.connection()
+        rows = conn.execute(
+            select(Mistake.id, Mistake.image_id, Mistake.predicted, Mistake.probability, Mistake.novel,
+                   Mistake.hierarchy_distance, Image.file_name, Image.original_label, Image.path)
+            .join(Image, Image.id == Mistake.image_id).where(Mistake.run_id == run_id)
+            .order_by(Mistake.image_id)).all()
+        mine: dict[tuple[int, int], str | None] = {}
+        if reviewer_id is not None:
+            latest = (select(func.max(Vote.id)).where(Vote.reviewer_id == reviewer_id)
+                      .group_by(Vote.image_id, Vote.predicted)).scalar_subquery()
+            for image_id, predicted, verdict, retracted in conn.execute(
+                    select(Vote.image_id, Vote.predicted, Vote.verdict, Vote.retracted).where(Vote.id.in_(latest))):
+                mine[(image_id, predicted)] = None if retracted else verdict
+    decided = {(d.image_id, d.predicted) for d in latest_decisions(project) if d.verdict is not None}
+    entries = [
+        QueueEntry(mistake_id=r[0], image_id=r[1], predicted=r[2], probability=float(r[3]), novel=bool(r[4]),
+                   hierarchy_distance=r[5], file_name=r[6], original_label=r[7], has_file=r[8] is not None,
+                   my_verdict=mine.get((r[1], r[2])), decided=(r[1], r[2]) in decided)
+        for r in rows
+    ]
+    return ReviewQueue(run_id=run_id, reviewer_id=reviewer_id, entries=entries,
+                       filter=queue_filter or QueueFilter())

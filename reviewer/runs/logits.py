@@ -1,0 +1,109 @@
+"""A run from precomputed logits or probabilities (`reviewer import-logits`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import insert, select
+
+from db.engine import read_session, write_session
+from db.tables import Image, Prediction, Run, utcnow
+from models import ModelInputError, ProbabilityWriter, top_k
+from models.logits import CHUNK, ScoreFile, read_scores
+from reviewer._files import sha256_file
+from reviewer.runs.records import matching_runs, model_row, prediction_count, probs_relpath, save_image_ids
+from reviewer.errors import InputError
+from reviewer.project import Project
+
+
+def import_logits(project: Project, path: str | Path, *, model: str, kind: str = "auto"):
+    """Store a score file as a complete run of `model`; returns a `RunResult`.
+
+    Rows map to images by file name (an .npz with names) or by validation
+    index (row i = Image.val_index i). Images of the project without a row
+    are left out of the run; a file name the project does not know is an error.
+    """
+    from reviewer.runs.compute import RunResult, _store_mistakes
+
+    path = Path(path).expanduser().resolve()
+    try:
+        scores = read_scores(path, kind=kind)
+    except ModelInputError as exc:
+        raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
+    image_ids, score_rows = _match_images(project, scores)
+    sha = sha256_file(path)
+    with write_session(project.engine) as session:
+        row = model_row(session, name=model, source="logits", checkpoint=str(path), weights_sha256=sha)
+        model_id, model_name = row.id, row.name
+    earlier = [r for r in matching_runs(project, model_id=model_id, image_slice=None, limit=None)
+               if r.status == "complete"]
+    if earlier:
+        run = earlier[0]
+        return RunResult(run_id=run.id, model=model_name, status="complete", total=run.num_images,
+                         predicted=prediction_count(project, run.id), already_complete=True,
+                         mistakes=(run.report or {}).get("mistakes"))
+    with write_session(project.engine) as session:
+        run = Run(model_id=model_id, status="running", num_images=len(image_ids), device="",
+                  preprocessing={}, report={"limit": None, "imported_from": str(path), "kind": scores.kind,
+                                            "file_rows": len(scores), "source": "logits", "weights_sha256": sha})
+        session.add(run)
+        session.flush()
+        run.probs_path = probs_relpath(run.id)
+        session.add(run)
+        run_id = run.id
+    save_image_ids(project, run_id, image_ids.tolist())
+    records = []
+    with ProbabilityWriter.create(project.root / probs_relpath(run_id), len(image_ids)) as writer:
+        for start in range(0, len(image_ids), CHUNK):
+            rows = np.arange(start, min(start + CHUNK, len(image_ids)))
+            probs = scores.probabilities(score_rows[rows])
+            writer.write(rows, probs)
+            classes, values = top_k(probs)
+            records += [{"run_id": run_id, "image_id": int(image_ids[r]), "row": int(r),
+                         **{f"pred_{k + 1}": int(classes[i, k]) for k in range(5)},
+                         **{f"prob_{k + 1}": float(values[i, k]) for k in range(5)}}
+                        for i, r in enumerate(rows)]
+        writer.sync()
+    # Predictions and 'complete' in one transaction: an interrupted import leaves no half run.
+    with write_session(project.engine) as session:
+        session.execute(insert(Prediction), records)
+        run = session.get(Run, run_id)
+        run.status, run.finished_at = "complete", utcnow()
+        session.add(run)
+    result = RunResult(run_id=run_id, model=model_name, status="complete", total=len(image_ids),
+                       predicted=len(records))
+    result.mistakes, result.mistakes_note = _store_mistakes(project, run_id)
+    return result
+
+
+def _match_images(project: Project, scores: ScoreFile) -> tuple[np.ndarray, np.ndarray]:
+    """(image ids in id order, the score row of each)."""
+    with read_session(project.engine) as session:
+        images = session.execute(select(Image.id, Image.file_name, Image.val_index)).all()
+    where = str(scores.path)
+    if scores.names is None:
+        by_index = {val: image_id for image_id, _, val in images if val is not None and val < len(scores)}
+        if not by_index:
+            raise InputError(where, "rows are in validation-file order, but none of the project's images has a "
+                             "validation index", hint="save an .npz with a 'file_names' array naming each row")
+        pairs = sorted((image_id, val) for val, image_id in by_index.items())
+    else:
+        by_name = {name: image_id for image_id, name, _ in images}
+        by_stem = {Path(name).stem: image_id for image_id, name, _ in images}
+        pairs, unknown = [], []
+        for row, name in enumerate(scores.names):
+            image_id = by_name.get(name) or by_name.get(Path(name).name) or by_stem.get(Path(name).stem)
+            if image_id is None:
+                unknown.append(name)
+            else:
+                pairs.append((image_id, row))
+        if unknown:
+            raise InputError(where, f"{len(unknown)} of its {len(scores)} file names are not images of the project "
+                             f"(first: {', '.join(unknown[:3])})",
+                             hint="import those images first, or drop their rows from the file")
+        if len({image_id for image_id, _ in pairs}) != len(pairs):
+            raise InputError(where, "two rows name the same image (with and without a folder or extension)")
+        pairs.sort()
+    table = np.array(pairs, dtype=np.int64).reshape(len(pairs), 2)
+    return table[:, 0], table[:, 1]

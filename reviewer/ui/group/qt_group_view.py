@@ -1,0 +1,392 @@
+"""The group view: the images without a unanimous vote, for the panel's meeting.
+
+    list of split items | image and its facts | votes side by side, my vote,
+    (filter: field, or      (the review window's   discussion, history, chair's
+     a pair of panelists)    widgets)              lock/override | agreement tab
+
+Every database call runs on a worker thread (`reviewer.ui.workers`): a
+reader for the list and the item, one for the agreement statistics (the
+bootstrap takes seconds), one for the image facts, and a single writer so
+acts reach the database in the order they were made. A timer polls
+`changes_since` and reloads when another panelist acted, so the view
+follows the meeting without a restart.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+                               QSizePolicy, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
+
+from reviewer.app.mistake_detail import DetailSource, MistakeDetail
+from reviewer.panel.changes import changes_since
+from reviewer.panel.decisions import lock_decision, override_decision
+from reviewer.panel.discussion import add_note
+from reviewer.panel.group import GroupRow, GroupState, agreement_summary, item_panel, load_group
+from reviewer.panel.snapshot import FIELDS
+from reviewer.panel.votes import Item, cast_vote
+from reviewer.project import Project
+from reviewer.ui.group._group_looks import apply_named_looks, muted, title
+from reviewer.ui.image_loader import Decoded, ImageLoader, fit_key
+from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES, QtAgreementPanel
+from reviewer.ui.group.qt_group_list import GroupListModel
+from reviewer.ui.review.qt_detail_panel import QtDetailPanel
+from reviewer.ui.group.qt_group_votes import QtGroupVotes
+from reviewer.ui.qt_image_view import QtImageView
+from reviewer.ui.theme import KIND_COLOURS, MUTED
+from reviewer.ui.workers import Worker
+
+class QtGroupView(QWidget):
+    loaded = Signal()  # the list is on screen
+    item_shown = Signal(object)  # Item: its votes are on screen
+    stats_shown = Signal()
+    action_done = Signal(str)  # an act was recorded (message)
+    action_failed = Signal(str)
+
+    poll_ms = 3000
+    resamples = 1000
+
+    def __init__(self, project: Project, reviewer, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.project, self.reviewer = project, reviewer
+        self.setWindowTitle(f"Group view: {project.name}")
+        self._field: str | None = None
+        self._pair: tuple[int, int] | None = None
+        self._state: GroupState | None = None
+        self._row: GroupRow | None = None
+        self._detail: MistakeDetail | None = None
+        self._source: DetailSource | None = None
+        self._polling = False
+        self._stats_running = self._stats_dirty = False
+        self._reader = Worker(threads=1, name="group-reader", parent=self)
+        self._stats = Worker(threads=1, name="group-stats", parent=self)
+        self._facts = Worker(threads=1, name="group-facts", parent=self)
+        self._writer = Worker(threads=1, name="group-writer", parent=self)
+        self.loader = ImageLoader(parent=self)
+        self.loader.loaded.connect(self._image_loaded)
+
+        self.title = QLabel()
+        title(self.title)
+        self.field_filter = QComboBox()
+        self.field_filter.addItem("Every field", None)
+        for name in FIELDS:
+            self.field_filter.addItem(FIELD_TITLES[name], name)
+        self.field_filter.currentIndexChanged.connect(self._field_changed)
+        self.pair_label = QLabel()
+        muted(self.pair_label)
+        self.clear_pair = QPushButton("Show all split images")
+        self.clear_pair.clicked.connect(lambda: self.set_pair_filter(None))
+        self.status = QLabel()
+        muted(self.status)
+        top = QHBoxLayout()
+        top.addWidget(self.title)
+        top.addSpacing(12)
+        top.addWidget(QLabel("Split on"))
+        top.addWidget(self.field_filter)
+        top.addWidget(self.pair_label)
+        top.addWidget(self.clear_pair)
+        top.addStretch(1)
+        top.addWidget(self.status)
+
+        self.model = GroupListModel(self)
+        self.list = QTableView()
+        self.list.setModel(self.model)
+        self.list.verticalHeader().hide()
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setWordWrap(True)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = self.list.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Fixed)
+        metrics = self.list.fontMetrics()
+        header.resizeSection(1, metrics.horizontalAdvance("problematic") + 12)
+        header.resizeSection(2, metrics.horizontalAdvance("reopened") + 12)
+        # Fixed two-line rows: no per-row measuring, however long the list.
+        rows = self.list.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(2 * metrics.lineSpacing() + 8)
+        self.list.selectionModel().currentRowChanged.connect(lambda current, _: self._row_selected(current.row()))
+
+        self.headline = QLabel()
+        self.headline.setTextFormat(Qt.TextFormat.RichText)
+        self.headline.setWordWrap(True)
+        self.headline.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.image = QtImageView()
+        self.facts = QtDetailPanel()
+        centre = QSplitter(Qt.Orientation.Vertical)
+        image_box = QWidget()
+        image_layout = QVBoxLayout(image_box)
+        image_layout.setContentsMargins(4, 4, 4, 0)
+        image_layout.addWidget(self.headline)
+        image_layout.addWidget(self.image, 1)
+        centre.addWidget(image_box)
+        centre.addWidget(self.facts)
+        centre.setSizes([440, 300])
+
+        self.votes = QtGroupVotes()
+        self.votes.vote_requested.connect(self._cast)
+        self.votes.note_requested.connect(self._note)
+        self.votes.lock_requested.connect(self._lock)
+        self.votes.override_requested.connect(self._override)
+        self.agreement = QtAgreementPanel()
+        self.agreement.pair_chosen.connect(self.set_pair_filter)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.votes, "Votes")
+        self.tabs.addTab(self.agreement, "Agreement")
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for widget in (self.list, centre, self.tabs):
+            self.splitter.addWidget(widget)
+        self.splitter.setStretchFactor(1, 1)
+        self.list.setMinimumWidth(330)
+        self.tabs.setMinimumWidth(440)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+
+        self._timer = QTimer(self, interval=self.poll_ms, timeout=self._poll)
+        self._timer.start()
+        self._refit = QTimer(self, singleShot=True, interval=150, timeout=self._show_image)
+        self.image.resized.connect(self._refit.start)
+        apply_named_looks(self)
+        self._show_filter()
+        self.reload()
+        self.reload_stats()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        width = event.size().width()
+        # The votes pane gets 38%: at 1280 px its columns (one per panelist) then hold a
+        # category name or a note's longest word without breaking it.
+        self.splitter.setSizes([max(330, int(width * 0.28)), width, max(440, int(width * 0.38))])
+
+    # -- loading -------------------------------------------------------------------------
+    @property
+    def rows(self) -> list[GroupRow]:
+        return self._state.rows if self._state else []
+
+    def reload(self) -> None:
+        self._reader.submit(load_group, self.project, viewer_id=self.reviewer.id, field=self._field,
+                            pair=self._pair, on_done=self._group_loaded, on_error=self._failed)
+
+    def reload_stats(self) -> None:
+        """Recompute the agreement; while a computation runs, one more is queued at most
+        (the bootstrap takes seconds on a large project, and acts come faster)."""
+        if self._stats_running:
+            self._stats_dirty = True
+            return
+        self._stats_running, self._stats_dirty = True, False
+        self.agreement.set_busy()
+        self._stats.submit(agreement_summary, self.project, resamples=self.resamples,
+                           on_done=self._stats_loaded, on_error=self._stats_failed)
+
+    def _stats_failed(self, error: BaseException) -> None:
+        self._stats_running = False
+        self._failed(error)
+
+    def _group_loaded(self, state: GroupState) -> None:
+        self._state = state
+        keep = self._row.item if self._row else None
+        self.list.selectionModel().blockSignals(True)
+        self.model.set_rows(state.rows)
+        self.list.selectionModel().blockSignals(False)
+        self._show_filter()
+        chosen = next((r for r, row in enumerate(state.rows) if row.item == keep), 0 if state.rows else -1)
+        if chosen >= 0:
+            self.list.selectionModel().blockSignals(True)
+            self.list.selectRow(chosen)
+            self.list.selectionModel().blockSignals(False)
+            self._row_selected(chosen, force=True)
+        else:
+            self._row = None
+            self.votes.show_panel(None, chair=False)
+            self.headline.setText("")
+            self.facts.clear()
+            self.image.show_message("Nothing to discuss", "Every image voted by the whole panel is unanimous "
+                                    "here." if self._pair is None else "These two panelists agree everywhere.")
+        self.status.setText(f"updated {_now()}")
+        self.loaded.emit()
+
+    def _stats_loaded(self, summary) -> None:
+        self._stats_running = False
+        self.agreement.set_report(summary.report, summary.matrices, resamples=summary.resamples)
+        self.stats_shown.emit()
+        if self._stats_dirty:
+            self.reload_stats()
+
+    def _failed(self, error: BaseException) -> None:
+        self.status.setText(f'<span style="color:{KIND_COLOURS["wrong"]}">{escape(str(error))}</span>')
+        self.action_failed.emit(str(error))
+
+    # -- the current item ------------------------------------------------------------------
+    def _row_selected(self, index: int, *, force: bool = False) -> None:
+        if not self._state or not 0 <= index < len(self._state.rows):
+            return
+        row = self._state.rows[index]
+        if not force and self._row is not None and row.item == self._row.item:
+            return
+        new_item = self._row is None or row.item != self._row.item
+        self._row = row
+        self.headline.setText(f'<b>{escape(row.predicted_name)}</b> <span style="color:{MUTED}">predicted for '
+                              f'{escape(row.file_name)} · phase {", ".join(map(str, row.phases)) or "–"}</span>')
+        self._reader.submit(item_panel, self.project, self._state.snapshot, row.item, viewer_id=self.reviewer.id,
+                            on_done=self._panel_loaded, on_error=self._failed)
+        if new_item:
+            self._detail = None
+            self.facts.clear()
+            self.image.show_message("Loading…")
+            if row.run_id is not None:
+                self._facts.submit(self._load_detail, row, on_done=self._detail_loaded,
+                                   on_error=lambda e, r=row: self._detail_failed(r, e))
+
+    def _load_detail(self, row: GroupRow) -> MistakeDetail:
+        if self._source is None:  # built on the facts thread: it reads the labels once
+            self._source = DetailSource(self.project)
+        return self._source.detail(run_id=row.run_id, image_id=row.item.image_id, predicted=row.item.predicted)
+
+    def _panel_loaded(self, panel) -> None:
+        if self._row is None or panel.item != self._row.item:
+            return
+        chair = any(p.id == self.reviewer.id and p.is_chair for p in self._state.snapshot.panelists)
+        self.votes.show_panel(panel, chair=chair)
+        self.item_shown.emit(panel.item)
+
+    def _detail_loaded(self, detail: MistakeDetail) -> None:
+        if self._row is None or (detail.image_id, detail.predicted.index) != tuple(
+                (self._row.item.image_id, self._row.item.predicted)):
+            return
+        self._detail = detail
+        self.facts.show_detail(detail)
+        self._show_image()
+
+    def _detail_failed(self, row: GroupRow, error: BaseException) -> None:
+        if self._row is row:
+            self.image.show_message("No facts for this mistake", str(error))
+
+    def _show_image(self) -> None:
+        detail = self._detail
+        if detail is None:
+            return
+        if not detail.image_exists:
+            self.image.show_message("No image file", str(detail.image_path or detail.file_name))
+            return
+        decoded = self.loader.request(fit_key(detail.image_path, self.image.fit_bounds()), priority=2)
+        if decoded is not None:
+            self._image_loaded(decoded)
+
+    def _image_loaded(self, decoded: Decoded) -> None:
+        detail = self._detail
+        if detail is None or detail.image_path is None or decoded.key.path != str(detail.image_path):
+            return
+        if decoded.image is None:
+            self.image.show_message("Cannot read this image", decoded.error)
+        else:
+            self.image.show_image(decoded.image, decoded.original_size)
+
+    # -- filters -------------------------------------------------------------------------
+    def set_field_filter(self, field: str | None) -> None:
+        self.field_filter.setCurrentIndex(max(0, self.field_filter.findData(field)))
+
+    def _field_changed(self) -> None:
+        self._field = self.field_filter.currentData()
+        if self._pair is not None and self._field is None:
+            self._pair = None
+        self.reload()
+
+    def set_pair_filter(self, field: str | None, first: int | None = None, second: int | None = None) -> None:
+        """List the items where panelists `first` and `second` disagree on `field` (None: no pair)."""
+        self._pair = (first, second) if field is not None else None
+        self.field_filter.blockSignals(True)
+        self.set_field_filter(field)  # None: back to every split image
+        self.field_filter.blockSignals(False)
+        self._field = self.field_filter.currentData()
+        self.tabs.setCurrentWidget(self.votes)
+        self.reload()
+
+    def _show_filter(self) -> None:
+        count = len(self.rows)
+        if self._pair is None:
+            self.title.setText(f"{count} image{'s' if count != 1 else ''} without unanimity")
+            self.pair_label.setText("")
+        else:
+            names = {p.id: p.name for p in self._state.snapshot.panelists} if self._state else {}
+            a, b = (names.get(i, str(i)) for i in self._pair)
+            hidden = self._state.hidden if self._state else 0
+            self.title.setText(f"{count} image{'s' if count != 1 else ''} where {a} and {b} disagree")
+            self.pair_label.setText(f"(and {hidden} you have not voted yet)" if hidden else "")
+        self.clear_pair.setVisible(self._pair is not None)
+
+    # -- acts ------------------------------------------------------------------------------
+    def _act(self, fn, message: str, **kwargs) -> None:
+        def done(_result) -> None:
+            self.status.setText(message)
+            self.action_done.emit(message)
+            self.reload()
+            self.reload_stats()
+
+        self._writer.submit(fn, self.project, on_done=done, on_error=self._failed, **kwargs)
+
+    def _item_kwargs(self) -> dict:
+        return {"image_id": self._row.item.image_id, "predicted": self._row.item.predicted}
+
+    def _cast(self, fields: dict) -> None:
+        if self._row is not None:
+            self._act(cast_vote, "your vote is recorded", reviewer_id=self.reviewer.id, **self._item_kwargs(),
+                      **fields)
+
+    def _note(self, text: str) -> None:
+        if self._row is not None:
+            self._act(add_note, "note added", reviewer_id=self.reviewer.id, **self._item_kwargs(), text=text)
+
+    def _lock(self) -> None:
+        if self._row is not None:
+            self._act(lock_decision, "majority decision locked", chair_id=self.reviewer.id, **self._item_kwargs())
+
+    def _override(self, decision: dict) -> None:
+        if self._row is not None:
+            self._act(override_decision, "decision overridden", chair_id=self.reviewer.id, **self._item_kwargs(),
+                      **decision)
+
+    def _poll(self) -> None:
+        if self._polling or self._state is None:
+            return
+        self._polling = True
+
+        def seen(changes) -> None:
+            self._polling = False
+            if self._state is not None and changes.cursor != self._state.cursor and not changes.empty:
+                self.reload()
+                self.reload_stats()
+            elif self._state is not None:
+                self._state = GroupState(self._state.snapshot, self._state.rows, self._state.hidden, changes.cursor)
+
+        def failed(error) -> None:
+            self._polling = False  # a server hiccup: try again at the next tick
+
+        self._reader.submit(changes_since, self.project, viewer_id=self.reviewer.id, cursor=self._state.cursor,
+                            on_done=seen, on_error=failed)
+
+    def selected_item(self) -> Item | None:
+        return self._row.item if self._row else None
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        for worker in (self._writer, self._reader, self._facts, self._stats):
+            worker.shutdown()
+        self.loader.shutdown()
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        self.shutdown()
+        super().closeEvent(event)
+
+
+def _now() -> str:
+    from datetime import datetime
+
+    return datetime.now().strftime("%H:%M:%S")

@@ -1,0 +1,355 @@
+"""One item in the group view: every panelist's vote side by side, the
+majority, the decision, my own vote to change, the discussion and history,
+and for the chair: lock the majority or override it with a reason.
+
+The widget only shows an `ItemPanel` and emits what the panelist asks for;
+the group view runs the domain calls.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPalette, QTextLayout, QTextOption
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout,
+                               QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser, QVBoxLayout,
+                               QWidget)
+
+from reviewer.panel.group import ItemPanel
+from reviewer.terms import CATEGORIES, CATEGORY_TITLES, SEVERITIES, VERDICTS
+from reviewer.ui.review.qt_detail_panel import section_title
+from reviewer.ui.theme import KIND_COLOURS, MUTED, WARNING
+
+ROWS = (("verdict", "Verdict"), ("problematic", "Problematic"), ("severity", "Severity"),
+        ("category", "Category"), ("oov_name", "OOV object"), ("note", "Note"))
+CATEGORY_SHORT = {"fine_grained": "Fine-grained", "fine_grained_oov": "Fine-grained, OOV",
+                  "spurious_correlation": "Spurious corr.", "non_prototypical": "Non-prototypical"}
+
+
+def show_value(field: str, value) -> str:
+    if value is None:
+        return "–"
+    if field == "problematic":
+        return "yes" if value else "no"
+    if field == "category":
+        return CATEGORY_SHORT.get(value, value)
+    return str(value)
+
+
+def _wrap_option(alignment=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter) -> QTextOption:
+    option = QTextOption(alignment)
+    # At word boundaries, and inside a word only when it is wider than the column
+    # (Qt's default word wrap elides such a word: "Non-prototypi…", a note's "backgrou…").
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    return option
+
+
+def wrapped_height(text: str, font: QFont, width: float) -> float:
+    """Height of `text` laid out as QtWrappingDelegate paints it in `width` pixels."""
+    layout = QTextLayout(text, font)
+    layout.setTextOption(_wrap_option())
+    layout.beginLayout()
+    height = 0.0
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        height += line.height()
+    layout.endLayout()
+    return height
+
+
+class QtWrappingDelegate(QStyledItemDelegate):
+    """Table cells whose text wraps and is never elided: every word of a
+    panelist's note and every category name stays readable in a narrow column."""
+
+    @staticmethod
+    def text_margin(widget: QWidget) -> int:
+        return widget.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
+
+    def paint(self, painter, option, index) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        text, opt.text = opt.text, ""
+        widget = opt.widget
+        widget.style().drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        margin = self.text_margin(widget)
+        painter.save()
+        painter.setFont(opt.font)
+        painter.setPen(opt.palette.color(QPalette.ColorGroup.Normal, QPalette.ColorRole.Text))
+        painter.drawText(QRectF(opt.rect.adjusted(margin, 0, -margin, 0)), text,
+                         _wrap_option(opt.displayAlignment))
+        painter.restore()
+
+
+def _combo(values, titles=None) -> QComboBox:
+    combo = QComboBox()
+    combo.addItem("–", None)
+    for v in values:
+        combo.addItem((titles or {}).get(v, v), v)
+    return combo
+
+
+class QtOverrideDialog(QDialog):
+    """The chair's decision against the majority, with the reason that is kept."""
+
+    def __init__(self, item_text: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Override the panel's decision")
+        self.verdict = _combo(VERDICTS)
+        self.verdict.setCurrentIndex(1)
+        self.problematic = QCheckBox("Problematic image")
+        self.severity = _combo(SEVERITIES)
+        self.category = _combo(CATEGORIES, CATEGORY_TITLES)
+        self.oov_name = QLineEdit()
+        self.reason = QPlainTextEdit()
+        self.reason.setPlaceholderText("Why the panel's majority is set aside (kept in the history)")
+        form = QFormLayout()
+        form.addRow(QLabel(escape(item_text)))
+        form.addRow("Verdict", self.verdict)
+        form.addRow("", self.problematic)
+        form.addRow("Severity", self.severity)
+        form.addRow("Category", self.category)
+        form.addRow("OOV object", self.oov_name)
+        form.addRow("Reason", self.reason)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    def decision(self) -> dict:
+        return {"verdict": self.verdict.currentData(), "problematic": self.problematic.isChecked(),
+                "severity": self.severity.currentData(), "category": self.category.currentData(),
+                "oov_name": self.oov_name.text().strip() or None, "reason": self.reason.toPlainText().strip()}
+
+
+class QtGroupVotes(QWidget):
+    vote_requested = Signal(dict)  # my vote's fields
+    note_requested = Signal(str)
+    lock_requested = Signal()
+    override_requested = Signal(dict)
+
+    MAX_TABLE_HEIGHT = 340  # px; taller (long notes) scrolls
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._panel: ItemPanel | None = None
+        self._chair = False
+        self.table = QTableWidget(len(ROWS), 0)
+        self.table.setVerticalHeaderLabels([title for _, title in ROWS])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setWordWrap(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # Row heights measured here with the delegate's own text layout (Qt's size hint
+        # assumes its default word wrap).
+        self.table.setItemDelegate(QtWrappingDelegate(self.table))
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        # Wrapped notes need their rows measured at the columns' final width: the
+        # stretched columns change width after the first fill (the window is laid
+        # out later, the splitter moves), so the rows are fitted again then.
+        self._refit = QTimer(self, singleShot=True, interval=0, timeout=self._fit_height)
+        self.table.horizontalHeader().sectionResized.connect(lambda *_: self._refit.start())
+        self.decision = QLabel()
+        self.decision.setWordWrap(True)
+        self.decision.setTextFormat(Qt.TextFormat.RichText)
+
+        # My vote: a new row in my history when saved.
+        self.verdict = _combo(VERDICTS)
+        self.problematic = QCheckBox("Problematic")
+        self.severity = _combo(SEVERITIES)
+        self.category = _combo(CATEGORIES, CATEGORY_SHORT)
+        self.oov_name = QLineEdit()
+        self.oov_name.setPlaceholderText("the object outside the 1000 classes (fine-grained, OOV)")
+        self.my_note = QLineEdit()
+        self.my_note.setPlaceholderText("My note on this vote")
+        self.save = QPushButton("Save my vote")
+        self.save.setObjectName("primary")
+        self.save.clicked.connect(self._save)
+        editor = QGridLayout()
+        editor.addWidget(QLabel("Verdict"), 0, 0)
+        editor.addWidget(self.verdict, 0, 1)
+        editor.addWidget(QLabel("Severity"), 0, 2)
+        editor.addWidget(self.severity, 0, 3)
+        editor.addWidget(QLabel("Category"), 1, 0)
+        editor.addWidget(self.category, 1, 1)
+        editor.addWidget(self.problematic, 1, 2, 1, 2)
+        editor.addWidget(QLabel("OOV object"), 2, 0)
+        editor.addWidget(self.oov_name, 2, 1, 1, 3)
+        editor.addWidget(QLabel("Note"), 3, 0)
+        editor.addWidget(self.my_note, 3, 1, 1, 3)
+        editor.addWidget(self.save, 4, 3)
+        editor.setColumnStretch(1, 1)
+        editor.setColumnStretch(3, 1)
+
+        self.lock = QPushButton("Lock majority")
+        self.lock.clicked.connect(self.lock_requested)
+        self.override = QPushButton("Override…")
+        self.override.clicked.connect(self._override)
+        chair_row = QHBoxLayout()
+        chair_row.addWidget(self.lock)
+        chair_row.addWidget(self.override)
+        chair_row.addStretch(1)
+
+        self.notes = QTextBrowser()
+        self.new_note = QLineEdit()
+        self.new_note.setPlaceholderText("Add to the discussion, then Enter")
+        self.new_note.returnPressed.connect(self._add_note)
+        self.add_note = QPushButton("Add note")
+        self.add_note.clicked.connect(self._add_note)
+        discussion = QWidget()
+        d_layout = QVBoxLayout(discussion)
+        d_layout.setContentsMargins(0, 4, 0, 0)
+        d_layout.addWidget(self.notes, 1)
+        note_row = QHBoxLayout()
+        note_row.addWidget(self.new_note, 1)
+        note_row.addWidget(self.add_note)
+        d_layout.addLayout(note_row)
+        self.history = QTextBrowser()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(discussion, "Discussion")
+        self.tabs.addTab(self.history, "History")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 8)
+        layout.setSpacing(4)
+        layout.addWidget(section_title("Votes"))
+        layout.addWidget(self.table)
+        layout.addWidget(self.decision)
+        self.chair_title = section_title("Chair")
+        layout.addWidget(self.chair_title)
+        layout.addLayout(chair_row)
+        layout.addWidget(section_title("My vote"))
+        layout.addLayout(editor)
+        layout.addWidget(self.tabs, 1)
+        self.show_panel(None, chair=False)
+
+    # -- showing -------------------------------------------------------------------
+    def show_panel(self, panel: ItemPanel | None, *, chair: bool) -> None:
+        self._panel, self._chair = panel, chair
+        for widget in (self.save, self.verdict, self.problematic, self.severity, self.category, self.oov_name,
+                       self.my_note, self.new_note, self.add_note):
+            widget.setEnabled(panel is not None)
+        for widget in (self.lock, self.override):
+            widget.setEnabled(panel is not None and chair)
+            widget.setToolTip("" if chair else "Only the chair locks or overrides the panel's decision")
+        if panel is None:
+            self.table.setColumnCount(0)
+            self.decision.setText("")
+            self.notes.clear()
+            self.history.clear()
+            return
+        self._fill_table(panel)
+        self._fill_editor(panel)
+        self.decision.setText(self._decision_html(panel))
+        self.notes.setHtml("<br>".join(f"<b>{escape(who)}</b>: {escape(text)}" for who, text in panel.notes)
+                           or f'<span style="color:{MUTED}">No discussion yet.</span>')
+        self.history.setHtml("<br>".join(
+            f'<span style="color:{MUTED}">{h.when:%Y-%m-%d %H:%M:%S}</span> <b>{escape(h.who)}</b> '
+            f"{escape(h.kind)}: {escape(h.text)}" for h in panel.history))
+
+    def _fill_table(self, panel: ItemPanel) -> None:
+        headers = [c.name + (" (you)" if c.mine else "") + (" ★" if c.is_chair else "") for c in panel.columns]
+        self.table.setColumnCount(len(headers) + 1)
+        self.table.setHorizontalHeaderLabels(headers + ["Majority"])
+        bold = QFont(self.font())
+        bold.setBold(True)
+        for row, (field, title) in enumerate(ROWS):
+            split = panel.unanimity.get(field) is False
+            header = QTableWidgetItem(("⚠ " if split else "") + title)
+            if split:
+                header.setForeground(QBrush(QColor(WARNING)))
+                header.setFont(bold)
+            self.table.setVerticalHeaderItem(row, header)
+            for col, column in enumerate(panel.columns):
+                value = getattr(column.vote, field) if column.vote is not None else None
+                item = QTableWidgetItem(show_value(field, value) if field != "note" else (value or ""))
+                if field == "verdict" and value in KIND_COLOURS:
+                    item.setForeground(QBrush(QColor(KIND_COLOURS[value])))
+                    item.setFont(bold)
+                if field == "note" and value:
+                    item.setToolTip(value)
+                self.table.setItem(row, col, item)
+            majority = panel.majority
+            text = ""
+            # Blind: the majority of a field shows once the viewer has voted that field.
+            if majority is not None and field in panel.viewer_fields and field in majority.counts:
+                text = show_value(field, getattr(majority, field)) + (" (tie)" if field in majority.ties else "")
+            self.table.setItem(row, len(panel.columns), QTableWidgetItem(text))
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """The table as tall as its rows, up to a cap past which it scrolls (a long
+        note must not push the panelist's own vote and the discussion off the window)."""
+        table = self.table
+        margin = 2 * QtWrappingDelegate.text_margin(table) + 1  # and the grid line
+        for row in range(table.rowCount()):
+            height = float(table.fontMetrics().lineSpacing())
+            for col in range(table.columnCount()):
+                item = table.item(row, col)
+                if item is not None and item.text():
+                    width = max(10, table.columnWidth(col) - margin)
+                    height = max(height, wrapped_height(item.text(), item.font(), width))
+            table.setRowHeight(row, int(height + 0.999) + 6)
+        height = (table.horizontalHeader().height() + 2 * table.frameWidth()
+                  + sum(table.rowHeight(r) for r in range(table.rowCount())))
+        self.table.setFixedHeight(min(height, self.MAX_TABLE_HEIGHT))
+
+    def _fill_editor(self, panel: ItemPanel) -> None:
+        mine = next((c.vote for c in panel.columns if c.mine), None)
+        for combo, value in ((self.verdict, mine.verdict if mine else None),
+                             (self.severity, mine.severity if mine else None),
+                             (self.category, mine.category if mine else None)):
+            combo.setCurrentIndex(max(0, combo.findData(value)))
+        self.problematic.setChecked(bool(mine and mine.problematic))
+        self.oov_name.setText((mine.oov_name if mine else None) or "")
+        self.my_note.setText((mine.note if mine else None) or "")
+        self.my_note.setCursorPosition(0)  # a long note reads from its start
+
+    @staticmethod
+    def _decision_html(panel: ItemPanel) -> str:
+        d = panel.decision
+        if d is None:
+            return f'<span style="color:{MUTED}">No decision locked yet.</span>'
+        if d.method == "reopened":
+            return f'<span style="color:{WARNING}">Reopened for a correctness vote</span>' + \
+                   (f": {escape(d.reason)}" if d.reason else "")
+        colour = KIND_COLOURS.get(d.verdict, MUTED)
+        extra = ", ".join(show_value(f, getattr(d, f)) for f in ("severity", "category") if getattr(d, f))
+        method = "chair's override" if d.method == "override" else "majority, locked by the chair"
+        return (f'Decision: <b style="color:{colour}">{escape(str(d.verdict))}</b>'
+                + (f", {escape(extra)}" if extra else "") + (", problematic" if d.problematic else "")
+                + f' <span style="color:{MUTED}">({method})</span>'
+                + (f'<br><span style="color:{MUTED}">{escape(d.reason)}</span>' if d.reason else ""))
+
+    # -- asking ----------------------------------------------------------------------
+    def my_vote_fields(self) -> dict:
+        """The editor's values as vote fields (unset combos leave that field as it is)."""
+        fields = {"problematic": self.problematic.isChecked(), "note": self.my_note.text().strip()}
+        for name, combo in (("verdict", self.verdict), ("severity", self.severity), ("category", self.category)):
+            if combo.currentData() is not None:
+                fields[name] = combo.currentData()
+        if self.category.currentData() == "fine_grained_oov":
+            fields["oov_name"] = self.oov_name.text().strip() or None
+        return fields
+
+    def _save(self) -> None:
+        self.vote_requested.emit(self.my_vote_fields())
+
+    def _add_note(self) -> None:
+        text = self.new_note.text().strip()
+        if text:
+            self.note_requested.emit(text)
+            self.new_note.clear()
+
+    def _override(self) -> None:
+        if self._panel is None:
+            return
+        dialog = QtOverrideDialog(f"image {self._panel.item.image_id}, predicted {self._panel.item.predicted}", self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.override_requested.emit(dialog.decision())

@@ -1,0 +1,160 @@
+"""The facts of one mistake: top-5, other runs, ground truth, WordNet, definitions."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from reviewer.app.mistake_detail import ClassInfo, MistakeDetail, RankedClass
+from reviewer.ui.theme import KIND_COLOURS, KIND_TITLES, MUTED, WARNING, chip, muted, style_section_title
+
+
+def section_title(text: str) -> QLabel:
+    label = QLabel(text.upper())
+    label.setObjectName("sectionTitle")
+    style_section_title(label)
+    return label
+
+
+def rich_label(*, selectable: bool = True) -> QLabel:
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def class_html(cls: ClassInfo | None) -> str:
+    if cls is None:
+        return muted("unknown")
+    return f"{escape(cls.name)} {muted(f'({cls.index}, {cls.wnid})')}"
+
+
+class QtTopKBars(QWidget):
+    """The top-5 as bars: rank, class, probability, and how the labels judge it."""
+
+    ROW = 24
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._rows: tuple[RankedClass, ...] = ()
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(self.ROW * 5 + 4)
+
+    def set_rows(self, rows: tuple[RankedClass, ...]) -> None:
+        self._rows = rows
+        self.setToolTip("\n".join(f"{r.rank}. {r.cls.name} ({r.cls.wnid}) {r.probability:.1%}: "
+                                  f"{KIND_TITLES[r.label_kind]} label" for r in rows))
+        self.update()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(320, self.ROW * 5 + 4)
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        metrics = QFontMetrics(self.font())
+        kind_w = metrics.horizontalAdvance("unreviewed") + 8
+        pct_w = metrics.horizontalAdvance("100.0 %") + 6
+        name_w = self.width() - kind_w - pct_w - 8
+        for i, row in enumerate(self._rows):
+            y = i * self.ROW + 2
+            colour = QColor(KIND_COLOURS[row.label_kind])
+            # The bar spans the name column; the class name is drawn over it. A faint
+            # track shows the whole column (100 %), so a bar's length reads as a share.
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(255, 255, 255, 12))
+            painter.drawRoundedRect(QRectF(0, y + 2, name_w, self.ROW - 6), 3, 3)
+            bar = QRectF(0, y + 2, max(2.0, name_w * row.probability), self.ROW - 6)
+            fill = QColor(colour)
+            fill.setAlpha(85)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(bar, 3, 3)
+            painter.setBrush(colour)
+            painter.drawRect(QRectF(0, y + 2, 3, self.ROW - 6))
+            painter.setPen(self.palette().text().color())
+            name = metrics.elidedText(f"{row.rank}  {row.cls.name}", Qt.TextElideMode.ElideRight, int(name_w) - 10)
+            painter.drawText(QRectF(8, y, name_w - 8, self.ROW - 2), Qt.AlignmentFlag.AlignVCenter, name)
+            painter.drawText(QRectF(name_w, y, pct_w, self.ROW - 2),
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, f"{row.probability:.1%}")
+            painter.setPen(colour)
+            painter.drawText(QRectF(name_w + pct_w + 8, y, kind_w, self.ROW - 2), Qt.AlignmentFlag.AlignVCenter,
+                             KIND_TITLES[row.label_kind])
+
+
+class QtDetailPanel(QScrollArea):
+    """Scrollable column of the mistake's facts; `show_detail` fills it."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(12, 4, 12, 12)
+        layout.setSpacing(4)
+        self.topk = QtTopKBars()
+        self.other_runs = rich_label()
+        self.ground_truth = rich_label()
+        self.wordnet = rich_label()
+        self.definitions = rich_label()
+        self._other_runs_title = section_title("Other runs' top-1")
+        for widget in (section_title("Top-5 of this run"), self.topk, self._other_runs_title, self.other_runs,
+                       section_title("Ground truth"), self.ground_truth, section_title("WordNet"), self.wordnet,
+                       section_title("Definitions"), self.definitions):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        self.setWidget(body)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+
+    def clear(self) -> None:
+        self.topk.set_rows(())
+        for label in (self.other_runs, self.ground_truth, self.wordnet, self.definitions):
+            label.clear()
+
+    def show_detail(self, detail: MistakeDetail) -> None:
+        self.topk.set_rows(detail.topk)
+        show_runs = bool(detail.other_runs)
+        self._other_runs_title.setVisible(show_runs)
+        self.other_runs.setVisible(show_runs)
+        if show_runs:
+            self.other_runs.setText("<br>".join(
+                f"{escape(r.model)}: <b>{escape(r.cls.name)}</b> {r.probability:.1%} · {chip(r.label_kind)}"
+                for r in detail.other_runs))
+        self.ground_truth.setText(self._ground_truth_html(detail))
+        self.wordnet.setText(self._wordnet_html(detail))
+        label = detail.label_class
+        definitions = [f"<b>{escape(detail.predicted.name)}</b> {muted('(predicted)')}: "
+                       f"{escape(detail.predicted.definition)}"]
+        if label is not None and label.index != detail.predicted.index:
+            definitions.append(f"<b>{escape(label.name)}</b> {muted('(label)')}: {escape(label.definition)}")
+        self.definitions.setText("<br><br>".join(definitions))
+
+    @staticmethod
+    def _ground_truth_html(detail: MistakeDetail) -> str:
+        def names(classes: tuple[ClassInfo, ...]) -> str:
+            return ", ".join(escape(c.name) for c in classes) if classes else muted("none")
+
+        lines = [f"Original label: <b>{class_html(detail.original_label)}</b>",
+                 f"{chip('correct', 'Correct')}: {names(detail.correct)}",
+                 f"{chip('wrong', 'Wrong')}: {names(detail.wrong)}",
+                 f"{chip('unclear', 'Unclear')}: {names(detail.unclear)}"]
+        if detail.problematic:
+            lines.append(f'<span style="color:{WARNING}; font-weight:600">⚠ Ground truth marked problematic</span>')
+        return "<br>".join(lines)
+
+    @staticmethod
+    def _wordnet_html(detail: MistakeDetail) -> str:
+        relation = detail.wordnet
+        if relation is None:
+            return muted("no ground-truth label to compare with")
+        arrow = f' <span style="color:{MUTED}">→</span> '
+        return (f"Distance <b>{relation.distance}</b> to {escape(relation.label.name)}<br>"
+                f"Lowest common ancestor: <b>{escape(relation.common_ancestor)}</b><br>"
+                f"{muted('predicted')} {arrow.join(map(escape, relation.predicted_path))}<br>"
+                f"{muted('label')} {arrow.join(map(escape, relation.label_path))}")

@@ -1,0 +1,250 @@
+"""The queue of a run's mistakes: filters, sorting, counts and the list itself.
+
+`QueueModel` is a thin adapter over `reviewer.panel.queue.ReviewQueue` (which
+holds the rows and does the filtering); the delegate paints each row as the
+panelist's verdict chip, the file name and "predicted · confidence · distance".
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView,
+                               QSpinBox, QStyle, QStyledItemDelegate, QToolTip, QVBoxLayout, QWidget)
+
+from reviewer.panel.queue import SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
+from reviewer.ui.theme import KIND_COLOURS, MUTED, style_headline, style_muted
+from reviewer.classes.vocabulary import load_classes
+
+class QueueModel(QStringListModel):
+    """The rows of the list view. The entries live in the `ReviewQueue`; this
+    C++ model only supplies the row count (QListView asks a model's rowCount
+    tens of thousands of times per move, too slow as a Python override), and
+    the delegate paints each row from the queue."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.queue: ReviewQueue | None = None
+        self.pending: set[tuple[int, int]] = set()  # items whose vote is being written
+
+    def set_queue(self, queue: ReviewQueue | None) -> None:
+        self.queue = queue
+        self.setStringList([""] * (len(queue) if queue is not None else 0))
+
+    def entry(self, row: int) -> QueueEntry | None:
+        return self.queue[row] if self.queue is not None and 0 <= row < len(self.queue) else None
+
+    def refresh_key(self, key: tuple[int, int]) -> None:
+        row = self.queue.row_of(key) if self.queue else None
+        if row is not None:
+            index = self.index(row)
+            self.dataChanged.emit(index, index)
+
+
+def _tooltip(entry: QueueEntry) -> str:
+    names = load_classes().names
+    label = names[entry.original_label] if entry.original_label is not None else "unknown"
+    distance = "?" if entry.hierarchy_distance is None else entry.hierarchy_distance
+    return (f"{entry.file_name}\npredicted {names[entry.predicted]} ({entry.probability:.1%})\n"
+            f"label {label}, WordNet distance {distance}\n"
+            f"{'novel' if entry.novel else 'previously reviewed'}{', decided' if entry.decided else ''}")
+
+
+class QueueDelegate(QStyledItemDelegate):
+    HEIGHT = 42
+
+    def sizeHint(self, option, index) -> QSize:  # noqa: N802
+        return QSize(200, self.HEIGHT)
+
+    def helpEvent(self, event, view, option, index) -> bool:  # noqa: N802
+        entry = index.model().entry(index.row())
+        if entry is None or event.type() != QEvent.Type.ToolTip:
+            return super().helpEvent(event, view, option, index)
+        QToolTip.showText(event.globalPos(), _tooltip(entry), view)
+        return True
+
+    def paint(self, painter: QPainter, option, index) -> None:
+        model = index.model()
+        entry = model.entry(index.row())
+        if entry is None:
+            return
+        pending = entry.key in model.pending
+        painter.save()
+        selected = option.state & QStyle.StateFlag.State_Selected
+        painter.fillRect(option.rect, option.palette.highlight() if selected else option.palette.base())
+        rect = option.rect.adjusted(8, 3, -8, -3)
+        colour = QColor(KIND_COLOURS.get(entry.my_verdict, "#3a3d42") if entry.my_verdict else "#3a3d42")
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour)
+        dot = QRect(rect.x(), rect.y() + 5, 10, 10)
+        painter.drawEllipse(dot)
+        if pending:
+            painter.setPen(QColor("#ffffff"))
+            painter.drawText(QRect(rect.x() - 2, rect.y() + 14, 16, 16), Qt.AlignmentFlag.AlignCenter, "…")
+        metrics = QFontMetrics(option.font)
+        text_x = rect.x() + 18
+        width = rect.right() - text_x
+        names = load_classes().names
+        painter.setPen(option.palette.highlightedText().color() if selected else option.palette.text().color())
+        top = QRect(text_x, rect.y(), width, rect.height() // 2)
+        title = names[entry.predicted]
+        flags = ("" if entry.novel else " ↺") + (" ✓" if entry.decided else "")
+        painter.drawText(top, Qt.AlignmentFlag.AlignVCenter,
+                         metrics.elidedText(title, Qt.TextElideMode.ElideRight, width - metrics.horizontalAdvance(flags) - 4) + flags)
+        painter.setPen(QColor("#d8dbe0") if selected else QColor(MUTED))
+        distance = "" if entry.hierarchy_distance is None else f" · dist {entry.hierarchy_distance}"
+        label = names[entry.original_label] if entry.original_label is not None else "?"
+        bottom = QRect(text_x, rect.y() + rect.height() // 2, width, rect.height() // 2)
+        painter.drawText(bottom, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(
+            f"{entry.probability:.0%}{distance} · label {label}", Qt.TextElideMode.ElideRight, width))
+        painter.restore()
+
+
+class QtQueuePanel(QWidget):
+    """Filters over the list; `filter_changed` carries the new QueueFilter."""
+
+    filter_changed = Signal(object)
+    editing_done = Signal()  # Enter or Esc in the class field: keys go back to reviewing
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 4, 8)
+        layout.setSpacing(6)
+        self.counts = QLabel("No run")
+        style_headline(self.counts, 11)
+        self.counts.setWordWrap(True)
+        layout.addWidget(self.counts)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.setSpacing(4)
+        self.status = QComboBox()
+        for key, title in STATUSES.items():
+            self.status.addItem(title, key)
+        self.sort = QComboBox()
+        for key, title in SORTS.items():
+            self.sort.addItem(title, key)
+        self.class_filter = QLineEdit()
+        self.class_filter.setPlaceholderText("class name, wnid or index")
+        self.class_filter.setClearButtonEnabled(True)
+        names = load_classes().names
+        self._name_index: dict[str, list[int]] = {}  # a few names are two classes ("crane", "maillot")
+        for i, name in enumerate(names):
+            self._name_index.setdefault(name.lower(), []).append(i)
+        # The list of matching names pops up while typing, to pick one class exactly.
+        completer = QCompleter(sorted(set(names), key=str.lower), self.class_filter)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setMaxVisibleItems(12)
+        self.class_filter.setCompleter(completer)
+        self.min_distance, self.max_distance = QSpinBox(), QSpinBox()
+        for box in (self.min_distance, self.max_distance):
+            box.setRange(-1, 20)
+            box.setSpecialValueText("any")
+            box.setValue(-1)
+        self.min_confidence, self.max_confidence = QDoubleSpinBox(), QDoubleSpinBox()
+        for box, value in ((self.min_confidence, 0.0), (self.max_confidence, 100.0)):
+            box.setRange(0.0, 100.0)
+            box.setDecimals(0)
+            box.setSuffix(" %")
+            box.setValue(value)
+        form.addRow("Show", self.status)
+        form.addRow("Class", self.class_filter)
+        form.addRow("Distance", _pair(self.min_distance, self.max_distance))
+        form.addRow("Confidence", _pair(self.min_confidence, self.max_confidence))
+        form.addRow("Sort", self.sort)
+        layout.addLayout(form)
+        self.class_hint = QLabel()
+        style_muted(self.class_hint)
+        self.class_hint.setWordWrap(True)
+        self.class_hint.hide()
+        layout.addWidget(self.class_hint)
+        self.model = QueueModel(self)
+        self.view = QListView()
+        self.view.setModel(self.model)
+        self.view.setItemDelegate(QueueDelegate(self.view))
+        self.view.setUniformItemSizes(True)
+        self.view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
+        self.view.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
+        layout.addWidget(self.view, 1)
+        # Typing in the class field waits a moment, so every keystroke is not a refilter.
+        self._debounce = QTimer(self, singleShot=True, interval=250, timeout=self._emit)
+        for combo in (self.status, self.sort):
+            combo.currentIndexChanged.connect(self._emit)
+        for box in (self.min_distance, self.max_distance, self.min_confidence, self.max_confidence):
+            box.valueChanged.connect(self._debounce.start)
+        self.class_filter.textChanged.connect(self._debounce.start)
+        self.class_filter.returnPressed.connect(self._finish_editing)
+        self.class_filter.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802
+        if watched is self.class_filter and event.type() == QEvent.Type.KeyPress \
+                and event.key() == Qt.Key.Key_Escape:
+            self._finish_editing()
+            return True
+        return False
+
+    def _finish_editing(self) -> None:
+        if self._debounce.isActive():
+            self._debounce.stop()
+            self._emit()
+        self.editing_done.emit()
+
+    def current_filter(self) -> QueueFilter:
+        return QueueFilter(
+            status=self.status.currentData(), sort=self.sort.currentData(),
+            classes=self._classes(self.class_filter.text()),
+            min_distance=None if self.min_distance.value() < 0 else self.min_distance.value(),
+            max_distance=None if self.max_distance.value() < 0 else self.max_distance.value(),
+            min_confidence=self.min_confidence.value() / 100 if self.min_confidence.value() > 0 else None,
+            max_confidence=self.max_confidence.value() / 100 if self.max_confidence.value() < 100 else None)
+
+    def set_status(self, status: str) -> None:
+        self.status.setCurrentIndex(self.status.findData(status))
+
+    def _classes(self, text: str) -> frozenset[int] | None:
+        """The class named, or every class a partial name matches (None: no filter); the hint says which."""
+        text = text.strip()
+        self.class_hint.hide()
+        if not text:
+            return None
+        classes = load_classes()
+        lowered = text.lower()
+        if text.isdigit() and int(text) < len(classes):
+            index = int(text)
+        elif text in classes.wnids:
+            index = classes.index(text)
+        else:
+            matches = self._name_index.get(lowered) or [i for i, n in enumerate(classes.names) if lowered in n.lower()]
+            if not matches:
+                self._hint(f"No class matches “{text}”.")
+                return frozenset()  # matches nothing, visibly
+            if len(matches) == 1:
+                index = matches[0]
+            else:
+                # "dog" means every dog class, not the first one in index order.
+                shown = ", ".join(classes.names[i] for i in matches[:4])
+                more = f" and {len(matches) - 4} more" if len(matches) > 4 else ""
+                self._hint(f"Predicted or labelled, any of {len(matches)} classes: {shown}{more}.")
+                return frozenset(matches)
+        self._hint(f"Predicted or labelled: {classes.names[index]} ({classes.wnids[index]})")
+        return frozenset({index})
+
+    def _hint(self, text: str) -> None:
+        self.class_hint.setText(text)
+        self.class_hint.show()
+
+    def _emit(self) -> None:
+        self.filter_changed.emit(self.current_filter())
+
+
+def _pair(left: QWidget, right: QWidget) -> QWidget:
+    box = QWidget()
+    row = QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(left, 1)
+    row.addWidget(QLabel("to"))
+    row.addWidget(right, 1)
+    return box

@@ -1,0 +1,428 @@
+"""The review page: queue | image, header and exemplars | your vote and the facts.
+
+It shows what the `ReviewSession` holds and turns actions (keys or buttons,
+by name from the keymap) into session calls. `mistake_shown` fires once the
+current mistake's facts and its image (or the placeholder) are on screen;
+the latency benchmark waits for it.
+"""
+
+from __future__ import annotations
+
+import time
+from html import escape
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+
+from reviewer.app.keymap import Keymap
+from reviewer.app.mistake_detail import Exemplar, MistakeDetail
+from reviewer.panel.queue import QueueEntry
+from reviewer.terms import CATEGORIES
+from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key, full_key
+from reviewer.ui.review.qt_detail_panel import QtDetailPanel
+from reviewer.ui.review.qt_exemplars import QtExemplars
+from reviewer.ui.qt_image_view import QtImageView
+from reviewer.ui.review.qt_queue_panel import QtQueuePanel
+from reviewer.ui.review.qt_vote_panel import QtVotePanel
+from reviewer.ui.review.review_session import PREFETCH_AHEAD, ReviewSession, vote_complete
+from reviewer.ui.theme import MUTED, WARNING, style_headline, style_muted
+from reviewer.classes.vocabulary import load_classes
+
+VOTE_ACTIONS = {
+    "verdict_correct": {"verdict": "correct"},
+    "verdict_wrong": {"verdict": "wrong"},
+    "verdict_unclear": {"verdict": "unclear"},
+    "severity_major": {"severity": "major"},
+    "severity_minor": {"severity": "minor"},
+    **{f"category_{c}": {"category": c} for c in CATEGORIES if c != "fine_grained_oov"},
+}
+
+
+class QtReviewPage(QWidget):
+    mistake_shown = Signal(object)  # key
+    status_message = Signal(str, bool)
+
+    def __init__(self, keymap: Keymap, *, auto_advance: str = "complete", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session: ReviewSession | None = None
+        self.auto_advance = auto_advance
+        self.loader = ImageLoader(parent=self)
+        self.loader.loaded.connect(self._image_loaded)
+        # Thumbnails decode on their own thread, so they never delay the main image.
+        self.thumbnails = ImageLoader(threads=1, cache_size=400, parent=self)
+        self._wanted: ImageKey | None = None  # the image the view waits for
+        self._shown: dict[str, bool] = {}
+        self._syncing = False
+        self.painted_at = 0.0  # perf_counter() when the last mistake was painted in full
+
+        self.queue_panel = QtQueuePanel()
+        self.queue_panel.view.selectionModel().currentChanged.connect(self._list_moved)
+        self.queue_panel.editing_done.connect(lambda: self.setFocus(Qt.FocusReason.OtherFocusReason))
+        self.headline = QLabel()
+        style_headline(self.headline)
+        self.headline.setTextFormat(Qt.TextFormat.RichText)
+        self.headline.setWordWrap(True)
+        self.subheadline = QLabel()
+        self.subheadline.setTextFormat(Qt.TextFormat.RichText)
+        style_muted(self.subheadline)
+        for label in (self.headline, self.subheadline):
+            # Long class names never widen the window, and the header keeps its height
+            # from one mistake to the next: a changing height would resize the image
+            # view and re-decode the image at the new size.
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.headline.setFixedHeight(self.headline.fontMetrics().lineSpacing() * 2 + 6)
+        self.headline.setAlignment(Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignLeft)
+        self.subheadline.setFixedHeight(self.subheadline.fontMetrics().lineSpacing() + 4)
+        self.image = QtImageView()
+        self.image.full_resolution_wanted.connect(self._want_full_resolution)
+        self.exemplars = QtExemplars(self.thumbnails)
+        self.exemplars.activated.connect(self._preview_exemplar)
+        self.vote_panel = QtVotePanel(keymap)
+        self.vote_panel.action_triggered.connect(self.trigger)
+        self.vote_panel.text_entered.connect(self._text_entered)
+        self.vote_panel.text_cancelled.connect(lambda: self.setFocus())
+        self.details = QtDetailPanel()
+
+        centre = QWidget()
+        centre_layout = QVBoxLayout(centre)
+        centre_layout.setContentsMargins(8, 8, 8, 8)
+        centre_layout.setSpacing(4)
+        centre_layout.addWidget(self.headline)
+        centre_layout.addWidget(self.subheadline)
+        centre_layout.addWidget(self.image, 1)
+        centre_layout.addWidget(self.exemplars)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(4, 8, 8, 8)
+        right_layout.addWidget(self.vote_panel)
+        right_layout.addWidget(self.details, 1)
+        self._centre, self._right = centre, right
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for widget, stretch in ((self.queue_panel, 0), (centre, 1), (right, 0)):
+            self.splitter.addWidget(widget)
+            self.splitter.setStretchFactor(self.splitter.count() - 1, stretch)
+        self.queue_panel.setMinimumWidth(280)
+        right.setMinimumWidth(400)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # A resize re-decodes the shown image at the new size, once the resizing stops.
+        self._resize_timer = QTimer(self, singleShot=True, interval=120, timeout=self._refit)
+        self.image.resized.connect(self._resize_timer.start)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        width = event.size().width()
+        self.splitter.setSizes([max(280, int(width * 0.19)), width, max(400, int(width * 0.25))])
+
+    # -- session -----------------------------------------------------------------
+    def set_session(self, session: ReviewSession | None) -> None:
+        """Show this session (None: none; the previous one is disconnected)."""
+        if self.session is not None:
+            for signal in (self.session.queue_loaded, self.session.current_changed, self.session.detail_ready,
+                           self.session.vote_changed, self.session.others_changed, self.session.message):
+                signal.disconnect()
+            self.queue_panel.filter_changed.disconnect()
+        self.session = session
+        self.queue_panel.model.set_queue(None)
+        if session is None:
+            return
+        session.queue_loaded.connect(self._queue_loaded)
+        session.current_changed.connect(self._current_changed)
+        session.detail_ready.connect(self._detail_ready)
+        session.vote_changed.connect(self._vote_changed)
+        session.others_changed.connect(self._others_changed)
+        session.message.connect(self.status_message)
+        self.queue_panel.filter_changed.connect(session.set_filter)
+
+    def set_keymap(self, keymap: Keymap) -> None:
+        self.vote_panel.set_keymap(keymap)
+
+    def _queue_loaded(self) -> None:
+        self.queue_panel.model.set_queue(self.session.queue)
+        self._update_counts()
+
+    def _update_counts(self) -> None:
+        queue = self.session.queue if self.session else None
+        self.queue_panel.counts.setText(queue.counts().describe() if queue is not None else "No run")
+
+    def _list_moved(self, current, _previous) -> None:
+        if not self._syncing and current.isValid() and self.session is not None:
+            self.session.go_to(current.row())
+
+    # -- showing ---------------------------------------------------------------------
+    def _current_changed(self, entry: QueueEntry | None) -> None:
+        self._shown = {}
+        self._set_panes_visible(entry is not None)
+        if entry is None:
+            self.headline.setText("No mistakes match this filter" if self.session.queue else "")
+            self.subheadline.setText("")
+            self.image.show_message("Nothing to review here", "Change the filter on the left, or run a model.")
+            self.details.clear()
+            return
+        row = self.session.row
+        # The list follows once the mistake itself is painted (see _mark_shown).
+        QTimer.singleShot(0, self._sync_list)
+        names = load_classes().names
+        label = names[entry.original_label] if entry.original_label is not None else "unknown"
+        self.headline.setText(f'<span style="color:{MUTED}">predicted</span> {escape(names[entry.predicted])} '
+                              f'<span style="color:{MUTED}">{entry.probability:.1%} · label</span> {escape(label)}')
+        flags = [f"{row + 1} of {len(self.session.queue)}", escape(entry.file_name),
+                 "novel" if entry.novel else "previously reviewed"]
+        if entry.hierarchy_distance is not None:
+            flags.append(f"WordNet distance {entry.hierarchy_distance}")
+        if entry.decided:
+            flags.append("decided")
+        self.subheadline.setText(" · ".join(flags))
+        self._show_vote(entry.key)
+        self._show_others(entry.key)
+        detail = self.session.detail(entry.key)
+        if detail is not None:
+            self._show_detail(detail)
+        else:
+            self.details.clear()
+            self._wanted = None
+            self.image.show_message("Loading…")
+
+    def _set_panes_visible(self, visible: bool) -> None:
+        """The vote, the facts and the exemplars only while a mistake is shown."""
+        for pane in (self.vote_panel, self.details, self.exemplars):
+            if pane.isVisible() != visible:
+                pane.setVisible(visible)
+
+    def show_empty(self, message: str, detail: str) -> None:
+        """No mistake to show (no run yet): a message where the image goes."""
+        self._set_panes_visible(False)
+        self.headline.setText("")
+        self.subheadline.setText("")
+        self.image.show_message(message, detail)
+
+    def _sync_list(self) -> None:
+        """Select and show the current mistake's row in the queue list."""
+        row = self.session.row if self.session else None
+        if row is None or self.queue_panel.view.currentIndex().row() == row:
+            return
+        self._syncing = True
+        index = self.queue_panel.model.index(row)
+        self.queue_panel.view.setCurrentIndex(index)
+        self.queue_panel.view.scrollTo(index)
+        self._syncing = False
+
+    def _detail_ready(self, detail: MistakeDetail) -> None:
+        key = (detail.image_id, detail.predicted.index)
+        if key == self.session.current_key():
+            self._show_detail(detail)
+        elif detail.image_exists:  # prefetch the image of a coming mistake
+            self.loader.request(fit_key(detail.image_path, self.image.fit_bounds()), priority=0)
+
+    def _show_detail(self, detail: MistakeDetail) -> None:
+        self.details.show_detail(detail)
+        # Like the queue list, the exemplar strips (thumbnails decoded on a worker
+        # anyway) follow once the mistake itself is painted.
+        QTimer.singleShot(0, lambda d=detail: self._show_exemplars(d))
+        if detail.problematic and "problematic</span>" not in self.subheadline.text():
+            self.subheadline.setText(self.subheadline.text() +
+                                     f' · <span style="color:{WARNING}">ground truth problematic</span>')
+        self._shown["detail"] = True
+        if detail.image_path is None:
+            self._wanted = None
+            self.image.show_message("No image file", f"{detail.file_name}: this project has labels for it but "
+                                                     "no image (add its folder with 'reviewer import-images').")
+            self._mark_shown("image")
+        elif not detail.image_exists:
+            self._wanted = None
+            self.image.show_message("Image file not found", str(detail.image_path))
+            self._mark_shown("image")
+        else:
+            self._wanted = fit_key(detail.image_path, self.image.fit_bounds())
+            decoded = self.loader.request(self._wanted, priority=2)
+            if decoded is not None:
+                self._image_loaded(decoded)
+            elif not self.image.has_image() or self.image.message:
+                self.image.show_message("Loading…")
+        self._mark_shown("detail")
+
+    def _show_exemplars(self, detail: MistakeDetail) -> None:
+        if self._current_detail() is not detail:
+            return
+        label = detail.label_class
+        self.exemplars.show_classes(detail.predicted, detail.predicted_exemplars, label,
+                                    detail.label_exemplars if label else ())
+
+    def _image_loaded(self, decoded: Decoded) -> None:
+        detail = self._current_detail()
+        if detail is None or detail.image_path is None or decoded.key.path != str(detail.image_path):
+            return
+        if decoded.key.full:
+            if decoded.image is not None:
+                self.image.show_image(decoded.image, decoded.original_size, keep_view=True, warning=decoded.warning)
+            return
+        if decoded.key != self._wanted:
+            return
+        if decoded.image is None:
+            self.image.show_message("Cannot read this image", f"{detail.image_path}: {decoded.error}")
+        else:
+            self.image.show_image(decoded.image, decoded.original_size, warning=decoded.warning)
+        self._mark_shown("image")
+
+    def _mark_shown(self, part: str) -> None:
+        self._shown[part] = True
+        if self._shown.get("detail") and self._shown.get("image") and not self._shown.get("emitted"):
+            self._shown["emitted"] = True
+            self.mistake_shown.emit(self.session.current_key())
+            # Paint the new mistake now, before the queued results of background work
+            # (which Qt would handle first: a repaint request has low event priority).
+            # The queue list and the thumbnails follow with the next ordinary paint.
+            self._centre.repaint()
+            self._right.repaint()
+            QTimer.singleShot(0, self._prefetch_images)
+            self.painted_at = time.perf_counter()
+
+    def _current_detail(self) -> MistakeDetail | None:
+        key = self.session.current_key() if self.session else None
+        return self.session.detail(key) if key else None
+
+    def _prefetch_images(self) -> None:
+        """Decode the coming mistakes' images at the view's current size (which
+        may have changed since their details arrived)."""
+        session = self.session
+        if session is None or session.queue is None or session.row is None:
+            return
+        bounds = self.image.fit_bounds()
+        for row in range(session.row + 1, min(len(session.queue), session.row + 1 + PREFETCH_AHEAD)):
+            detail = session.detail(session.queue[row].key)
+            if detail is not None and detail.image_exists:
+                self.loader.request(fit_key(detail.image_path, bounds), priority=0)
+
+    def _refit(self) -> None:
+        detail = self._current_detail()
+        if detail is not None and detail.image_exists and self.image.is_fit():
+            key = fit_key(detail.image_path, self.image.fit_bounds())
+            if key != self._wanted:
+                self._wanted = key
+                decoded = self.loader.request(key, priority=2)
+                if decoded is not None:
+                    self._image_loaded(decoded)
+                self._prefetch_images()
+
+    def _want_full_resolution(self) -> None:
+        detail = self._current_detail()
+        if detail is not None and detail.image_exists:
+            decoded = self.loader.request(full_key(detail.image_path), priority=2)
+            if decoded is not None:
+                self._image_loaded(decoded)
+
+    def _show_vote(self, key) -> None:
+        session = self.session
+        status = session.status.get(key) or ("recorded" if not session.my_vote(key).empty else "none")
+        self.vote_panel.show_vote(session.my_vote(key), status=status)
+
+    def _show_others(self, key) -> None:
+        self.vote_panel.show_others(self.session.others.get(key), self.session.names, blind=self.session.blind)
+
+    def _vote_changed(self, key) -> None:
+        self.queue_panel.model.pending = set(self.session.pending)
+        self.queue_panel.model.refresh_key(key)
+        self._update_counts()
+        if key == self.session.current_key():
+            self._show_vote(key)
+
+    def _others_changed(self, key) -> None:
+        if key == self.session.current_key():
+            self._show_others(key)
+
+    # -- actions ---------------------------------------------------------------------
+    def trigger(self, name: str) -> bool:
+        """Carry out a keymap action; False when it does not apply here."""
+        session = self.session
+        if session is None:
+            return False
+        moves = {"next": session.next, "previous": session.previous, "next_unvoted": session.next_unvoted,
+                 "undo": session.undo, "zoom_in": self.image.zoom_in, "zoom_out": self.image.zoom_out,
+                 "zoom_fit": self.image.zoom_fit, "zoom_actual": self.image.zoom_actual,
+                 "pan_left": lambda: self.image.pan(-0.2, 0), "pan_right": lambda: self.image.pan(0.2, 0),
+                 "pan_up": lambda: self.image.pan(0, -0.2), "pan_down": lambda: self.image.pan(0, 0.2)}
+        if name in moves:
+            moves[name]()
+            return True
+        key = session.current_key()
+        if key is None:
+            return False
+        state = session.my_vote(key)
+        if name == "toggle_problematic":
+            session.vote(problematic=not state.problematic)
+            return True
+        if name == "edit_note":
+            self.vote_panel.ask_text("note", "Note on this mistake (Enter records, Esc cancels):", state.note)
+            return True
+        if name == "category_fine_grained_oov":
+            if not self._wrong_allowed(state):
+                return False
+            self.vote_panel.ask_text("oov_name", "Name of the out-of-vocabulary object (Enter records, Esc "
+                                                 "cancels):", state.oov_name or "")
+            return True
+        if name not in VOTE_ACTIONS:
+            return False
+        changes = dict(VOTE_ACTIONS[name])
+        if name.startswith(("severity_", "category_")):
+            if not self._wrong_allowed(state):
+                return False
+            changes.setdefault("verdict", "wrong")
+        elif changes["verdict"] != "wrong":
+            changes.update(severity=None, category=None, oov_name=None)  # those describe a wrong prediction
+        self._after_vote(session.vote(**changes), verdict_key=name.startswith("verdict_"))
+        return True
+
+    def _wrong_allowed(self, state) -> bool:
+        if state.verdict in ("correct", "unclear"):
+            self.status_message.emit("Severity and category describe a wrong prediction: press "
+                                     "the key for wrong first.", True)
+            return False
+        return True
+
+    def _text_entered(self, field: str, text: str) -> None:
+        self.setFocus()
+        if self.session is None or self.session.current_key() is None:
+            return
+        if field == "note":
+            self.session.vote(note=text)
+        elif field == "oov_name":
+            if not text:
+                self.status_message.emit("An out-of-vocabulary category needs the object's name.", True)
+                return
+            self._after_vote(self.session.vote(verdict="wrong", category="fine_grained_oov", oov_name=text),
+                             verdict_key=False)
+
+    def _after_vote(self, state, *, verdict_key: bool) -> None:
+        if state is None or self.auto_advance == "off":
+            return
+        if vote_complete(state) or (self.auto_advance == "verdict" and verdict_key):
+            self.session.next()
+
+    def _preview_exemplar(self, exemplar: Exemplar) -> None:
+        dialog = QDialog(self)
+        dialog.setWindowTitle(exemplar.file_name)
+        dialog.resize(QSize(900, 700))
+        layout = QVBoxLayout(dialog)
+        view = QtImageView()
+        layout.addWidget(view)
+        decoded = self.loader.request(fit_key(exemplar.path, QSize(1600, 1200)), priority=2)
+        view.show_message("Loading…")
+
+        def loaded(d: Decoded) -> None:
+            if d.key.path == str(exemplar.path) and d.key.width == 1600 and d.image is not None:
+                view.show_image(d.image, d.original_size)
+
+        self.loader.loaded.connect(loaded)
+        dialog.finished.connect(lambda: self.loader.loaded.disconnect(loaded))
+        if decoded is not None:
+            loaded(decoded)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+
+    def shutdown(self) -> None:
+        """Stop decoding images (the session is closed by its owner)."""
+        self.loader.shutdown()
+        self.thumbnails.shutdown()
+

@@ -1,0 +1,174 @@
+"""The panelist's vote on the shown mistake, and the others' votes when not blind.
+
+Each button names its key; pressing the key or the button triggers the same
+action (`action_triggered`). Free text (the name of an out-of-vocabulary
+object, a note) is typed in an inline field: Enter records, Esc cancels,
+and the keyboard never has to leave for the mouse.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
+                               QWidget)
+
+from reviewer.app.keymap import Keymap
+from reviewer.panel.votes import VoteState
+from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
+from reviewer.ui.review.qt_detail_panel import rich_label, section_title
+from reviewer.ui.theme import CHECKED_TINTS, KIND_COLOURS, MUTED, QtCard, chip, muted, tint_when_checked
+
+BUTTONS = (  # (action, label, row, column, column span) on a grid of six columns
+    ("verdict_correct", "Correct", 0, 0, 2),
+    ("verdict_wrong", "Wrong", 0, 2, 2),
+    ("verdict_unclear", "Unclear", 0, 4, 2),
+    ("toggle_problematic", "Ground truth is problematic", 1, 0, 6),
+    ("severity_major", "Major", 2, 0, 3),
+    ("severity_minor", "Minor", 2, 3, 3),
+    ("category_fine_grained", "Fine-grained", 3, 0, 3),
+    ("category_fine_grained_oov", "Fine-grained, OOV…", 3, 3, 3),
+    ("category_spurious_correlation", "Spurious correlation", 4, 0, 3),
+    ("category_non_prototypical", "Non-prototypical", 4, 3, 3),
+)
+
+class _TextField(QLineEdit):
+    cancelled = Signal()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if event.key() == Qt.Key.Key_Escape:
+            self.cancelled.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class QtVotePanel(QtCard):
+    action_triggered = Signal(str)
+    text_entered = Signal(str, str)  # field (oov_name | note), text
+    text_cancelled = Signal()
+
+    def __init__(self, keymap: Keymap, parent: QWidget | None = None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 4, 10, 10)
+        layout.setSpacing(4)
+        header = QHBoxLayout()
+        header.addWidget(section_title("Your vote"))
+        header.addStretch(1)
+        self.status = QLabel()
+        header.addWidget(self.status)
+        layout.addLayout(header)
+        grid = QGridLayout()
+        grid.setSpacing(4)
+        for column in range(6):
+            grid.setColumnStretch(column, 1)
+        self.buttons: dict[str, QPushButton] = {}
+        for name, text, row, column, span in BUTTONS:
+            button = QPushButton()
+            button.setObjectName(name)
+            button.setCheckable(True)
+            tint_when_checked(button, CHECKED_TINTS.get(name, "#1f3a66"))
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the window
+            button.clicked.connect(lambda _=False, n=name: self.action_triggered.emit(n))
+            button.setProperty("title", text)
+            grid.addWidget(button, row, column, 1, span)
+            self.buttons[name] = button
+        layout.addLayout(grid)
+        self.note = rich_label()
+        layout.addWidget(self.note)
+        self._field_label = QLabel()
+        self._field_label.setWordWrap(True)
+        self.field = _TextField()
+        self.field.returnPressed.connect(self._field_done)
+        self.field.cancelled.connect(self._field_cancel)
+        self._field_name = ""
+        layout.addWidget(self._field_label)
+        layout.addWidget(self.field)
+        self._hide_field()
+        layout.addWidget(section_title("Other panelists"))
+        self.others = rich_label()
+        layout.addWidget(self.others)
+        self.set_keymap(keymap)
+
+    def set_keymap(self, keymap: Keymap) -> None:
+        for name, button in self.buttons.items():
+            keys = keymap.keys(name)
+            button.setText(f"{button.property('title')}  [{keys[0]}]" if keys else button.property("title"))
+            button.setToolTip(f"{button.property('title')}: " + (" or ".join(keys) if keys else "no key"))
+
+    # -- state -------------------------------------------------------------------
+    def show_vote(self, state: VoteState, *, status: str) -> None:
+        """Check the buttons of the vote; `status` is "saving", "recorded", "none" or an error."""
+        checked = {f"verdict_{state.verdict}", f"severity_{state.severity}", f"category_{state.category}"}
+        if state.problematic:
+            checked.add("toggle_problematic")
+        for name, button in self.buttons.items():
+            button.setChecked(name in checked)
+        wrong = state.verdict in (None, "wrong")
+        for name, button in self.buttons.items():
+            if name.startswith(("severity_", "category_")):
+                button.setEnabled(wrong)
+        parts = []
+        if state.category == "fine_grained_oov" and state.oov_name:
+            parts.append(f"Object: <b>{escape(state.oov_name)}</b>")
+        if state.note:
+            parts.append(f"Note: {escape(state.note)}")
+        self.note.setText("<br>".join(parts))
+        self.note.setVisible(bool(parts))
+        self.set_status(status)
+
+    def set_status(self, status: str) -> None:
+        texts = {"saving": muted("saving…"), "recorded": chip("correct", "✓ recorded"), "none": muted("not voted")}
+        self.status.setText(texts.get(status, f'<span style="color:{KIND_COLOURS["wrong"]}">{escape(status)}</span>'))
+
+    def show_others(self, votes: list | None, names: dict[int, str], *, blind: bool) -> None:
+        """Others' votes (SeenVote rows), or why they are hidden."""
+        if votes is None:
+            self.others.setText(muted("Hidden until you vote (blind review).") if blind else "")
+            return
+        if not votes:
+            self.others.setText(muted("No other votes yet."))
+            return
+        lines = []
+        for vote in votes:
+            fields = [chip(vote.verdict, vote.verdict) if vote.verdict else muted("no verdict")]
+            if vote.severity:
+                fields.append(escape(SEVERITY_TITLES.get(vote.severity, vote.severity)))
+            if vote.category:
+                fields.append(escape(CATEGORY_TITLES.get(vote.category, vote.category)))
+            if vote.problematic:
+                fields.append("problematic")
+            line = f"<b>{escape(names.get(vote.reviewer_id, str(vote.reviewer_id)))}</b>: {' · '.join(fields)}"
+            if vote.note:
+                line += f'<br><span style="color:{MUTED}">“{escape(vote.note)}”</span>'
+            lines.append(line)
+        self.others.setText("<br>".join(lines))
+
+    # -- inline text ---------------------------------------------------------------
+    def ask_text(self, field: str, prompt: str, initial: str = "") -> None:
+        self._field_name = field
+        self._field_label.setText(prompt)
+        self.field.setText(initial)
+        self._field_label.show()
+        self.field.show()
+        self.field.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.field.selectAll()
+
+    def asking(self) -> str:
+        return self._field_name if self.field.isVisible() else ""
+
+    def _field_done(self) -> None:
+        field, text = self._field_name, self.field.text().strip()
+        self._hide_field()
+        self.text_entered.emit(field, text)
+
+    def _field_cancel(self) -> None:
+        self._hide_field()
+        self.text_cancelled.emit()
+
+    def _hide_field(self) -> None:
+        self._field_label.hide()
+        self.field.hide()
+        self.field.clearFocus()
+        self._field_name = ""

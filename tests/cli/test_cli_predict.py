@@ -1,0 +1,122 @@
+"""`reviewer predict` and `reviewer import-logits` as a user runs them, killed mid-run included."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from sqlalchemy import select
+
+from db.engine import read_session
+from db.tables import Prediction, Run
+from reviewer.cli import main
+from run_data import make_project, sample_files
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_predict_prints_the_run_its_accuracy_and_what_it_queues(tmp_path, shared_data, capsys):
+    # two images the bundled Lite0 gets right, two it gets wrong (assets/demo/manifest.json)
+    names = ["n01443537_goldfish.JPEG", "n01494475_hammerhead.JPEG", "n01560419_bulbul.JPEG",
+             "n01534433_junco.JPEG"]
+    make_project(tmp_path / "p", [shared_data / "imagenet-samples" / name for name in names])
+    assert main(["predict", str(tmp_path / "p"), "--model", "tf_efficientnet_lite0", "--batch-size", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "run #1 of tf_efficientnet_lite0: complete, 4 of 4 images predicted" in out
+    assert "top-1 accuracy against the original labels: 50.00% (2 of 4)" in out
+    assert ("2 mistakes stored: 2 queued for review, 0 already a wrong label of their image, "
+            "0 already decided by the panel") in out
+    assert main(["predict", str(tmp_path / "p"), "--model", "tf_efficientnet_lite0"]) == 0
+    assert "already complete" in capsys.readouterr().out
+
+
+def test_bad_inputs_exit_2_with_a_message_not_a_traceback(tmp_path, shared_data, capsys):
+    make_project(tmp_path / "p", sample_files(shared_data, 2))
+    bad = tmp_path / "other.pth"
+    torch.save({"head.weight": torch.zeros(2, 2)}, bad)
+    assert main(["predict", str(tmp_path / "p"), "--model", "test_efficientnet", "--checkpoint", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}: does not match the architecture") and "Traceback" not in err
+    np.save(tmp_path / "logits.npy", np.zeros((3, 1000), np.float32))
+    assert main(["import-logits", str(tmp_path / "p"), str(tmp_path / "logits.npy"), "--model", "x"]) == 2
+    assert "has 3 rows" in capsys.readouterr().err
+    assert main(["predict", str(tmp_path / "p"), "--model", "resnet_9000"]) == 2
+    assert "is not a timm architecture" in capsys.readouterr().err
+
+
+def test_hub_model_without_internet_says_what_to_do(tmp_path, shared_data, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("models.sources._cached_weights", lambda cfg: None)
+    make_project(tmp_path / "p", sample_files(shared_data, 1))
+    assert main(["predict", str(tmp_path / "p"), "--model", "resnet18.a1_in1k"]) == 2
+    err = capsys.readouterr().err
+    assert "hub cannot be reached" in err and "--checkpoint PATH with --model resnet18.a1_in1k" in err
+
+
+def _count(db: Path) -> tuple[int, str | None]:
+    with sqlite3.connect(db, timeout=30) as conn:
+        done = conn.execute("SELECT count(*) FROM prediction").fetchone()[0]
+        status = conn.execute("SELECT status FROM run").fetchone()
+    return done, status[0] if status else None
+
+
+def _start(project, *, images: int):
+    command = [sys.executable, "-m", "reviewer", "predict", str(project.root), "--model", "tf_efficientnet_lite0",
+               "--batch-size", "4"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return command, env, subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True)
+
+
+def _interrupt(process, project, how, *, after: int, total: int) -> tuple[str, int, str | None]:
+    """Send `how` once the run has `after` predictions; (stderr, predictions, status)."""
+    db = project.root / "project.db"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and process.poll() is None and _count(db)[0] < after:
+        time.sleep(0.05)
+    process.send_signal(how)
+    _, err = process.communicate(timeout=120)
+    done, status = _count(db)
+    if done == total:
+        pytest.skip("the run finished before it could be interrupted")
+    return err, done, status
+
+
+def test_killed_mid_run_resumes_to_the_same_results(tmp_path, shared_data):
+    from reviewer.runs.compute import predict
+
+    files = sample_files(shared_data, 24, step=40)
+    project = make_project(tmp_path / "p", files)
+    command, env, process = _start(project, images=len(files))
+    _, done, status = _interrupt(process, project, signal.SIGKILL, after=8, total=len(files))
+    assert 8 <= done < len(files) and status == "running"  # partial, never taken for complete
+    resumed = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming run #1: {done} of 24 images done" in resumed.stderr
+    assert f"complete, 24 of 24 images predicted, resumed from {done}" in resumed.stdout
+    uninterrupted = predict(project, "tf_efficientnet_lite0", batch_size=4, rerun=True)
+    with read_session(project.engine) as session:
+        runs = session.execute(select(Run).order_by(Run.id)).scalars().all()
+        assert [r.status for r in runs] == ["complete", "complete"] and runs[1].id == uninterrupted.run_id
+        tops = [session.execute(select(Prediction.image_id, Prediction.row, Prediction.pred_1, Prediction.pred_5)
+                                .where(Prediction.run_id == r.id).order_by(Prediction.image_id)).all() for r in runs]
+    assert tops[0] == tops[1] and len(tops[0]) == 24
+    probs = [np.load(project.root / r.probs_path) for r in runs]
+    np.testing.assert_array_equal(probs[0], probs[1])  # the same batches: bit for bit
+
+
+def test_ctrl_c_keeps_the_finished_batches_and_says_how_to_resume(tmp_path, shared_data):
+    files = sample_files(shared_data, 24, step=40)
+    project = make_project(tmp_path / "p", files)
+    _, _, process = _start(project, images=len(files))
+    err, done, status = _interrupt(process, project, signal.SIGINT, after=4, total=len(files))
+    assert process.returncode == 130 and status == "cancelled" and done % 4 == 0
+    assert f"interrupted: run #1 keeps {done} of 24 images; run the same command again to resume it" in err

@@ -1,0 +1,85 @@
+"""The review queue: a run's mistakes, filtered, sorted and counted for one panelist."""
+
+from __future__ import annotations
+
+import pytest
+from review_data import add_images, add_run, decide
+
+from reviewer.panel.votes import cast_vote, get_reviewer, undo_last
+from reviewer.project import Project
+from reviewer.panel.queue import QueueFilter, load_queue
+
+DOG, HUSKY, CAT, CAR = 208, 207, 281, 817  # Labrador retriever, golden retriever, tabby, sports car
+
+
+@pytest.fixture
+def project(tmp_path):
+    project = Project.create(tmp_path / "p")
+    # Six images; the second already had "Labrador" judged wrong (so predicting it is not novel).
+    ids = add_images(project, [HUSKY, HUSKY, CAT, CAT, CAR, CAR],
+                     labels={1: {"correct": [HUSKY], "wrong": [DOG]}})
+    top1 = {ids[0]: DOG, ids[1]: DOG, ids[2]: CAT, ids[3]: CAR, ids[4]: CAT, ids[5]: CAR}
+    probs = {ids[0]: 0.9, ids[1]: 0.4, ids[3]: 0.7, ids[4]: 0.2}
+    project.run_id = add_run(project, "resnet50", top1, probs=probs)
+    project.ids = ids
+    return project
+
+
+def test_queue_lists_the_run_mistakes_with_novelty_and_distance(project):
+    queue = load_queue(project, run_id=project.run_id, reviewer_id=None)
+    ids = project.ids
+    assert [(e.image_id, e.predicted) for e in queue.shown()] == [(ids[0], DOG), (ids[1], DOG), (ids[3], CAR),
+                                                                  (ids[4], CAT)]
+    assert [e.novel for e in queue.shown()] == [True, False, True, True]
+    assert queue[0].hierarchy_distance == 1  # both retrievers
+    assert queue[2].hierarchy_distance > 5  # a car is far from a cat
+    assert queue.counts().describe() == "4 mistakes, 0 voted"
+
+
+def test_filters_and_counts_follow_the_panelist_votes(project):
+    ann = get_reviewer(project, "ann").id
+    bob = get_reviewer(project, "bob").id
+    ids = project.ids
+    cast_vote(project, reviewer_id=ann, image_id=ids[0], predicted=DOG, verdict="correct")
+    cast_vote(project, reviewer_id=ann, image_id=ids[3], predicted=CAR, verdict="wrong")
+    undo_last(project, reviewer_id=ann)  # the vote on the car image is retracted
+    cast_vote(project, reviewer_id=bob, image_id=ids[4], predicted=CAT, verdict="wrong")
+    decide(project, ids[4], CAT, "wrong")
+
+    queue = load_queue(project, run_id=project.run_id, reviewer_id=ann, queue_filter=QueueFilter(status="novel"))
+    assert len(queue) == 3
+    assert queue.counts().describe() == "3 of 3 novel, 1 voted"
+    queue.apply(QueueFilter(status="unvoted"))
+    assert [e.image_id for e in queue.shown()] == [ids[1], ids[3], ids[4]]  # bob's vote is not ann's
+    queue.apply(QueueFilter(status="reviewed"))
+    assert [e.image_id for e in queue.shown()] == [ids[1]]
+    queue.apply(QueueFilter(status="decided"))
+    assert [e.image_id for e in queue.shown()] == [ids[4]]
+    queue.apply(QueueFilter(classes=frozenset({CAR})))
+    assert [e.image_id for e in queue.shown()] == [ids[3], ids[4]]  # predicted car, or labelled car
+    queue.apply(QueueFilter(classes=frozenset({HUSKY})))
+    assert [e.image_id for e in queue.shown()] == [ids[0], ids[1]]  # labelled husky
+    queue.apply(QueueFilter(classes=frozenset({HUSKY, CAR})))  # a name matching several classes
+    assert [e.image_id for e in queue.shown()] == [ids[0], ids[1], ids[3], ids[4]]
+    queue.apply(QueueFilter(max_distance=1))
+    assert [e.predicted for e in queue.shown()] == [DOG, DOG]
+    queue.apply(QueueFilter(min_confidence=0.5))
+    assert [e.image_id for e in queue.shown()] == [ids[0], ids[3]]
+
+
+def test_sorting_and_navigation(project):
+    ann = get_reviewer(project, "ann").id
+    queue = load_queue(project, run_id=project.run_id, reviewer_id=ann,
+                       queue_filter=QueueFilter(sort="confidence_desc"))
+    assert [round(e.probability, 1) for e in queue.shown()] == [0.9, 0.7, 0.4, 0.2]
+    queue.apply(QueueFilter(sort="distance_asc"))
+    assert queue[0].hierarchy_distance <= queue[len(queue) - 1].hierarchy_distance
+    queue.apply(QueueFilter())
+    assert queue.next_row(None) == 0 and queue.next_row(3) is None and queue.previous_row(0) is None
+    # A vote updates the queue in memory; "next unvoted" skips it and wraps round.
+    queue.set_my_verdict(queue[1].key, "wrong")
+    assert queue.next_row(0, unvoted=True) == 2
+    assert queue.next_row(3, unvoted=True) == 0
+    assert queue.counts().voted_shown == 1
+    with pytest.raises(ValueError, match="queue status must be one of"):
+        QueueFilter(status="maybe")

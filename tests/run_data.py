@@ -1,0 +1,32 @@
+"""Building blocks for tests of model runs: real sample image files in a project.
+
+Importable from any test as `from run_data import ...` (pytest puts the folder of
+tests/conftest.py on sys.path).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from timm.data import ImageNetInfo
+
+from db.engine import write_session
+from db.tables import Image
+from reviewer.project import Project
+
+TINY_MODEL = "test_efficientnet"  # a 0.36 M parameter timm model (160 px, 1000 classes): plumbing only
+WNID_INDEX = {wnid: i for i, wnid in enumerate(ImageNetInfo().label_names())}
+
+
+def sample_files(shared_data: Path, count: int, *, step: int = 1) -> list[Path]:
+    return sorted((shared_data / "imagenet-samples").iterdir())[::step][:count]
+
+
+def make_project(root: Path, files: list[Path]) -> Project:
+    """A project whose images are the given files; labels from their wnid prefix."""
+    project = Project.create(root)
+    with write_session(project.engine) as session:
+        for path in files:
+            wnid = path.name.split("_")[0]
+            session.add(Image(file_name=path.name, path=str(path), original_label=WNID_INDEX.get(wnid)))
+    return project
