@@ -28,7 +28,7 @@ from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.runs.mistakes import store_mistakes
 from reviewer.panel.reruns import review_queue
 from reviewer.evaluation.split import SplitRule, apply_split_rule, resolve_members
-from reviewer.terms import CATEGORIES, SEVERITIES
+from reviewer.terms import Category, Severity, values
 
 
 def timed(label: str, fn, *args, **kwargs):
@@ -51,8 +51,8 @@ def decide_share(project, share: float, rng: np.random.Generator) -> int:
         session.flush()
         session.execute(insert(Decision), [
             {"image_id": i, "predicted": p, "verdict": v, "problematic": bool(rng.random() < 0.01),
-             "severity": str(rng.choice(SEVERITIES)) if v == "wrong" else None,
-             "category": str(rng.choice(CATEGORIES)) if v == "wrong" else None,
+             "severity": str(rng.choice([v.value for v in Severity.panel()])) if v == "wrong" else None,
+             "category": str(rng.choice(values(Category))) if v == "wrong" else None,
              "method": "majority", "reason": "", "decided_by": chair.id}
             for (i, p), v in zip(chosen, verdicts)])
     return len(chosen)

@@ -70,8 +70,11 @@ def is_sqlite(engine: Engine) -> bool:
 
 @contextmanager
 def read_session(engine: Engine) -> Iterator[Session]:
-    """A session for reading; it never takes the write lock."""
-    with Session(engine, expire_on_commit=False) as session:
+    """A session for reading, one consistent snapshot: every query in it sees the
+    database as of its first query (SQLite: one read transaction of the WAL;
+    PostgreSQL: REPEATABLE READ). It never takes the write lock."""
+    bind = engine if is_sqlite(engine) else engine.execution_options(isolation_level="REPEATABLE READ")
+    with Session(bind, expire_on_commit=False) as session:
         yield session
 
 

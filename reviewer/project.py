@@ -5,24 +5,33 @@ default, or a URL to a shared PostgreSQL server) and the runs' probability files
       project.json     {"format": 1, "db_url": null | "postgresql://..."}
       project.db       the SQLite database (when db_url is null)
       runs/            run_<id>.probs.f16.npy, one per model run
+
+Units of work: a user act opens one at the edge (a CLI command, an app act
+for the window) and passes its session to the domain's functions, which take
+it as a keyword argument and never open their own. `read()` is one consistent
+snapshot; `write(work)` runs `work(session)` in one write transaction,
+committed when it returns and retried whole on a transient lock.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator, TypeVar
 
 from sqlalchemy.engine import Engine
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from db import migrate
-from db.engine import create_engine, read_session, sqlite_url, write_session
+from db.engine import create_engine, read_session, sqlite_url, with_retry, write_session
 from db.tables import Image, ProjectSetting
 from reviewer._files import atomic_write_text
 from reviewer.errors import UserError
 
+T = TypeVar("T")
 PROJECT_FILE = "project.json"
 FORMAT = 1
 
@@ -89,6 +98,17 @@ class Project:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    # -- units of work ---------------------------------------------------------
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """One consistent read: every query in the block sees the same moment."""
+        with read_session(self.engine) as session:
+            yield session
+
+    def write(self, work: Callable[[Session], T]) -> T:
+        """`work(session)` as one write transaction: all of it is committed, or none."""
+        return with_retry(self.engine, work)
 
     # -- settings ----------------------------------------------------------
     def setting(self, key: str, default: str | None = None) -> str | None:

@@ -1,65 +1,159 @@
-"""The review vocabulary: verdicts, severities and failure categories.
+"""The review vocabularies, one `StrEnum` each: what a verdict, a severity, a
+failure category, a run status or a decision method can be.
 
-Names are stored in the database in their canonical (snake_case) form;
-`normalise_*` maps the spellings found in published files onto them.
+Members compare equal to their stored strings (`Verdict.WRONG == "wrong"`),
+so the database, JSON files and pandas tables hold plain strings while the
+code names the values once. Each vocabulary carries its display titles, the
+command line takes its choices from it, the window its labels and colours,
+and the database enforces it (CHECK constraints, migration 0004).
+`normalise_*` maps the spellings of published files onto the members.
 """
 
 from __future__ import annotations
 
-VERDICTS = ("correct", "wrong", "unclear")
-LABEL_KINDS = VERDICTS  # a label of an image is judged correct, wrong or unclear
-SEVERITIES = ("major", "minor")
-# Published reviews also use "Borderline"; the paper's analysis counts it as minor.
-IMPORTED_SEVERITIES = ("major", "minor", "borderline")
-CATEGORIES = ("fine_grained", "fine_grained_oov", "spurious_correlation", "non_prototypical")
+from enum import Enum
 
-CATEGORY_TITLES = {
-    "fine_grained": "Fine-grained",
-    "fine_grained_oov": "Fine-grained with out-of-vocabulary object",
-    "spurious_correlation": "Spurious correlation",
-    "non_prototypical": "Non-prototypical",
+try:
+    from enum import StrEnum
+except ImportError:  # Python 3.10
+    class StrEnum(str, Enum):
+        def __str__(self) -> str:
+            return str(self.value)
+
+        def __format__(self, spec: str) -> str:
+            return format(str(self.value), spec)
+
+
+class Verdict(StrEnum):
+    """A panelist's judgement of a prediction, and the kind of a label of an image."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    UNCLEAR = "unclear"
+
+    @property
+    def caption(self) -> str:
+        return self.value.capitalize()
+
+
+class Severity(StrEnum):
+    """How bad a mistake is. The panel rates major or minor; published reviews also say
+    Borderline, which the paper's analysis counts as minor."""
+
+    MAJOR = "major"
+    MINOR = "minor"
+    BORDERLINE = "borderline"
+
+    @property
+    def caption(self) -> str:
+        return self.value.capitalize()
+
+    @classmethod
+    def panel(cls) -> tuple["Severity", ...]:
+        """The severities a panelist or the chair may give."""
+        return (cls.MAJOR, cls.MINOR)
+
+
+class Category(StrEnum):
+    """The paper's four failure categories."""
+
+    FINE_GRAINED = "fine_grained"
+    FINE_GRAINED_OOV = "fine_grained_oov"
+    SPURIOUS_CORRELATION = "spurious_correlation"
+    NON_PROTOTYPICAL = "non_prototypical"
+
+    @property
+    def caption(self) -> str:
+        return _CATEGORY_TITLES[self]
+
+    @property
+    def short_caption(self) -> str:
+        return _CATEGORY_SHORT[self]
+
+    @property
+    def published(self) -> str:
+        """The spelling the imagenet-mistakes files use."""
+        return _CATEGORY_PUBLISHED[self]
+
+    @property
+    def needs_name(self) -> bool:
+        """An out-of-vocabulary object is named (the one home of that rule)."""
+        return self is Category.FINE_GRAINED_OOV
+
+
+_CATEGORY_TITLES = {
+    Category.FINE_GRAINED: "Fine-grained",
+    Category.FINE_GRAINED_OOV: "Fine-grained with out-of-vocabulary object",
+    Category.SPURIOUS_CORRELATION: "Spurious correlation",
+    Category.NON_PROTOTYPICAL: "Non-prototypical",
 }
-SEVERITY_TITLES = {"major": "Major", "minor": "Minor", "borderline": "Borderline"}
+_CATEGORY_SHORT = {
+    Category.FINE_GRAINED: "Fine-grained",
+    Category.FINE_GRAINED_OOV: "Fine-grained OOV",
+    Category.SPURIOUS_CORRELATION: "Spurious corr.",
+    Category.NON_PROTOTYPICAL: "Non-prototypical",
+}
+_CATEGORY_PUBLISHED = {
+    Category.FINE_GRAINED: "Fine-grained error",
+    Category.FINE_GRAINED_OOV: "Fine-grained error with OOV",
+    Category.SPURIOUS_CORRELATION: "Spurious Correlation",
+    Category.NON_PROTOTYPICAL: "Non-prototypical",
+}
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    COMPLETE = "complete"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+class DecisionMethod(StrEnum):
+    """How a final-decision row came about. A majority lock or the chair's override
+    settles the item; a reopening unsettles it until the next lock."""
+
+    MAJORITY = "majority"
+    OVERRIDE = "override"
+    REOPENED = "reopened"
+
+    @property
+    def settles(self) -> bool:
+        return self is not DecisionMethod.REOPENED
+
 
 # Spellings in google-research/imagenet-mistakes (and close variants).
 _CATEGORY_SPELLINGS = {
-    "fine-grained error": "fine_grained",
-    "fine-grained": "fine_grained",
-    "fine grained": "fine_grained",
+    "fine-grained error": Category.FINE_GRAINED,
+    "fine-grained": Category.FINE_GRAINED,
+    "fine grained": Category.FINE_GRAINED,
     # One record of the published ViT-3B review; the paper folds it into fine-grained.
-    "fine-grained with multilabel options": "fine_grained",
-    "fine-grained error with oov": "fine_grained_oov",
-    "fine-grained with oov": "fine_grained_oov",
-    "fine-grained with out-of-vocabulary": "fine_grained_oov",
-    "spurious correlation": "spurious_correlation",
-    "spurious correlations": "spurious_correlation",
-    "non-prototypical": "non_prototypical",
-    "non prototypical": "non_prototypical",
+    "fine-grained with multilabel options": Category.FINE_GRAINED,
+    "fine-grained error with oov": Category.FINE_GRAINED_OOV,
+    "fine-grained with oov": Category.FINE_GRAINED_OOV,
+    "fine-grained with out-of-vocabulary": Category.FINE_GRAINED_OOV,
+    "spurious correlation": Category.SPURIOUS_CORRELATION,
+    "spurious correlations": Category.SPURIOUS_CORRELATION,
+    "non-prototypical": Category.NON_PROTOTYPICAL,
+    "non prototypical": Category.NON_PROTOTYPICAL,
 }
 
 
-def normalise_category(text: str) -> str | None:
-    """Canonical category for a published spelling, or None if unknown."""
+def normalise_category(text: str) -> Category | None:
+    """The category of a published spelling, or None if unknown."""
     key = text.strip().lower().replace("_", " ")
-    if key.replace(" ", "_") in CATEGORIES:
-        return key.replace(" ", "_")
-    return _CATEGORY_SPELLINGS.get(key)
+    try:
+        return Category(key.replace(" ", "_"))
+    except ValueError:
+        return _CATEGORY_SPELLINGS.get(key)
 
 
-def normalise_severity(text: str) -> str | None:
-    key = text.strip().lower()
-    return key if key in IMPORTED_SEVERITIES else None
+def normalise_severity(text: str) -> Severity | None:
+    try:
+        return Severity(text.strip().lower())
+    except ValueError:
+        return None
 
 
-def published_category(category: str) -> str:
-    """The spelling the imagenet-mistakes files use for a canonical category."""
-    return {
-        "fine_grained": "Fine-grained error",
-        "fine_grained_oov": "Fine-grained error with OOV",
-        "spurious_correlation": "Spurious Correlation",
-        "non_prototypical": "Non-prototypical",
-    }[category]
-
-
-def published_severity(severity: str) -> str:
-    return SEVERITY_TITLES[severity]
+def values(vocabulary: type[StrEnum]) -> list[str]:
+    """The stored strings of a vocabulary, in order (for CLI choices and messages)."""
+    return [member.value for member in vocabulary]

@@ -98,7 +98,6 @@ def tiny_state_dict():
     """The tiny model's randomly initialised weights (seed 0)."""
     import timm
     import torch
-
     from run_data import TINY_MODEL
 
     torch.manual_seed(0)

@@ -11,9 +11,18 @@ from __future__ import annotations
 from sqlalchemy import func, insert, select
 
 from db.engine import write_session
-from db.tables import Decision, Image, Label, LabelSource, Model, Prediction, Reviewer, Run
-from reviewer.runs.mistakes import store_mistakes
+from db.tables import (
+    Decision,
+    Image,
+    Label,
+    LabelSource,
+    Model,
+    Prediction,
+    Reviewer,
+    Run,
+)
 from reviewer.project import Project
+from reviewer.runs.mistakes import store_mistakes
 
 
 def val_name(index: int) -> str:
@@ -72,7 +81,7 @@ def add_run(project: Project, model: str, top1: dict[int, int], *, probs: dict[i
                          "prob_1": p, **{f"prob_{j}": rest for j in range(2, 6)}})
         session.execute(insert(Prediction), rows)
         run_id = run.id
-    store_mistakes(project, run_id)
+    project.write(lambda session: store_mistakes(session=session, run_id=run_id))
     return run_id
 
 
@@ -91,3 +100,34 @@ def decide(project: Project, image_id: int, predicted: int, verdict: str | None,
         session.add(row)
         session.flush()
         return row.id
+
+
+def snapshot_of(project: Project):
+    """The panel's state as one read sees it (`reviewer.panel.snapshot`)."""
+    from reviewer.panel.snapshot import load_snapshot
+
+    with project.read() as session:
+        return load_snapshot(session=session)
+
+
+def standing_decisions_of(project: Project) -> dict:
+    """{item: its standing final decision} (`reviewer.panel.state.standing_decisions`)."""
+    from reviewer.panel.state import standing_decisions
+
+    with project.read() as session:
+        return standing_decisions(session=session)
+
+
+def decisions_table_of(project: Project):
+    """The standing decisions as the analysis and export read them."""
+    from reviewer.panel.state import decisions_table
+
+    with project.read() as session:
+        return decisions_table(session=session)
+
+
+def read_with(project: Project, function, **arguments):
+    """`function(session=..., **arguments)` in one read of the project: a domain query
+    called the way the app layer calls it."""
+    with project.read() as session:
+        return function(session=session, **arguments)

@@ -29,8 +29,11 @@ import pandas as pd
 from scipy.stats import chi2_contingency
 from sqlalchemy import select
 
-from db.engine import read_session
-from db.tables import Mistake, Model, Prediction, Run
+from sqlmodel import Session
+
+from db.tables import Model, Prediction, Run
+from reviewer.runs.mistakes import mistakes_frame, stored_mistakes
+from reviewer.terms import RunStatus, Verdict
 
 OVERLAP_COLUMNS = ["model_a", "model_b", "run_a", "run_b", "images", "mistakes_a", "mistakes_b", "only_a", "only_b",
                    "both_same", "both_different"]
@@ -39,33 +42,27 @@ NOVEL_COLUMNS = ["model", "run_id", "novel", "undecided", "decided", "correct", 
 TEST_COLUMNS = ["model_a", "model_b", "n_a", "n_b", "chi2", "dof", "p_value"]
 
 
-def compared_runs(project) -> dict[str, int]:
+def compared_runs(*, session: Session) -> dict[str, int]:
     """{model: its latest complete run over the whole set}, by model name."""
-    with read_session(project.engine) as session:
-        rows = session.execute(select(Model.name, Run.id).join(Run, Run.model_id == Model.id)
-                               .where(Run.status == "complete", Run.image_slice.is_(None))
-                               .order_by(Run.id)).all()
+    rows = session.execute(select(Model.name, Run.id).join(Run, Run.model_id == Model.id)
+                           .where(Run.status == RunStatus.COMPLETE, Run.image_slice.is_(None))
+                           .order_by(Run.id)).all()
     return dict(sorted({name: run_id for name, run_id in rows}.items()))
 
 
-def _run_mistakes(project, run_id: int) -> pd.DataFrame:
-    with read_session(project.engine) as session:
-        rows = session.execute(select(Mistake.image_id, Mistake.predicted, Mistake.novel)
-                               .where(Mistake.run_id == run_id)).all()
-    return pd.DataFrame([tuple(r) for r in rows], columns=["image_id", "predicted", "novel"]).astype(
-        {"image_id": "int64", "predicted": "int64", "novel": bool})
+def _run_mistakes(session: Session, run_id: int) -> pd.DataFrame:
+    return mistakes_frame(stored_mistakes(session=session, run_id=run_id))[["image_id", "predicted", "novel"]]
 
 
-def _predicted_images(project, run_id: int) -> np.ndarray:
-    with read_session(project.engine) as session:
-        return np.array(session.execute(select(Prediction.image_id).where(Prediction.run_id == run_id))
-                        .scalars().all(), dtype=np.int64)
+def _predicted_images(session: Session, run_id: int) -> np.ndarray:
+    return np.array(session.execute(select(Prediction.image_id).where(Prediction.run_id == run_id))
+                    .scalars().all(), dtype=np.int64)
 
 
-def mistake_overlap(project, runs: dict[str, int]) -> pd.DataFrame:
+def mistake_overlap(*, session: Session, runs: dict[str, int]) -> pd.DataFrame:
     """One row per pair of models: the overlap of their mistakes (module docstring)."""
-    mistakes = {model: _run_mistakes(project, run_id) for model, run_id in runs.items()}
-    predicted = {model: _predicted_images(project, run_id) for model, run_id in runs.items()}
+    mistakes = {model: _run_mistakes(session, run_id) for model, run_id in runs.items()}
+    predicted = {model: _predicted_images(session, run_id) for model, run_id in runs.items()}
     rows = []
     for a, b in combinations(runs, 2):
         common = np.intersect1d(predicted[a], predicted[b])
@@ -79,25 +76,26 @@ def mistake_overlap(project, runs: dict[str, int]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=OVERLAP_COLUMNS)
 
 
-def novel_judgements(project, runs: dict[str, int], decisions: pd.DataFrame) -> pd.DataFrame:
-    """Per model: its novel mistakes and what the panel's current decisions made of them."""
-    decided = decisions[decisions["verdict"].notna()].set_index(["image_id", "predicted"])
+def novel_judgements(*, session: Session, runs: dict[str, int], decisions: pd.DataFrame) -> pd.DataFrame:
+    """Per model: its novel mistakes and what the panel's standing decisions (`decisions_table`)
+    made of them."""
+    decided = decisions.set_index(["image_id", "predicted"])
     rows = []
     for model, run_id in runs.items():
-        novel = _run_mistakes(project, run_id)
+        novel = _run_mistakes(session, run_id)
         novel = novel[novel["novel"]]
         index = pd.MultiIndex.from_frame(novel[["image_id", "predicted"]])
         verdict = decided["verdict"].reindex(index)
         problematic = decided["problematic"].reindex(index).fillna(False).astype(bool)
         has = verdict.notna()
-        correct = int((verdict == "correct").sum())
-        unclear = int((verdict == "unclear").sum())
-        flagged = int((has & problematic & (verdict == "wrong")).sum())  # correct/unclear already count
+        correct = int((verdict == Verdict.CORRECT).sum())
+        unclear = int((verdict == Verdict.UNCLEAR).sum())
+        flagged = int((has & problematic & (verdict == Verdict.WRONG)).sum())  # correct/unclear already count
         judged = correct + unclear + flagged
         n_decided = int(has.sum())
         rows.append({"model": model, "run_id": run_id, "novel": int(len(novel)), "undecided": int((~has).sum()),
                      "decided": n_decided, "correct": correct, "unclear": unclear,
-                     "problematic": int((has & problematic).sum()), "wrong": int((verdict == "wrong").sum()),
+                     "problematic": int((has & problematic).sum()), "wrong": int((verdict == Verdict.WRONG).sum()),
                      "judged_correct": judged, "share": judged / n_decided if n_decided else np.nan})
     return pd.DataFrame(rows, columns=NOVEL_COLUMNS)
 

@@ -15,10 +15,10 @@ from matplotlib.figure import Figure
 
 from reviewer.analysis.calibration import Calibration
 from reviewer.analysis.tables import shares
-from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
+from reviewer.terms import Category, Severity
 
-SHORT_TITLES = {"fine_grained": "Fine-grained", "fine_grained_oov": "Fine-grained OOV",
-                "spurious_correlation": "Spurious corr.", "non_prototypical": "Non-prototypical"}
+SHORT_TITLES = {c.value: c.short_caption for c in Category}
+SEVERITY_TITLES = {s.value: s.caption for s in Severity}
 
 
 def _save(figure: Figure, path: Path) -> Path:
@@ -79,7 +79,7 @@ def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "
         return None
     figure = Figure(figsize=(8, 4), dpi=100)
     axes = figure.subplots()
-    columns = [c for c in CATEGORY_TITLES if c in table.columns]
+    columns = [c.value for c in Category if c.value in table.columns]
     bottom = np.zeros(len(table))
     x = [str(int(d)) for d in table.index]
     for column in columns:

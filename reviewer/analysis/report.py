@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 from sqlalchemy import select
 
-from db.engine import read_session
+from sqlmodel import Session
+
 from db.tables import Run
 from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_calibration, run_calibration
 from reviewer.analysis.class_balance import ClassBalance, run_class_balance
@@ -37,9 +38,11 @@ from reviewer.analysis.tables import (PAPER_FINE_GRAINED_SHARE, category_by_dist
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.labels.labelset import load_labelset
 from reviewer.evaluation.leaderboard import leaderboard
-from reviewer.runs.predictions import load_predictions, open_probabilities
+from reviewer.runs.predictions import load_predictions, run_probabilities
 from reviewer.project import Project
-from reviewer.labels.reviewed_mistakes import current_decisions, reviewed_mistakes
+from reviewer.labels.reviewed_mistakes import reviewed_mistakes
+from reviewer.panel.state import decisions_table
+from reviewer.terms import RunStatus
 from reviewer.evaluation.summary import project_summary
 
 
@@ -122,27 +125,33 @@ def _topk_table(summary: dict) -> pd.DataFrame:
 
 
 def build_report(project: Project, options: ReportOptions = ReportOptions()) -> AnalysisReport:
-    """Compute every table of the report (nothing is written)."""
-    base = load_labelset(project)  # loaded once: both label views derive from it
-    before = reviewed_labelset(project, after_review=False, base=base)
-    after = reviewed_labelset(project, after_review=True, base=base)
-    with read_session(project.engine) as session:
-        runs = {r.id: r for r in session.execute(select(Run).where(Run.status == "complete").order_by(Run.id))
-                .scalars()}
-    predictions = {run_id: load_predictions(project, run_id) for run_id in runs}
-    summary = project_summary(project, before=before, after=after, predictions=predictions,
+    """Compute every table of the report (nothing is written), all from one consistent
+    snapshot of the database: a vote committed while the report is computed is in every
+    table or in none."""
+    with project.read() as session:
+        return _build(project, options, session)
+
+
+def _build(project: Project, options: ReportOptions, session: Session) -> AnalysisReport:
+    base = load_labelset(session=session)  # loaded once: both label views derive from it
+    before = reviewed_labelset(session=session, after_review=False, base=base)
+    after = reviewed_labelset(session=session, after_review=True, base=base)
+    runs = {r.id: r for r in session.execute(select(Run).where(Run.status == RunStatus.COMPLETE)
+                                                 .order_by(Run.id)).scalars()}
+    predictions = {run_id: load_predictions(session=session, run_id=run_id) for run_id in runs}
+    summary = project_summary(project, session=session, before=before, after=after, predictions=predictions,
                               collapsed=options.collapsed_mappings)
-    decisions = current_decisions(project)
-    reviewed = reviewed_mistakes(project, decisions=decisions)
+    decisions = decisions_table(session=session)
+    reviewed = reviewed_mistakes(session=session, decisions=decisions)
     categories, severities = category_severity_counts(reviewed, keep_borderline=options.keep_borderline)
     calibrations, balance = {}, {}
     for run_id, preds in predictions.items():
-        probs = open_probabilities(project, runs[run_id])
+        probs = run_probabilities(project, runs[run_id])
         calibrations[run_id] = run_calibration(before, preds, probs, bins=options.ece_bins)
         if probs is not None:
             balance[run_id] = run_class_balance(before, preds, probs)
-    compared = compared_runs(project)
-    novel = novel_judgements(project, compared, decisions)
+    compared = compared_runs(session=session)
+    novel = novel_judgements(session=session, runs=compared, decisions=decisions)
     return AnalysisReport(
         options=options, summary=summary, reviewed=reviewed, categories=categories, severities=severities,
         chi_categories=chi_square_tests(categories, yates=options.yates),
@@ -152,9 +161,9 @@ def build_report(project: Project, options: ReportOptions = ReportOptions()) -> 
         mla=_mla_table(summary), topk=_topk_table(summary), calibration=calibrations,
         calibration_multilabel={run_id: multilabel_calibration(after, preds, bins=options.ece_bins)
                                 for run_id, preds in predictions.items()},
-        class_balance=balance, overlap=mistake_overlap(project, compared), novel=novel,
+        class_balance=balance, overlap=mistake_overlap(session=session, runs=compared), novel=novel,
         novel_tests=novel_share_tests(novel, yates=options.yates),
-        leaderboard=leaderboard(project, slice_name=options.slice_name, before=before, after=after,
+        leaderboard=leaderboard(session=session, slice_name=options.slice_name, before=before, after=after,
                                 predictions=predictions),
     )
 

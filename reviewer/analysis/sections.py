@@ -19,7 +19,10 @@ from reviewer.analysis import plots
 from reviewer.analysis.report import AnalysisReport
 from reviewer.analysis.tables import PAPER_FINE_GRAINED_SHARE, shares
 from reviewer.evaluation.leaderboard import off_trend, plot_trend
-from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
+from reviewer.terms import Category, Severity
+
+CATEGORY_TITLES = {c.value: c.caption for c in Category}
+SEVERITY_TITLES = {s.value: s.caption for s in Severity}
 
 
 @dataclass

@@ -23,13 +23,14 @@ import pandas as pd
 from scipy.stats import chi2_contingency
 
 from reviewer.labels.labelset import CORRECT, LabelSet
-from reviewer.terms import CATEGORIES, CATEGORY_TITLES, SEVERITIES
+from reviewer.terms import Category, Severity, values
 from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import load_hierarchy, to_wnid
 
 
 def severity_levels(keep_borderline: bool) -> tuple[str, ...]:
-    return SEVERITIES + ("borderline",) if keep_borderline else SEVERITIES
+    panel = tuple(s.value for s in Severity.panel())
+    return panel + (Severity.BORDERLINE.value,) if keep_borderline else panel
 
 
 def category_severity_counts(reviewed: pd.DataFrame, *, keep_borderline: bool = False
@@ -43,10 +44,10 @@ def category_severity_counts(reviewed: pd.DataFrame, *, keep_borderline: bool = 
     models = sorted(reviewed["model"].unique())
     severity = reviewed["severity"]
     if not keep_borderline:
-        severity = severity.replace({"borderline": "minor"})
+        severity = severity.replace({Severity.BORDERLINE.value: Severity.MINOR.value})
     categories = pd.crosstab(reviewed["model"], reviewed["category"])
     severities = pd.crosstab(reviewed["model"], severity)
-    categories = categories.reindex(index=models, columns=list(CATEGORIES), fill_value=0)
+    categories = categories.reindex(index=models, columns=values(Category), fill_value=0)
     severities = severities.reindex(index=models, columns=list(severity_levels(keep_borderline)), fill_value=0)
     categories.index.name = severities.index.name = "model"
     categories.columns.name, severities.columns.name = "category", "severity"
@@ -161,7 +162,7 @@ def category_by_distance(reviewed: pd.DataFrame, labels: LabelSet, *, to: str = 
     the categories' shares and `mistakes`."""
     frame = reviewed.assign(distance=mistake_distances(reviewed, labels, to=to)).dropna(
         subset=["distance", "category"])
-    columns = list(CATEGORIES)
+    columns = values(Category)
     if frame.empty:
         empty = pd.DataFrame(columns=columns + ["mistakes"], index=pd.MultiIndex.from_tuples(
             [], names=["model", "distance"]))
@@ -177,4 +178,4 @@ def category_by_distance(reviewed: pd.DataFrame, labels: LabelSet, *, to: str = 
 
 def titled(frame: pd.DataFrame) -> pd.DataFrame:
     """The same table with the categories' display titles as column names."""
-    return frame.rename(columns={**CATEGORY_TITLES, "major": "Major", "minor": "Minor", "borderline": "Borderline"})
+    return frame.rename(columns={**{c.value: c.caption for c in Category}, **{s.value: s.caption for s in Severity}})

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Callable
 
 from sqlalchemy import func, select
+from sqlmodel import Session
 
-from db.engine import read_session
 from db.tables import Image, Mistake, Model, Run
 from reviewer.paths import asset, user_data
 from reviewer.project import PROJECT_FILE, Project
+from reviewer.terms import RunStatus
 
 DEMO_MODEL = "tf_efficientnet_lite0"
 READY_SETTING = "demo_ready"  # set once every image is imported: a half-made demo is made again
@@ -74,18 +75,17 @@ def prepare_demo_project(root: Path | None = None) -> Project:
     return project
 
 
-def demo_run(project: Project) -> int | None:
+def demo_run(*, session: Session) -> int | None:
     """The id of the latest complete run of the demo model, or None."""
-    with read_session(project.engine) as session:
-        return session.execute(
-            select(Run.id).join(Model, Model.id == Run.model_id)
-            .where(Model.name == DEMO_MODEL, Run.status == "complete").order_by(Run.id.desc()).limit(1)
-        ).scalar_one_or_none()
+    return session.execute(
+        select(Run.id).join(Model, Model.id == Run.model_id)
+        .where(Model.name == DEMO_MODEL, Run.status == RunStatus.COMPLETE).order_by(Run.id.desc()).limit(1)
+    ).scalar_one_or_none()
 
 
 def demo_status(project: Project) -> DemoStatus:
-    run_id = demo_run(project)
-    with read_session(project.engine) as session:
+    with project.read() as session:
+        run_id = demo_run(session=session)
         images = session.execute(select(func.count(Image.id))).scalar_one()
         mistakes = novel = None
         if run_id is not None:

@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import select
 
-from db.engine import read_session
 from db.tables import Image, Model, Prediction, Run
 from reviewer.classes.collapsed import acceptance_matrix
 from reviewer.labels.reviewed import reviewed_labelset
@@ -126,13 +125,13 @@ class DetailSource:
         self.refresh()
 
     def refresh(self) -> None:
-        with read_session(self.project.engine) as session:
+        with self.project.read() as session:
             conn = session.connection()
             images = conn.execute(select(Image.id, Image.file_name, Image.path).order_by(Image.id)).all()
             self._models = dict(conn.execute(
                 select(Run.id, Model.name).join(Model, Model.id == Run.model_id)).all())
+            self.labels: LabelSet = reviewed_labelset(session=session, after_review=False)
         self._files = {r[0]: (r[1], r[2]) for r in images}
-        self.labels: LabelSet = reviewed_labelset(self.project, after_review=False)
         self._exemplars = _class_index(self.labels, {r[0] for r in images if r[2]})
 
     def image_path(self, image_id: int) -> Path | None:
@@ -149,7 +148,7 @@ class DetailSource:
 
     def detail(self, *, run_id: int, image_id: int, predicted: int | None = None) -> MistakeDetail:
         """The detail of the image in the run (the prediction defaults to the run's top-1)."""
-        with read_session(self.project.engine) as session:
+        with self.project.read() as session:
             rows = session.connection().execute(
                 select(Prediction.run_id, *TOPK_COLUMNS, *PROB_COLUMNS)
                 .where(Prediction.image_id == image_id).order_by(Prediction.run_id)).all()

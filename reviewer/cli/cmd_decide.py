@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from reviewer.terms import Category, Severity, Verdict, values
 from reviewer.project import Project
 
 PHASE_TITLES = {1: "Phase 1, correctness", 2: "Phase 2, severity and category"}
@@ -26,11 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--image", metavar="FILE", help="lock (or override) this one item only")
     p.add_argument("--predicted", metavar="CLASS")
     p.add_argument("--override", action="store_true", help="set the decision below instead of the majority")
-    p.add_argument("--verdict", choices=("correct", "wrong", "unclear"))
+    p.add_argument("--verdict", choices=values(Verdict))
     p.add_argument("--problematic", action="store_true")
-    p.add_argument("--severity", choices=("major", "minor"))
-    p.add_argument("--category", choices=("fine_grained", "fine_grained_oov", "spurious_correlation",
-                                           "non_prototypical"))
+    p.add_argument("--severity", choices=[s.value for s in Severity.panel()])
+    p.add_argument("--category", choices=values(Category))
     p.add_argument("--oov-name", metavar="NAME")
     p.add_argument("--reason", default="", help="why the chair overrides the majority (required with --override)")
     p.set_defaults(func=run_decide)
@@ -50,12 +50,12 @@ def run_status(args: argparse.Namespace) -> int:
     from reviewer.panel.phases import phase_items, progress, status
     from reviewer.panel.snapshot import load_snapshot
 
-    project = Project.open(args.project)
-    snapshot = load_snapshot(project)
-    report = progress(snapshot=snapshot)
+    with Project.open(args.project).read() as session:
+        snapshot = load_snapshot(session=session)
+        names = image_names(session=session, image_ids=[i.image_id for i in snapshot.items]) if args.items else {}
+    report = progress(snapshot)
     items = []
     if args.items:
-        names = image_names(project, [i.image_id for i in snapshot.items])
         for phase in (1, 2):
             items += [{"image": names.get(i.image_id), "predicted": i.predicted, "phase": phase,
                        "state": status(snapshot, i, phase)} for i in phase_items(snapshot, phase)]
@@ -79,30 +79,37 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_decide(args: argparse.Namespace) -> int:
     from reviewer.errors import UserError
-    from reviewer.panel.decisions import lock_all, lock_decision, override_decision
+    from reviewer.panel.decisions import check_override, lock_all, lock_decision, override_decision
     from reviewer.panel.lookup import find_mistake, require_reviewer
 
-    project = Project.open(args.project)
-    chair = require_reviewer(project, args.chair)
-    if args.override or args.image or args.predicted:
-        item = find_mistake(project, args.image, args.predicted)
+    one = args.override or args.image or args.predicted
+    if args.override:
+        if not args.verdict:
+            raise UserError("--override needs the decision: --verdict (and for 'wrong' --severity, --category)")
+        check_override(verdict=args.verdict, reason=args.reason, severity=args.severity, category=args.category)
+
+    def work(session):
+        chair = require_reviewer(session=session, name=args.chair)
+        if not one:
+            return chair, lock_all(session=session, chair_id=chair.id, unanimous_only=args.unanimous_only)
+        item = find_mistake(session=session, image=args.image, predicted=args.predicted)
         if args.override:
-            if not args.verdict:
-                raise UserError("--override needs the decision: --verdict (and for 'wrong' --severity, --category)")
-            row = override_decision(project, chair_id=chair.id, image_id=item.image_id, predicted=item.predicted,
-                                    verdict=args.verdict, problematic=args.problematic, severity=args.severity,
-                                    category=args.category, oov_name=args.oov_name, reason=args.reason)
-        else:
-            row = lock_decision(project, chair_id=chair.id, image_id=item.image_id, predicted=item.predicted)
-        print(f"decision {row.id} ({row.method}) on {args.image} predicted {item.predicted}: verdict {row.verdict}"
+            return chair, override_decision(session=session, chair_id=chair.id, item=item, verdict=args.verdict,
+                                            problematic=args.problematic, severity=args.severity,
+                                            category=args.category, oov_name=args.oov_name, reason=args.reason)
+        return chair, lock_decision(session=session, chair_id=chair.id, item=item)
+
+    chair, result = Project.open(args.project).write(work)
+    if one:
+        row = result
+        print(f"decision {row.id} ({row.method}) on {args.image} predicted {row.predicted}: verdict {row.verdict}"
               + (f", {row.reason}" if row.reason else ""))
         return 0
-    rows = lock_all(project, chair_id=chair.id, unanimous_only=args.unanimous_only)
     counts: dict[str, int] = {}
-    for row in rows:
+    for row in result:
         counts[row.verdict] = counts.get(row.verdict, 0) + 1
     summary = ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "nothing to lock"
-    print(f"{chair.name} locked {len(rows)} majority decisions: {summary}")
+    print(f"{chair.name} locked {len(result)} majority decisions: {summary}")
     return 0
 
 
@@ -120,7 +127,8 @@ def run_agreement(args: argparse.Namespace) -> int:
     from reviewer.panel.agreement import agreement_report, pairwise_kappa
     from reviewer.panel.snapshot import FIELDS, load_snapshot
 
-    snapshot = load_snapshot(Project.open(args.project))
+    with Project.open(args.project).read() as session:
+        snapshot = load_snapshot(session=session)
     report = agreement_report(snapshot, resamples=args.resamples, seed=args.seed)
     pairs = [pairwise_kappa(snapshot, name) for name in FIELDS]
     if args.json:

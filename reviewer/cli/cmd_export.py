@@ -105,15 +105,26 @@ def run_split(args: argparse.Namespace) -> int:
                                 SplitRule, apply_split_rule, resolve_members, save_split)
 
     project = Project.open(args.project)
-    members = resolve_members(project, args.runs)
-    anchor = 0
-    if args.anchor:
-        (wanted,) = resolve_members(project, [args.anchor])
-        if wanted not in members:
-            raise CommandError(f"the anchor {wanted.label} is not one of --runs; add it to them")
-        anchor = members.index(wanted)
-    rule = SplitRule(members, k=args.k, anchor=anchor)
-    result = apply_split_rule(project, rule)
+
+    def work(session):
+        """The rule applied and, with --save, its images stored: one unit of work."""
+        members = resolve_members(session=session, specs=args.runs)
+        anchor = 0
+        if args.anchor:
+            (wanted,) = resolve_members(session=session, specs=[args.anchor])
+            if wanted not in members:
+                raise CommandError(f"the anchor {wanted.label} is not one of --runs; add it to them")
+            anchor = members.index(wanted)
+        result = apply_split_rule(session=session, rule=SplitRule(members, k=args.k, anchor=anchor))
+        size = save_split(session=session, result=result, name=args.save, replace=args.replace) if args.save else None
+        return result, size
+
+    if args.save:
+        result, size = project.write(work)
+    else:
+        with project.read() as session:
+            result, size = work(session)
+    rule = result.rule
     counts = result.counts()
     print(f"rule: candidates are the major mistakes of {rule.anchor_member.label}; kept where at least {rule.k} of "
           f"{len(rule.members)} ({', '.join(m.label for m in rule.members)}) made a major mistake, none judged a "
@@ -127,7 +138,6 @@ def run_split(args: argparse.Namespace) -> int:
     for row in shown.itertuples(index=False):
         print(f"  {row.file_name}  major {row.major}, unreviewed {row.unreviewed}, {row.status}")
     if args.save:
-        size = save_split(project, result, name=args.save, replace=args.replace)
         print(f"saved {size} images as slice '{args.save}'")
     if args.export:
         data = {"rule": rule.as_dict(), "counts": counts, "images": result.images(SELECTED),
@@ -145,11 +155,13 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     from reviewer.evaluation.slices import slice_names
 
     project = Project.open(args.project)
-    board = leaderboard(project, slice_name=args.slice)
+    with project.read() as session:
+        board = leaderboard(session=session, slice_name=args.slice)
+        names = slice_names(session=session)
     if args.json:
         print(board.to_json(orient="records", indent=2))
     else:
-        if args.slice not in slice_names(project):
+        if args.slice not in names:
             print(f"(no slice named '{args.slice}': slice scores are empty)")
         print(f"{'run':>5} {'model':30} {'images':12} {'top-1':>7} {'over':>12} {'MLA':>7}  {args.slice}")
         for row in board.itertuples(index=False):

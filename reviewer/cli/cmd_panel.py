@@ -11,6 +11,7 @@ import argparse
 import csv
 import sys
 
+from reviewer.terms import Category, Severity, Verdict, values
 from reviewer.project import Project
 
 VOTE_COLUMNS = ("image", "predicted", "verdict", "problematic", "severity", "category", "oov_name", "note")
@@ -31,14 +32,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--reviewer", required=True, metavar="NAME", help="the panelist casting the vote")
     p.add_argument("--image", metavar="FILE", help="image file name, e.g. ILSVRC2012_val_00000001.JPEG")
     p.add_argument("--predicted", metavar="CLASS", help="predicted class: index 0-999 or wnid")
-    p.add_argument("--verdict", choices=("correct", "wrong", "unclear"))
+    p.add_argument("--verdict", choices=values(Verdict))
     flag = p.add_mutually_exclusive_group()
     flag.add_argument("--problematic", dest="problematic", action="store_true", default=None,
                       help="flag the image as problematic")
     flag.add_argument("--not-problematic", dest="problematic", action="store_false")
-    p.add_argument("--severity", choices=("major", "minor"))
-    p.add_argument("--category", choices=("fine_grained", "fine_grained_oov", "spurious_correlation",
-                                           "non_prototypical"))
+    p.add_argument("--severity", choices=[s.value for s in Severity.panel()])
+    p.add_argument("--category", choices=values(Category))
     p.add_argument("--oov-name", metavar="NAME", help="the out-of-vocabulary object (category fine_grained_oov)")
     p.add_argument("--note", help="the panelist's note on this vote")
     p.add_argument("--batch", metavar="CSV", help="cast one vote per row of a CSV file ('-': stdin) with "
@@ -64,9 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_panelist(args: argparse.Namespace) -> int:
-    from reviewer.panel.votes import get_reviewer
+    from reviewer.app.panel import add_panelist
 
-    row = get_reviewer(Project.open(args.project), args.name, chair=args.chair)
+    row = add_panelist(Project.open(args.project), args.name, chair=args.chair).value
     print(f"panelist {row.name} (id {row.id})" + (", chair" if row.is_chair else ""))
     return 0
 
@@ -94,11 +94,11 @@ def _describe(fields: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in fields.items() if k != "note") or "note"
 
 
-def _read_batch(project: Project, source: str) -> list[tuple]:
+def _read_batch(session, source: str) -> list[tuple]:
     """Every row checked (image, class, values) before any vote is cast."""
     from reviewer.errors import InputError, UserError
     from reviewer.panel.lookup import find_mistake
-    from reviewer.panel.votes import validate_fields
+    from reviewer.panel.votes import check_fields
 
     name = "stdin" if source == "-" else source
     try:
@@ -120,12 +120,13 @@ def _read_batch(project: Project, source: str) -> list[tuple]:
                 if None in row.values():
                     raise UserError(f"fewer cells than the header's {len(reader.fieldnames)} columns")
                 key = (row["image"], row["predicted"])
-                item = known[key] if key in known else known.setdefault(key, find_mistake(project, *key))
+                item = known[key] if key in known else known.setdefault(
+                    key, find_mistake(session=session, image=key[0], predicted=key[1]))
                 fields = _fields(row)
                 if not fields:
                     raise UserError("nothing to vote on this row: give a verdict, problematic, severity, "
                                     "category, oov_name or note")
-                validate_fields(**fields)
+                check_fields(**{k: fields.get(k) for k in ("verdict", "severity", "category")})
             except UserError as exc:
                 raise InputError(name, str(exc), record=f"line {number}",
                                  hint="nothing of this file was recorded") from None
@@ -137,9 +138,11 @@ def _read_batch(project: Project, source: str) -> list[tuple]:
 
 
 def run_vote(args: argparse.Namespace) -> int:
+    """One unit of work: the names are resolved and the votes cast in one transaction, so a
+    batch is recorded whole or not at all (a failure on its last row leaves nothing)."""
     from reviewer.errors import UserError
     from reviewer.panel.lookup import find_mistake, require_reviewer
-    from reviewer.panel.votes import cast_vote, undo_last, validate_fields
+    from reviewer.panel.votes import cast_vote, check_fields, undo_last
 
     given = [f"--{name.replace('_', '-')}" for name in ("image", "predicted", *VOTE_COLUMNS[2:])
              if getattr(args, name, None) is not None]
@@ -147,27 +150,31 @@ def run_vote(args: argparse.Namespace) -> int:
         mode = "--undo" if args.undo else "--batch"
         raise UserError(f"{mode} takes no other vote options (got {', '.join(given or ['--batch'])}): "
                         + ("it undoes your latest vote" if args.undo else "the file gives every vote"))
-    project = Project.open(args.project)
-    reviewer = require_reviewer(project, args.reviewer)
-    if args.undo:
-        row = undo_last(project, reviewer_id=reviewer.id)
-        print(f"undone: vote {row.undoes} of {reviewer.name} (new row {row.id})" if row else "nothing to undo")
-        return 0
-    if args.batch:
-        for item, image, fields in _read_batch(project, args.batch):
-            row = cast_vote(project, reviewer_id=reviewer.id, image_id=item.image_id, predicted=item.predicted,
-                            **fields)
-            print(f"vote {row.id}: {reviewer.name} on {image} predicted {item.predicted}: {_describe(fields)}",
-                  flush=True)
-        return 0
-    item = find_mistake(project, args.image, args.predicted)
     fields = _fields(vars(args))
-    validate_fields(**fields)
-    if not fields:
-        raise UserError("nothing to vote: give --verdict, --problematic, --severity, --category, --oov-name "
-                        "or --note (or --undo)")
-    row = cast_vote(project, reviewer_id=reviewer.id, image_id=item.image_id, predicted=item.predicted, **fields)
-    print(f"vote {row.id}: {reviewer.name} on {args.image} predicted {item.predicted}: {_describe(fields)}")
+    if not (args.undo or args.batch):
+        check_fields(**{k: fields.get(k) for k in ("verdict", "severity", "category")})
+        if not fields:
+            raise UserError("nothing to vote: give --verdict, --problematic, --severity, --category, --oov-name "
+                            "or --note (or --undo)")
+    project = Project.open(args.project)
+
+    def work(session) -> list[str]:
+        reviewer = require_reviewer(session=session, name=args.reviewer)
+        if args.undo:
+            row = undo_last(session=session, reviewer_id=reviewer.id)
+            return [f"undone: vote {row.undoes} of {reviewer.name} (new row {row.id})" if row else "nothing to undo"]
+        batch = (_read_batch(session, args.batch) if args.batch else
+                 [(find_mistake(session=session, image=args.image, predicted=args.predicted), args.image, fields)])
+        if args.batch:
+            print(f"recording {len(batch)} votes of {reviewer.name} in one transaction", file=sys.stderr, flush=True)
+        lines = []
+        for item, image, given in batch:
+            row = cast_vote(session=session, reviewer_id=reviewer.id, item=item, **given)
+            lines.append(f"vote {row.id}: {reviewer.name} on {image} predicted {item.predicted}: {_describe(given)}")
+        return lines
+
+    for line in project.write(work):  # printed once committed: a printed vote is recorded
+        print(line, flush=True)
     return 0
 
 
@@ -175,10 +182,13 @@ def run_reopen(args: argparse.Namespace) -> int:
     from reviewer.panel.lookup import find_mistake, require_reviewer
     from reviewer.panel.phases import reopen
 
-    project = Project.open(args.project)
-    reviewer = require_reviewer(project, args.reviewer)
-    item = find_mistake(project, args.image, args.predicted)
-    reopen(project, reviewer_id=reviewer.id, image_id=item.image_id, predicted=item.predicted, reason=args.reason)
+    def work(session):
+        reviewer = require_reviewer(session=session, name=args.reviewer)
+        item = find_mistake(session=session, image=args.image, predicted=args.predicted)
+        reopen(session=session, reviewer_id=reviewer.id, item=item, reason=args.reason)
+        return item
+
+    item = Project.open(args.project).write(work)
     print(f"reopened {args.image} predicted {item.predicted}: it needs every panelist's verdict again")
     return 0
 
@@ -187,10 +197,11 @@ def run_note(args: argparse.Namespace) -> int:
     from reviewer.panel.discussion import add_note
     from reviewer.panel.lookup import find_mistake, require_reviewer
 
-    project = Project.open(args.project)
-    reviewer = require_reviewer(project, args.reviewer)
-    item = find_mistake(project, args.image, args.predicted)
-    row = add_note(project, reviewer_id=reviewer.id, image_id=item.image_id, predicted=item.predicted,
-                   text=args.text)
+    def work(session):
+        reviewer = require_reviewer(session=session, name=args.reviewer)
+        item = find_mistake(session=session, image=args.image, predicted=args.predicted)
+        return reviewer, item, add_note(session=session, reviewer_id=reviewer.id, item=item, text=args.text)
+
+    reviewer, item, row = Project.open(args.project).write(work)
     print(f"note {row.id} by {reviewer.name} on {args.image} predicted {item.predicted}")
     return 0

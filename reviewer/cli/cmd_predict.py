@@ -101,7 +101,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
 
 def run_import_logits(args: argparse.Namespace) -> int:
-    from reviewer.runs.compute import import_logits
+    from reviewer.runs.logits import import_logits
 
     project = Project.open(args.project)
     result = import_logits(project, args.file, model=args.model, kind=args.kind)
@@ -110,7 +110,7 @@ def run_import_logits(args: argparse.Namespace) -> int:
 
 
 def _print_result(project: Project, result) -> None:
-    from reviewer.runs.compute import top1_accuracy
+    from reviewer.app.runs import top1_of_run
 
     if result.already_complete:
         print(f"run #{result.run_id} of {result.model} is already complete ({result.predicted} images); "
@@ -121,7 +121,7 @@ def _print_result(project: Project, result) -> None:
         resumed = f", resumed from {result.resumed_from}" if result.resumed else ""
         print(f"run #{result.run_id} of {result.model}: {result.status}, {result.predicted} of {result.total} "
               f"images predicted{resumed}{timing}")
-    correct, labelled = top1_accuracy(project, result.run_id)
+    correct, labelled = top1_of_run(project, result.run_id)
     if labelled:
         print(f"top-1 accuracy against the original labels: {100 * correct / labelled:.2f}% "
               f"({correct} of {labelled})")
@@ -141,8 +141,8 @@ def _mistakes_line(project: Project, run_id: int, count: int) -> str:
     """How many mistakes the run adds to the panel's queue, and why the others do not."""
     if not count:
         return "0 mistakes"
-    from reviewer.panel.reruns import rerun_summary
+    from reviewer.app.runs import pending_summary
 
-    split = rerun_summary(project, run_id)
+    split = pending_summary(project, run_id)
     return (f"{count} mistake{'s' if count != 1 else ''} stored: {split['queued']} queued for review, {split['known_wrong_label']} "
             f"already a wrong label of their image, {split['decided']} already decided by the panel")

@@ -18,15 +18,16 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from db.engine import read_session
+from sqlmodel import Session
+
 from db.tables import Model, Run
-from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.labelset import LabelSet, load_labelset
 from reviewer.evaluation.metrics import multilabel_accuracy, top1_accuracy
-from reviewer.runs.predictions import RunPredictions, load_predictions
-from reviewer.project import Project
 from reviewer.evaluation.slices import slice_image_ids, slice_names
 from reviewer.evaluation.split import score_on_images
+from reviewer.labels.labelset import LabelSet, load_labelset
+from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.runs.predictions import RunPredictions, load_predictions
+from reviewer.terms import RunStatus
 
 COLUMNS = ["run_id", "model", "image_slice", "predictions", "top1", "top1_correct", "top1_total", "top1_scope", "mla",
            "slice_correct", "slice_total", "slice_score", "slice_low", "slice_high"]
@@ -34,7 +35,7 @@ VALIDATION_IMAGES = 50_000
 FULL_VALIDATION = "validation"
 
 
-def leaderboard(project: Project, *, slice_name: str | None = "imagenet_m", before: LabelSet | None = None,
+def leaderboard(*, session: Session, slice_name: str | None = "imagenet_m", before: LabelSet | None = None,
                 after: LabelSet | None = None, predictions: dict[int, RunPredictions] | None = None
                 ) -> pd.DataFrame:
     """One row per complete run, best slice score first (then top-1).
@@ -45,16 +46,16 @@ def leaderboard(project: Project, *, slice_name: str | None = "imagenet_m", befo
     """
     predictions = predictions or {}
     if before is None or after is None:
-        base = load_labelset(project)
-        before = reviewed_labelset(project, after_review=False, base=base) if before is None else before
-        after = reviewed_labelset(project, after_review=True, base=base) if after is None else after
-    slice_ids = slice_image_ids(project, slice_name) if slice_name in slice_names(project) else None
-    with read_session(project.engine) as session:
-        runs = session.execute(select(Run.id, Model.name, Run.image_slice).join(Model, Model.id == Run.model_id)
-                               .where(Run.status == "complete").order_by(Run.id)).all()
+        base = load_labelset(session=session)
+        before = reviewed_labelset(session=session, after_review=False, base=base) if before is None else before
+        after = reviewed_labelset(session=session, after_review=True, base=base) if after is None else after
+    slice_ids = (slice_image_ids(session=session, name=slice_name) if slice_name in slice_names(session=session)
+                 else None)
+    runs = session.execute(select(Run.id, Model.name, Run.image_slice).join(Model, Model.id == Run.model_id)
+                           .where(Run.status == RunStatus.COMPLETE).order_by(Run.id)).all()
     rows = []
     for run_id, model, image_slice in runs:
-        preds = predictions[run_id] if run_id in predictions else load_predictions(project, run_id)
+        preds = predictions[run_id] if run_id in predictions else load_predictions(session=session, run_id=run_id)
         top1 = preds.top1.astype(np.int64)
         row = dict.fromkeys(COLUMNS, np.nan)
         row.update(run_id=run_id, model=model, image_slice=image_slice, predictions=len(preds))

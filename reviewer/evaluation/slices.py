@@ -13,10 +13,10 @@ import json
 import numpy as np
 from sqlalchemy import delete, func, insert, select
 
-from db.engine import read_session, write_session
+from sqlmodel import Session
+
 from db.tables import Image, ImageSlice, ProjectSetting
 from reviewer.errors import UserError
-from reviewer.project import Project
 
 RULE_KEY = "slice_rule:"
 MAX_NAME = 64 - len(RULE_KEY)
@@ -26,41 +26,38 @@ class SliceError(UserError):
     """A slice that does not exist or cannot be saved as asked."""
 
 
-def slice_names(project: Project) -> dict[str, int]:
+def slice_names(*, session: Session) -> dict[str, int]:
     """{slice name: number of images}, by name."""
-    with read_session(project.engine) as session:
-        rows = session.execute(select(ImageSlice.name, func.count(ImageSlice.id))
-                               .group_by(ImageSlice.name).order_by(ImageSlice.name)).all()
+    rows = session.execute(select(ImageSlice.name, func.count(ImageSlice.id))
+                           .group_by(ImageSlice.name).order_by(ImageSlice.name)).all()
     return {name: int(n) for name, n in rows}
 
 
-def slice_image_ids(project: Project, name: str) -> np.ndarray:
+def slice_image_ids(*, session: Session, name: str) -> np.ndarray:
     """Sorted image ids of the slice; a SliceError naming the slices there are if none has that name."""
-    with read_session(project.engine) as session:
-        ids = session.execute(select(ImageSlice.image_id).where(ImageSlice.name == name)).scalars().all()
+    ids = session.execute(select(ImageSlice.image_id).where(ImageSlice.name == name)).scalars().all()
     if not ids:
-        known = ", ".join(slice_names(project)) or "none yet"
+        known = ", ".join(slice_names(session=session)) or "none yet"
         raise SliceError(f"the project has no image slice named {name!r} (slices: {known}); make one with "
                          "'reviewer split PROJECT ... --save NAME' or import a TFDS file with 'imagenet_m'")
     return np.array(sorted(ids), dtype=np.int64)
 
 
-def slice_file_names(project: Project, name: str) -> list[str]:
+def slice_file_names(*, session: Session, name: str) -> list[str]:
     """File names of the slice's images, sorted."""
-    ids = slice_image_ids(project, name).tolist()
-    with read_session(project.engine) as session:
-        names = session.execute(select(Image.file_name).where(Image.id.in_(ids))).scalars().all()
-    return sorted(names)
+    ids = slice_image_ids(session=session, name=name)
+    return sorted(session.execute(select(Image.file_name).join(ImageSlice, ImageSlice.image_id == Image.id)
+                                  .where(ImageSlice.name == name)).scalars().all()) if len(ids) else []
 
 
-def slice_rule(project: Project, name: str) -> dict | None:
+def slice_rule(*, session: Session, name: str) -> dict | None:
     """The rule a curated slice was made with, or None (imported or hand-made slices)."""
-    value = project.setting(RULE_KEY + name)
-    return json.loads(value) if value else None
+    row = session.get(ProjectSetting, RULE_KEY + name)
+    return json.loads(row.value) if row and row.value else None
 
 
-def save_slice(project: Project, name: str, image_ids, *, rule: dict | None = None, replace: bool = False) -> int:
-    """Store `image_ids` as the slice `name` (one transaction); returns its size.
+def save_slice(*, session: Session, name: str, image_ids, rule: dict | None = None, replace: bool = False) -> int:
+    """Store `image_ids` as the slice `name`; returns its size.
 
     An existing slice of that name is only replaced when `replace` is true, so
     a curated split never silently overwrites the imported ImageNet-M list.
@@ -71,20 +68,20 @@ def save_slice(project: Project, name: str, image_ids, *, rule: dict | None = No
     ids = sorted({int(i) for i in image_ids})
     if not ids:
         raise SliceError(f"slice {name!r} would be empty; nothing was saved")
-    with write_session(project.engine) as session:
-        exists = session.execute(select(func.count(ImageSlice.id)).where(ImageSlice.name == name)).scalar_one()
-        if exists and not replace:
-            raise SliceError(f"the project already has a slice named {name!r} ({exists} images); "
-                             "choose another name or replace it explicitly")
-        session.execute(delete(ImageSlice).where(ImageSlice.name == name))
-        session.execute(insert(ImageSlice), [{"name": name, "image_id": i} for i in ids])
-        key = RULE_KEY + name
-        setting = session.get(ProjectSetting, key)
-        if rule is None:
-            if setting is not None:
-                session.delete(setting)
-        else:
-            setting = setting or ProjectSetting(key=key)
-            setting.value = json.dumps(rule, sort_keys=True)
-            session.add(setting)
+    exists = session.execute(select(func.count(ImageSlice.id)).where(ImageSlice.name == name)).scalar_one()
+    if exists and not replace:
+        raise SliceError(f"the project already has a slice named {name!r} ({exists} images); "
+                         "choose another name or replace it explicitly")
+    session.execute(delete(ImageSlice).where(ImageSlice.name == name))
+    session.execute(insert(ImageSlice), [{"name": name, "image_id": i} for i in ids])
+    key = RULE_KEY + name
+    setting = session.get(ProjectSetting, key)
+    if rule is None:
+        if setting is not None:
+            session.delete(setting)
+    else:
+        setting = setting or ProjectSetting(key=key)
+        setting.value = json.dumps(rule, sort_keys=True)
+        session.add(setting)
+    session.flush()
     return len(ids)

@@ -37,15 +37,18 @@ import pandas as pd
 from sqlalchemy import select
 from statsmodels.stats.proportion import proportion_confint
 
-from db.engine import read_session
-from db.tables import ImportedReview, ImportedReviewItem, Mistake, Model, Run
+from sqlmodel import Session
+
+from db.tables import ImportedReview, ImportedReviewItem, Model, Run
 from reviewer.errors import UserError
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.labels.labelset import LabelSet
 from reviewer.evaluation.metrics import accepted
 from reviewer.runs.predictions import load_predictions
-from reviewer.project import Project
-from reviewer.labels.reviewed_mistakes import current_decisions, image_table
+from reviewer.labels.reviewed_mistakes import image_table
+from reviewer.panel.state import decisions_table
+from reviewer.runs.mistakes import stored_mistakes
+from reviewer.terms import RunStatus, Severity, Verdict
 from reviewer.evaluation.slices import save_slice, slice_image_ids
 
 SELECTED, NEEDS_REVIEW, NOT_ENOUGH = "selected", "needs review", "below k"
@@ -53,7 +56,7 @@ EXCLUDED = "excluded: correct or unclear new label"
 EXCLUDED_MINOR = "excluded: a minor mistake"
 NOT_CANDIDATE = "not a candidate: the anchor's mistake is not major"
 STATUSES = (SELECTED, NEEDS_REVIEW, EXCLUDED, EXCLUDED_MINOR, NOT_CANDIDATE, NOT_ENOUGH)
-MINOR_SEVERITIES = ("minor", "borderline")
+MINOR_SEVERITIES = (Severity.MINOR.value, Severity.BORDERLINE.value)
 
 
 class SplitError(UserError):
@@ -109,14 +112,11 @@ class SplitResult:
         return {s: int((self.table["status"] == s).sum()) for s in STATUSES}
 
 
-def resolve_members(project: Project, specs: list[str]) -> tuple[SplitMember, ...]:
+def resolve_members(*, session: Session, specs: list[str]) -> tuple[SplitMember, ...]:
     """Members from their names on the command line: a run id ("12", "run:12"), an
     imported review ("review:3"), or a model name (its latest complete run over the
     whole set, else its latest imported review)."""
-    members = []
-    with read_session(project.engine) as session:
-        for spec in specs:
-            members.append(_resolve(session, spec.strip()))
+    members = [_resolve(session, spec.strip()) for spec in specs]
     if len(set(members)) != len(members):
         raise SplitError(f"the members {', '.join(specs)} name the same run or review twice")
     return tuple(members)
@@ -137,7 +137,7 @@ def _resolve(session, spec: str) -> SplitMember:
             raise SplitError(f"no imported review with id {ref}; 'reviewer report PROJECT --json' lists them")
         return SplitMember("review", row[0], row[1])
     run = session.execute(select(Run.id).join(Model, Model.id == Run.model_id)
-                          .where(Model.name == ref, Run.status == "complete", Run.image_slice.is_(None))
+                          .where(Model.name == ref, Run.status == RunStatus.COMPLETE, Run.image_slice.is_(None))
                           .order_by(Run.id.desc())).first()
     if run is not None and kind != "review":
         return SplitMember("run", run[0], ref)
@@ -149,38 +149,36 @@ def _resolve(session, spec: str) -> SplitMember:
                      "imported review")
 
 
-def _member_items(project: Project, member: SplitMember) -> pd.DataFrame:
+def _member_items(session: Session, member: SplitMember) -> pd.DataFrame:
     """(image_id, predicted, own_severity) of a member's mistakes; own_severity is the
     severity its imported review gave (None for a run)."""
-    with read_session(project.engine) as session:
-        conn = session.connection()
-        if member.kind == "run":
-            rows = conn.execute(select(Mistake.image_id, Mistake.predicted).where(Mistake.run_id == member.id)).all()
-            return pd.DataFrame([(i, p, None) for i, p in rows], columns=["image_id", "predicted", "own_severity"])
-        rows = conn.execute(select(ImportedReviewItem.image_id, ImportedReviewItem.predicted,
-                                   ImportedReviewItem.severity).where(ImportedReviewItem.review_id == member.id)
-                            .order_by(ImportedReviewItem.id)).all()
+    if member.kind == "run":
+        return pd.DataFrame([(m.image_id, m.predicted, None) for m in stored_mistakes(session=session, run_id=member.id)],
+                            columns=["image_id", "predicted", "own_severity"])
+    rows = session.connection().execute(select(ImportedReviewItem.image_id, ImportedReviewItem.predicted,
+                                               ImportedReviewItem.severity)
+                                        .where(ImportedReviewItem.review_id == member.id)
+                                        .order_by(ImportedReviewItem.id)).all()
     return pd.DataFrame([tuple(r) for r in rows], columns=["image_id", "predicted", "own_severity"])
 
 
-def _published_severity(project: Project) -> pd.DataFrame:
+def _published_severity(session: Session) -> pd.DataFrame:
     """(image_id, predicted, published_severity): the severity imported reviews gave
     each item (the latest import wins)."""
-    with read_session(project.engine) as session:
-        rows = session.connection().execute(select(ImportedReviewItem.image_id, ImportedReviewItem.predicted,
-                                                   ImportedReviewItem.severity).order_by(ImportedReviewItem.id))
-        frame = pd.DataFrame([tuple(r) for r in rows], columns=["image_id", "predicted", "published_severity"])
+    rows = session.connection().execute(select(ImportedReviewItem.image_id, ImportedReviewItem.predicted,
+                                               ImportedReviewItem.severity).order_by(ImportedReviewItem.id))
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=["image_id", "predicted", "published_severity"])
     return frame.drop_duplicates(["image_id", "predicted"], keep="last").astype({"image_id": "int64",
                                                                                  "predicted": "int64"})
 
 
-def member_judgements(project: Project, rule: SplitRule) -> pd.DataFrame:
+def member_judgements(*, session: Session, rule: SplitRule) -> pd.DataFrame:
     """One row per member mistake: member, image_id, predicted, verdict (None: not reviewed), severity."""
-    decisions = current_decisions(project)
-    decided = decisions.loc[decisions["verdict"].notna(), ["image_id", "predicted", "verdict", "severity"]]
+    decisions = decisions_table(session=session)
+    decided = decisions[["image_id", "predicted", "verdict", "severity"]]
     decided = decided.rename(columns={"severity": "decided_severity"})
-    published = _published_severity(project)
-    frames = [_member_items(project, member).assign(member=index) for index, member in enumerate(rule.members)]
+    published = _published_severity(session)
+    frames = [_member_items(session, member).assign(member=index) for index, member in enumerate(rule.members)]
     items = pd.concat(frames, ignore_index=True).astype({"image_id": "int64", "predicted": "int64",
                                                          "member": "int64"})
     items = items.merge(decided, on=["image_id", "predicted"], how="left")
@@ -188,11 +186,11 @@ def member_judgements(project: Project, rule: SplitRule) -> pd.DataFrame:
     # A review member's own rating first, else any published rating of the same item.
     fallback = items["own_severity"].astype(object).where(items["own_severity"].notna(), items["published_severity"])
     has_decision = items["verdict"].notna()
-    verdict = items["verdict"].astype(object).where(has_decision, np.where(fallback.notna(), "wrong", None))
+    verdict = items["verdict"].astype(object).where(has_decision, np.where(fallback.notna(), Verdict.WRONG.value, None))
     # A "wrong" decision without a severity keeps the published one.
     severity = np.where(has_decision,
                         np.where(items["decided_severity"].notna(), items["decided_severity"],
-                                 np.where(verdict == "wrong", fallback, None)),
+                                 np.where(verdict == Verdict.WRONG, fallback, None)),
                         fallback)
     out = items[["image_id", "predicted", "member"]].assign(verdict=verdict.to_numpy(), severity=severity)
     for column in ("verdict", "severity"):
@@ -200,7 +198,7 @@ def member_judgements(project: Project, rule: SplitRule) -> pd.DataFrame:
     return out
 
 
-def apply_split_rule(project: Project, rule: SplitRule) -> SplitResult:
+def apply_split_rule(*, session: Session, rule: SplitRule) -> SplitResult:
     """Apply the rule to the project's current reviews; nothing is written."""
     if not rule.members:
         raise SplitError("a split needs at least one run or review")
@@ -208,13 +206,13 @@ def apply_split_rule(project: Project, rule: SplitRule) -> SplitResult:
         raise SplitError(f"k must be between 1 and the number of members ({len(rule.members)}), got {rule.k}")
     if not 0 <= rule.anchor < len(rule.members):
         raise SplitError("the anchor must be one of the members")
-    items = member_judgements(project, rule)
-    wrong = items["verdict"] == "wrong"
-    items["major"] = wrong & (items["severity"] == "major")
+    items = member_judgements(session=session, rule=rule)
+    wrong = items["verdict"] == Verdict.WRONG
+    items["major"] = wrong & (items["severity"] == Severity.MAJOR)
     items["minor"] = wrong & items["severity"].isin(MINOR_SEVERITIES)
     items["unreviewed"] = items["verdict"].isna() | (wrong & items["severity"].isna())
     items["reviewed"] = ~items["unreviewed"]
-    items["new_label"] = items["verdict"].isin(("correct", "unclear"))
+    items["new_label"] = items["verdict"].isin((Verdict.CORRECT.value, Verdict.UNCLEAR.value))
     anchor = items["member"] == rule.anchor
     items["anchor_major"] = anchor & items["major"]
     items["anchor_open"] = anchor & items["unreviewed"]
@@ -234,16 +232,17 @@ def apply_split_rule(project: Project, rule: SplitRule) -> SplitResult:
         [EXCLUDED, EXCLUDED_MINOR, NOT_CANDIDATE, SELECTED, NEEDS_REVIEW], default=NOT_ENOUGH)
     table["status"] = status
     table = table.rename(columns={"new_label": "correct_new"}).drop(columns=["anchor_major", "anchor_open"])
-    names = image_table(project, image_ids=table.index.tolist())
+    names = image_table(session=session, image_ids=table.index.tolist())
     table.insert(0, "file_name", names["file_name"].reindex(table.index))
     table = table.reset_index().sort_values("file_name", ignore_index=True)
     return SplitResult(rule=rule, table=table)
 
 
-def save_split(project: Project, result: SplitResult, *, name: str, replace: bool = False) -> int:
+def save_split(*, session: Session, result: SplitResult, name: str, replace: bool = False) -> int:
     """Store the selected images as the slice `name`, with the rule; returns its size."""
     ids = result.table.loc[result.table["status"] == SELECTED, "image_id"].tolist()
-    return save_slice(project, name, ids, rule={**result.rule.as_dict(), "selected": len(ids)}, replace=replace)
+    return save_slice(session=session, name=name, image_ids=ids, rule={**result.rule.as_dict(), "selected": len(ids)},
+                      replace=replace)
 
 
 @dataclass(frozen=True)
@@ -281,10 +280,10 @@ def score_on_images(labels: LabelSet, image_ids: np.ndarray, pred_ids: np.ndarra
     return SliceScore(correct, total, correct / total, float(low), float(high), missing)
 
 
-def evaluate_on_slice(project: Project, run_id: int, slice_name: str, *, labels: LabelSet | None = None
+def evaluate_on_slice(*, session: Session, run_id: int, slice_name: str, labels: LabelSet | None = None
                       ) -> SliceScore:
     """How many of the slice's images the run gets right (labels after the review)."""
-    labels = reviewed_labelset(project, after_review=True) if labels is None else labels
-    image_ids = slice_image_ids(project, slice_name)
-    predictions = load_predictions(project, run_id)
+    labels = reviewed_labelset(session=session, after_review=True) if labels is None else labels
+    image_ids = slice_image_ids(session=session, name=slice_name)
+    predictions = load_predictions(session=session, run_id=run_id)
     return score_on_images(labels, image_ids, predictions.image_ids, predictions.top1.astype(np.int64))

@@ -10,8 +10,9 @@ from collections import Counter
 import numpy as np
 from sqlalchemy import Integer, cast, func, select
 
-from db.engine import read_session
-from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, Run
+from sqlmodel import Session
+
+from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, ProjectSetting, Run
 from reviewer import __version__
 from reviewer.runs.records import fast_decoded
 from reviewer.labels.reviewed import reviewed_labelset
@@ -20,7 +21,7 @@ from reviewer.evaluation.metrics import mla_images, multilabel_accuracy, real_ac
 from reviewer.evaluation.topk import multilabel_variable_topk, real_variable_topk
 from reviewer.runs.predictions import RunPredictions, load_predictions, ranked_classes
 from reviewer.project import Project
-from reviewer.terms import CATEGORIES, IMPORTED_SEVERITIES
+from reviewer.terms import Category, RunStatus, Severity, values
 
 TOPK_FOR_VARIABLE = 10  # ReaL lists at most 9 labels of an image
 
@@ -30,9 +31,10 @@ def shares(counts: Counter, keys: tuple[str, ...]) -> dict:
     return {k: {"count": counts.get(k, 0), "share": counts.get(k, 0) / total if total else math.nan} for k in keys}
 
 
-def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *,
+def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *, session: Session,
                 predictions: RunPredictions | None = None, collapsed: bool = False) -> dict:
-    preds = load_predictions(project, run.id) if predictions is None else predictions
+    """A complete run's metrics. `project` gives the run's probability file, `session` the rest."""
+    preds = load_predictions(session=session, run_id=run.id) if predictions is None else predictions
     pos_b = before.positions(preds.image_ids)
     known = pos_b >= 0
     pos_b, top1 = pos_b[known], preds.top1[known]
@@ -49,28 +51,30 @@ def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *
     }
 
 
-def project_summary(project: Project, *, before: LabelSet | None = None, after: LabelSet | None = None,
-                    predictions: dict[int, RunPredictions] | None = None, collapsed: bool = False) -> dict:
-    """The report's JSON. `before`/`after` (the labels before and after the review)
-    and `predictions` (run id -> predictions) save reloading what the caller has."""
-    before = reviewed_labelset(project, after_review=False) if before is None else before
-    after = reviewed_labelset(project, after_review=True) if after is None else after
+def project_summary(project: Project, *, session: Session, before: LabelSet | None = None,
+                    after: LabelSet | None = None, predictions: dict[int, RunPredictions] | None = None,
+                    collapsed: bool = False) -> dict:
+    """The report's JSON, read with `session` (one snapshot). `before`/`after` (the labels
+    before and after the review) and `predictions` (run id -> predictions) save reloading
+    what the caller has."""
+    before = reviewed_labelset(session=session, after_review=False) if before is None else before
+    after = reviewed_labelset(session=session, after_review=True) if after is None else after
     predictions = predictions or {}
-    with read_session(project.engine) as session:
-        conn = session.connection()
-        n_images, n_files, n_problematic = conn.execute(select(
-            func.count(Image.id), func.count(Image.path),
-            func.coalesce(func.sum(cast(Image.problematic, Integer)), 0))).one()
-        runs = list(session.exec(select(Run, Model).join(Model, Model.id == Run.model_id).order_by(Run.id)))
-        mistake_counts = {r: (t, n) for r, t, n in conn.execute(
-            select(Mistake.run_id, func.count(Mistake.id), func.sum(cast(Mistake.novel, Integer)))
-            .group_by(Mistake.run_id))}
-        reviews = list(session.exec(select(ImportedReview, Model).join(Model, Model.id == ImportedReview.model_id)
-                                    .order_by(ImportedReview.id)))
-        review_items = {}
-        for review, _ in reviews:
-            review_items[review.id] = list(conn.execute(select(ImportedReviewItem.category, ImportedReviewItem.severity)
-                                                        .where(ImportedReviewItem.review_id == review.id)))
+    conn = session.connection()
+    n_images, n_files, n_problematic = conn.execute(select(
+        func.count(Image.id), func.count(Image.path),
+        func.coalesce(func.sum(cast(Image.problematic, Integer)), 0))).one()
+    runs = list(session.exec(select(Run, Model).join(Model, Model.id == Run.model_id).order_by(Run.id)))
+    mistake_counts = {r: (t, n) for r, t, n in conn.execute(
+        select(Mistake.run_id, func.count(Mistake.id), func.sum(cast(Mistake.novel, Integer)))
+        .group_by(Mistake.run_id))}
+    reviews = list(session.exec(select(ImportedReview, Model).join(Model, Model.id == ImportedReview.model_id)
+                                .order_by(ImportedReview.id)))
+    review_items = {}
+    for review, _ in reviews:
+        review_items[review.id] = list(conn.execute(select(ImportedReviewItem.category, ImportedReviewItem.severity)
+                                                    .where(ImportedReviewItem.review_id == review.id)))
+    name = session.get(ProjectSetting, "name")
     out_runs = []
     for run, model in runs:
         total, novel = mistake_counts.get(run.id, (0, 0))
@@ -82,9 +86,9 @@ def project_summary(project: Project, *, before: LabelSet | None = None, after: 
             "created_at": run.created_at.isoformat() if run.created_at else None,
             "mistakes": {"total": int(total or 0), "novel": int(novel or 0)},
         }
-        entry["metrics"] = (run_metrics(project, run, before, after, predictions=predictions.get(run.id),
-                                        collapsed=collapsed)
-                            if run.status == "complete" else None)
+        entry["metrics"] = (run_metrics(project, run, before, after, session=session,
+                                        predictions=predictions.get(run.id), collapsed=collapsed)
+                            if run.status == RunStatus.COMPLETE else None)
         out_runs.append(entry)
     out_reviews = []
     for review, model in reviews:
@@ -92,12 +96,13 @@ def project_summary(project: Project, *, before: LabelSet | None = None, after: 
         out_reviews.append({
             "id": review.id, "model": model.name, "path": review.path, "sha256": review.sha256,
             "items": len(items),
-            "categories": shares(Counter(c for c, _ in items), CATEGORIES),
-            "severities": shares(Counter(s for _, s in items), IMPORTED_SEVERITIES),
+            "categories": shares(Counter(c for c, _ in items), values(Category)),
+            "severities": shares(Counter(s for _, s in items), values(Severity)),
         })
     return {
         "app_version": __version__,
-        "project": {"name": project.name, "root": str(project.root), "images": int(n_images),
+        "project": {"name": name.value if name and name.value else project.root.name, "root": str(project.root),
+                    "images": int(n_images),
                     "images_with_files": int(n_files), "problematic": int(n_problematic),
                     "multilabel_set": int(before.multilabel.sum()),
                     "evaluable": int(mla_images(before, np.arange(len(before))).sum())},

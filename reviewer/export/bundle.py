@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from sqlmodel import Session
+
 from reviewer._files import atomic_write_bytes, sha256_file
 from reviewer.errors import UserError
 from reviewer.export import manifest as manifest_mod
@@ -37,7 +39,8 @@ from reviewer.export.labels import annotation_file, label_table, original_labels
 from reviewer.export.mistakes import model_mistakes, models_with_reviews
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.project import Project
-from reviewer.labels.reviewed_mistakes import current_decisions, image_table, reviewed_mistakes
+from reviewer.labels.reviewed_mistakes import image_table, reviewed_mistakes
+from reviewer.panel.state import decisions_table
 from reviewer.evaluation.slices import slice_names
 
 FORMATS = ("json", "csv", "parquet")
@@ -102,27 +105,26 @@ def next_version(out_dir: Path) -> int:
     return max(versions, default=0) + 1
 
 
-def _write_files(project: Project, folder: Path, formats: tuple[str, ...], split: str | None) -> dict:
+def _write_files(session: Session, folder: Path, formats: tuple[str, ...], split: str | None) -> dict:
     """Write the data files into `folder`; returns what the manifest says about them."""
-    labels = reviewed_labelset(project, after_review=True)
-    decisions = current_decisions(project)
-    images = image_table(project)
-    annotation = annotation_file(project, labels, split=split, decisions=decisions, images=images)
-    reviewed = reviewed_mistakes(project, decisions=decisions)
+    labels = reviewed_labelset(session=session, after_review=True)
+    decisions = decisions_table(session=session)
+    images = image_table(session=session)
+    annotation = annotation_file(session=session, labels=labels, split=split, decisions=decisions, images=images)
+    reviewed = reviewed_mistakes(session=session, decisions=decisions)
     notes: dict = {"models": {}}
     if "json" in formats:
         atomic_write_bytes(folder / ANNOTATIONS, _json_bytes(annotation, compact=True))
-        atomic_write_bytes(folder / ORIGINAL_LABELS, _json_bytes(original_labels(project, images=images),
-                                                                 compact=True))
+        atomic_write_bytes(folder / ORIGINAL_LABELS, _json_bytes(original_labels(images=images), compact=True))
         for model in models_with_reviews(reviewed):
-            result = model_mistakes(project, model, reviewed=reviewed)
+            result = model_mistakes(model=model, reviewed=reviewed)
             name = f"mistakes/{model_file_name(model)}"
             atomic_write_bytes(folder / name, result.to_json().encode("utf-8"))
             notes["models"][model] = {"file": name, "mistakes": len(result.records),
                                       "left_out_incomplete": len(result.incomplete),
                                       "left_out_second_prediction": len(result.duplicates)}
     if "csv" in formats or "parquet" in formats:
-        table = label_table(project, labels, annotation, images=images)
+        table = label_table(labels=labels, annotation=annotation, images=images)
         if "csv" in formats:
             atomic_write_bytes(folder / "labels.csv", table.to_csv(index=False, lineterminator="\n").encode("utf-8"))
         if "parquet" in formats:
@@ -138,36 +140,40 @@ def export_project(project: Project, out_dir: str | Path, *, formats=("json", "c
     """Export the project's labels after review into a new versioned folder under `out_dir`.
 
     `split`: the slice written as `imagenet_m` (none, or the default slice absent: an empty list).
+    Everything is read from one snapshot of the database.
     """
     formats = parse_formats(formats)
-    if split and split != DEFAULT_SPLIT and split not in slice_names(project):
-        known = ", ".join(slice_names(project)) or "none"
-        raise ExportError(f"the project has no slice named {split!r} to export as the split (slices: {known})")
     out_dir = Path(out_dir).expanduser().resolve()
     if out_dir.exists() and not out_dir.is_dir():
         raise ExportError(f"{out_dir} is a file; give a folder to export into")
-    try:
-        return _export_into(project, out_dir, formats, split)
-    except OSError as exc:
-        # Read-only folder, full disk, a file where a folder should be: say where and why.
-        raise ExportError(f"could not write the export into {out_dir}: {exc.strerror or exc}"
-                          + (f" ({exc.filename})" if exc.filename else "") + "; nothing was exported") from exc
+    with project.read() as session:
+        names = slice_names(session=session)
+        if split and split != DEFAULT_SPLIT and split not in names:
+            known = ", ".join(names) or "none"
+            raise ExportError(f"the project has no slice named {split!r} to export as the split (slices: {known})")
+        try:
+            return _export_into(project, session, out_dir, formats, split)
+        except OSError as exc:
+            # Read-only folder, full disk, a file where a folder should be: say where and why.
+            raise ExportError(f"could not write the export into {out_dir}: {exc.strerror or exc}"
+                              + (f" ({exc.filename})" if exc.filename else "") + "; nothing was exported") from exc
 
 
-def _export_into(project: Project, out_dir: Path, formats: tuple[str, ...], split: str | None) -> ExportResult:
+def _export_into(project: Project, session: Session, out_dir: Path, formats: tuple[str, ...],
+                 split: str | None) -> ExportResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_partials(out_dir)
     created = datetime.now(timezone.utc)
     tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=PARTIAL_PREFIX, suffix=PARTIAL_SUFFIX))
     try:
-        notes = _write_files(project, tmp, formats, split)
+        notes = _write_files(session, tmp, formats, split)
         _make_readable(tmp)
         outputs = {p.relative_to(tmp).as_posix(): {"sha256": sha256_file(p), "bytes": p.stat().st_size}
                    for p in sorted(tmp.rglob("*")) if p.is_file()}
         while True:  # another export may take a version number meanwhile: then try the next
             version = next_version(out_dir)
-            manifest = manifest_mod.build(project, created=created, version=version, formats=formats, split=split,
-                                          notes=notes, outputs=outputs)
+            manifest = manifest_mod.build(project, session=session, created=created, version=version,
+                                          formats=formats, split=split, notes=notes, outputs=outputs)
             atomic_write_bytes(tmp / MANIFEST, _json_bytes(manifest))
             (tmp / MANIFEST).chmod(0o644)
             _fsync_dir(tmp)

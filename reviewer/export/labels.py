@@ -31,12 +31,13 @@ from datetime import datetime, timezone
 import numpy as np
 import pandas as pd
 from sqlalchemy import func, select
+from sqlmodel import Session
 
-from db.engine import read_session
 from db.tables import Decision, Image, ImportedReviewItem, ProblematicMark, Reviewer
 from reviewer.labels.labelset import KIND_CODES, LabelSet
-from reviewer.project import Project
-from reviewer.labels.reviewed_mistakes import current_decisions, image_table
+from reviewer.labels.reviewed_mistakes import image_table
+from reviewer.panel.state import decisions_table
+from reviewer.terms import DecisionMethod
 from reviewer.evaluation.slices import slice_file_names, slice_image_ids, slice_names
 from reviewer.classes.vocabulary import load_classes
 
@@ -51,14 +52,12 @@ def _iso(value: datetime | None) -> str:
     return value.astimezone(timezone.utc).isoformat()
 
 
-def annotated_image_ids(project: Project, decisions: pd.DataFrame) -> np.ndarray:
+def annotated_image_ids(*, session: Session, decisions: pd.DataFrame) -> np.ndarray:
     """Images of the multi-label set and images with a judgement (imported review or decision)."""
-    with read_session(project.engine) as session:
-        conn = session.connection()
-        labelled = conn.execute(select(Image.id).where(Image.multilabel)).scalars()
-        reviewed = conn.execute(select(ImportedReviewItem.image_id).distinct()).scalars()
-        ids = set(labelled) | set(reviewed)
-    ids |= set(decisions.loc[decisions["verdict"].notna(), "image_id"].tolist())
+    conn = session.connection()
+    labelled = conn.execute(select(Image.id).where(Image.multilabel)).scalars()
+    reviewed = conn.execute(select(ImportedReviewItem.image_id).distinct()).scalars()
+    ids = set(labelled) | set(reviewed) | set(decisions["image_id"].tolist())
     return np.array(sorted(ids), dtype=np.int64)
 
 
@@ -79,46 +78,46 @@ def _label_lists(labels: LabelSet, image_ids: np.ndarray) -> dict[int, dict[str,
     return out
 
 
-def problematic_metadata(project: Project, labels: LabelSet, decisions: pd.DataFrame) -> dict[int, dict]:
+def problematic_metadata(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) -> dict[int, dict]:
     """{image id: metadata} of every problematic image: the imported mark's metadata
     (latest import), else ours for an image the panel's current decision flags."""
-    with read_session(project.engine) as session:
-        conn = session.connection()
-        marks = {i: m for i, m in conn.execute(select(ProblematicMark.image_id, ProblematicMark.meta)
-                                               .order_by(ProblematicMark.id))}
-        first_flag = dict(conn.execute(select(Decision.image_id, func.min(Decision.created_at))
-                                       .where(Decision.problematic).group_by(Decision.image_id)).all())
-        names = dict(conn.execute(select(Reviewer.id, Reviewer.name)).all())
+    conn = session.connection()
+    marks = {i: m for i, m in conn.execute(select(ProblematicMark.image_id, ProblematicMark.meta)
+                                           .order_by(ProblematicMark.id))}
+    first_flag = dict(conn.execute(select(Decision.image_id, func.min(Decision.created_at))
+                                   .where(Decision.problematic).group_by(Decision.image_id)).all())
+    names = dict(conn.execute(select(Reviewer.id, Reviewer.name)).all())
     out: dict[int, dict] = {}
     for image_id in labels.image_ids[labels.problematic].tolist():
         out[int(image_id)] = dict(marks.get(image_id, {}))
     # As reviewed_labelset: a decision's problematic flag counts with its verdict.
-    flagged = decisions[decisions["problematic"] & decisions["verdict"].notna()].sort_values("created_at")
+    flagged = decisions[decisions["problematic"]].sort_values("created_at")
     for row in flagged.itertuples(index=False):
         if int(row.image_id) in out and out[int(row.image_id)]:
             continue  # keep the imported metadata
         who = names.get(row.decided_by, "") if pd.notna(row.decided_by) else ""
         out[int(row.image_id)] = {
             # A majority lock's reason is its vote count; only a chair's override states why.
-            "reason": row.reason if row.method == "override" and row.reason else PANEL_REASON, "reviewer": who or "panel", "server_username": who or "panel",
+            "reason": row.reason if row.method == DecisionMethod.OVERRIDE and row.reason else PANEL_REASON, "reviewer": who or "panel", "server_username": who or "panel",
             "time_marked": _iso(first_flag.get(row.image_id, row.created_at)), "time_reviewed": _iso(row.created_at),
         }
     return out
 
 
-def annotation_file(project: Project, labels: LabelSet, *, split: str | None = "imagenet_m",
+def annotation_file(*, session: Session, labels: LabelSet, split: str | None = "imagenet_m",
                     decisions: pd.DataFrame | None = None, images: pd.DataFrame | None = None) -> dict:
     """The TFDS-layout dict of the labels after review (pass `reviewed_labelset(after_review=True)`)."""
-    decisions = current_decisions(project) if decisions is None else decisions
-    images = image_table(project) if images is None else images
-    ids = annotated_image_ids(project, decisions)
-    split_names = slice_file_names(project, split) if split and split in slice_names(project) else []
+    decisions = decisions_table(session=session) if decisions is None else decisions
+    images = image_table(session=session) if images is None else images
+    ids = annotated_image_ids(session=session, decisions=decisions)
+    has_split = bool(split) and split in slice_names(session=session)
+    split_names = slice_file_names(session=session, name=split) if has_split else []
     if split_names:
         # TFDS builds its imagenet_m split by looking each name up in initial_annots
         # (a KeyError otherwise), so every split image is written there with its labels.
-        ids = np.union1d(ids, slice_image_ids(project, split))
+        ids = np.union1d(ids, slice_image_ids(session=session, name=split))
     lists = _label_lists(labels, ids)
-    problematic = problematic_metadata(project, labels, decisions)
+    problematic = problematic_metadata(session=session, labels=labels, decisions=decisions)
     names = images["file_name"]
     annots = {names[i]: lists.get(int(i), {}) for i in ids.tolist()}
     return {
@@ -128,22 +127,20 @@ def annotation_file(project: Project, labels: LabelSet, *, split: str | None = "
     }
 
 
-def original_labels(project: Project, *, images: pd.DataFrame | None = None) -> dict:
-    """{"image_filenames": [[file_name, wnid], ...]} of the images with a known original label."""
-    images = image_table(project) if images is None else images
+def original_labels(*, images: pd.DataFrame) -> dict:
+    """{"image_filenames": [[file_name, wnid], ...]} of the images with a known original label
+    (`images`: `image_table`)."""
     known = images[images["original_label"] >= 0].sort_values("file_name")
     wnids = load_classes().wnids
     return {"image_filenames": [[name, wnids[c]] for name, c in zip(known["file_name"], known["original_label"])]}
 
 
-def label_table(project: Project, labels: LabelSet, annotation: dict, *, images: pd.DataFrame | None = None
-                ) -> pd.DataFrame:
+def label_table(*, labels: LabelSet, annotation: dict, images: pd.DataFrame) -> pd.DataFrame:
     """One row per image in the export: file_name, original_wnid, original_name,
     correct / wrong / unclear (space-separated wnids), num_correct, annotated
     (explicit multi-labels; otherwise the original label stands in), problematic,
     in_split. Images in the export: those with a known original label, a
     multi-label annotation, a problematic mark or a place in the split."""
-    images = image_table(project) if images is None else images
     annots, split = annotation["initial_annots"], set(annotation["imagenet_m"])
     problematic = set(annotation["problematic_images"])
     known = images["original_label"] >= 0

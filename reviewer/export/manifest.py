@@ -6,12 +6,14 @@ from datetime import datetime
 
 from sqlalchemy import func, select
 
-from db.engine import read_session
-from db.tables import ImportedReview, ImportedReviewItem, LabelSource, Model, Prediction, Reviewer, Run, Vote
+from sqlmodel import Session
+
+from db.tables import (Image, ImportedReview, ImportedReviewItem, LabelSource, Model, Prediction, ProjectSetting,
+                       Reviewer, Run, Vote)
 from reviewer import __version__
 from reviewer._files import sha256_file
 from reviewer.project import Project
-from reviewer.labels.reviewed_mistakes import current_decisions
+from reviewer.panel.state import decisions_table
 from reviewer.evaluation.slices import slice_names, slice_rule
 
 FORMAT_NAME = "imagenet-mistake-reviewer export"
@@ -43,40 +45,41 @@ def _inputs(session) -> list[dict]:
     return inputs
 
 
-def review_counts(project: Project) -> dict:
+def review_counts(*, session: Session) -> dict:
     """Final decisions by verdict, problematic flags, votes, panelists, imported items."""
-    decisions = current_decisions(project)
+    decisions = decisions_table(session=session)
     verdicts = decisions["verdict"].fillna("none").value_counts().to_dict()
-    with read_session(project.engine) as session:
-        votes = session.execute(select(func.count(Vote.id))).scalar_one()
-        reviewers = session.execute(select(func.count(Reviewer.id))).scalar_one()
-        imported = session.execute(select(func.count(ImportedReviewItem.id))).scalar_one()
+    votes = session.execute(select(func.count(Vote.id))).scalar_one()
+    reviewers = session.execute(select(func.count(Reviewer.id))).scalar_one()
+    imported = session.execute(select(func.count(ImportedReviewItem.id))).scalar_one()
     return {"decided_items": int(len(decisions)), "verdicts": {k: int(v) for k, v in sorted(verdicts.items())},
             "problematic_flags": int(decisions["problematic"].sum()), "vote_rows": int(votes),
             "reviewers": int(reviewers), "imported_review_items": int(imported)}
 
 
-def build(project: Project, *, created: datetime, version: int, formats: tuple[str, ...], split: str | None,
-          notes: dict, outputs: dict[str, dict]) -> dict:
+def build(project: Project, *, session: Session, created: datetime, version: int, formats: tuple[str, ...],
+          split: str | None, notes: dict, outputs: dict[str, dict]) -> dict:
     """The manifest dict (written as manifest.json)."""
-    with read_session(project.engine) as session:
-        runs = _runs(project, session)
-        inputs = _inputs(session)
+    runs = _runs(project, session)
+    inputs = _inputs(session)
     for run in runs:
         if run["probabilities_sha256"]:
             inputs.append({"kind": "probabilities", "run": run["id"], "path": run["probabilities"],
                            "sha256": run["probabilities_sha256"]})
-    has_split = bool(split) and split in slice_names(project)
+    has_split = bool(split) and split in slice_names(session=session)
+    name = session.get(ProjectSetting, "name")
+    images = session.execute(select(func.count(Image.id))).scalar_one()
     return {
         "format": FORMAT_NAME, "format_version": FORMAT_VERSION, "export_version": version,
         "app_version": __version__, "created_at": created.isoformat(),
-        "project": {"name": project.name, "root": str(project.root), "images": project.image_count()},
+        "project": {"name": name.value if name and name.value else project.root.name, "root": str(project.root),
+                    "images": int(images)},
         "formats": list(formats),
         "models": notes.get("models", {}),
         "runs": runs,
-        "reviews": review_counts(project),
+        "reviews": review_counts(session=session),
         "split": {"slice": split if has_split else None, "images": notes["counts"]["split_images"],
-                  "rule": slice_rule(project, split) if has_split else None},
+                  "rule": slice_rule(session=session, name=split) if has_split else None},
         "counts": notes["counts"],
         "inputs": inputs,
         "outputs": outputs,

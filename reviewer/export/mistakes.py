@@ -20,7 +20,7 @@ from reviewer._files import atomic_write_text
 from reviewer.errors import UserError
 from reviewer.project import Project
 from reviewer.labels.reviewed_mistakes import reviewed_mistakes
-from reviewer.terms import published_category, published_severity
+from reviewer.terms import Category, Severity
 
 
 @dataclass
@@ -41,13 +41,13 @@ class ModelMistakes:
 
 def _record(row) -> dict:
     return {"top_prediction": int(row.predicted),
-            "failure category": row.category_raw or published_category(row.category),
-            "failure severity": row.severity_raw or published_severity(row.severity)}
+            "failure category": row.category_raw or Category(row.category).published,
+            "failure severity": row.severity_raw or Severity(row.severity).caption}
 
 
-def model_mistakes(project: Project, model: str, *, reviewed: pd.DataFrame | None = None) -> ModelMistakes:
-    """The reviewed mistakes of `model` (imported and the panel's), in export order."""
-    reviewed = reviewed_mistakes(project) if reviewed is None else reviewed
+def model_mistakes(*, model: str, reviewed: pd.DataFrame) -> ModelMistakes:
+    """The reviewed mistakes of `model` (imported and the panel's), in export order
+    (`reviewed`: `reviewed_mistakes`)."""
     rows = reviewed[reviewed["model"] == model]
     if rows.empty and model not in set(reviewed["model"]):
         known = ", ".join(sorted(set(reviewed["model"]))) or "none"
@@ -66,7 +66,8 @@ def model_mistakes(project: Project, model: str, *, reviewed: pd.DataFrame | Non
 
 def write_model_mistakes(project: Project, model: str, path: str | Path) -> ModelMistakes:
     """Write `model`'s reviewed mistakes to `path` atomically; returns what was written."""
-    result = model_mistakes(project, model)
+    with project.read() as session:
+        result = model_mistakes(model=model, reviewed=reviewed_mistakes(session=session))
     try:
         atomic_write_text(path, result.to_json())
     except OSError as exc:  # the old file, if any, is untouched (atomic write)

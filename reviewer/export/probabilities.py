@@ -20,10 +20,9 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import select
 
-from db.engine import read_session
 from db.tables import Image, Model, Prediction, Run
 from reviewer.errors import UserError
-from reviewer.runs.predictions import open_probabilities
+from reviewer.runs.predictions import run_probabilities
 from reviewer.project import Project
 
 BLOCK = 4096
@@ -39,7 +38,7 @@ class ProbabilityExport:
 def export_probabilities(project: Project, run_id: int, path: str | Path) -> ProbabilityExport:
     """Write run `run_id`'s probabilities to `path` (.npz)."""
     path = Path(path).expanduser()
-    with read_session(project.engine) as session:
+    with project.read() as session:
         found = session.execute(select(Run, Model.name).join(Model, Model.id == Run.model_id)
                                 .where(Run.id == run_id)).first()
         if found is None:
@@ -47,7 +46,7 @@ def export_probabilities(project: Project, run_id: int, path: str | Path) -> Pro
         run, model = found
         rows = session.execute(select(Image.file_name, Prediction.row).join(Image, Image.id == Prediction.image_id)
                                .where(Prediction.run_id == run_id).order_by(Image.file_name)).all()
-    probs = open_probabilities(project, run)
+    probs = run_probabilities(project, run)
     if probs is None:
         raise UserError(f"run {run_id} of {model} has no probability file in {project.root / 'runs'}; "
                         "compute the run again with 'reviewer predict ... --rerun'")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from reviewer.importers._plan import ImportPlan
-from reviewer.terms import LABEL_KINDS
+from reviewer.terms import Verdict, values
 
 VAL_PREFIX = "ILSVRC2012_val_"
 
@@ -36,9 +36,9 @@ class MultilabelRecords:
         if not name.startswith(VAL_PREFIX):
             self.other_images += 1
         seen: dict[int, list[str]] = {}
-        if any(len(set(kinds.get(kind, ()))) != len(kinds.get(kind, ())) for kind in LABEL_KINDS):
+        if any(len(set(kinds.get(kind, ()))) != len(kinds.get(kind, ())) for kind in values(Verdict)):
             self.repeat_images += 1
-        for kind in LABEL_KINDS:
+        for kind in values(Verdict):
             for cls in dict.fromkeys(kinds.get(kind, ())):
                 seen.setdefault(cls, []).append(kind)
                 self.plan.labels.append((name, cls, kind))

@@ -17,7 +17,7 @@ from reviewer.errors import InputError
 from reviewer.importers._multilabel import MultilabelRecords
 from reviewer.importers._plan import ImportPlan
 from reviewer.importers._read import class_of_wnid, image_name, read_json, shown
-from reviewer.terms import LABEL_KINDS
+from reviewer.terms import Verdict, values
 
 IMAGENET_M_SLICE = "imagenet_m"
 
@@ -41,12 +41,12 @@ def parse(path: str | Path, data: object | None = None) -> ImportPlan:
         if not isinstance(entry, dict):
             raise InputError(source, f"expected {{correct, wrong, unclear}} lists, got {shown(entry)}",
                              record=f"initial_annots/{name}")
-        unknown = set(entry) - set(LABEL_KINDS)
+        unknown = set(entry) - set(values(Verdict))
         if unknown:
             raise InputError(source, f"unknown keys {sorted(unknown)}", record=f"initial_annots/{name}",
                              hint="an image's labels are listed under 'correct', 'wrong' and 'unclear'")
         kinds: dict[str, list[int]] = {}
-        for kind in LABEL_KINDS:
+        for kind in values(Verdict):
             wnids = entry.get(kind, [])
             if not isinstance(wnids, list):
                 raise InputError(source, f"'{kind}' must be a list of wnids, got {shown(wnids)}",

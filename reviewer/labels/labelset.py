@@ -21,12 +21,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sqlalchemy import select
 
-from db.engine import read_session
+from sqlmodel import Session
+
 from db.tables import Image, Label
-from reviewer.project import Project
+from reviewer.terms import Verdict
 
 CORRECT, WRONG, UNCLEAR = 0, 1, 2
-KIND_CODES = {"correct": CORRECT, "wrong": WRONG, "unclear": UNCLEAR}
+KIND_CODES = {Verdict.CORRECT: CORRECT, Verdict.WRONG: WRONG, Verdict.UNCLEAR: UNCLEAR}
 
 
 @dataclass(frozen=True)
@@ -104,15 +105,14 @@ class LabelSet:
                        kinds=np.concatenate([self.kinds[old], new_kind[pick]]), problematic=problematic)
 
 
-def load_labelset(project: Project) -> LabelSet:
+def load_labelset(*, session: Session) -> LabelSet:
     """Read all images and labels of the project (one query per table)."""
-    with read_session(project.engine) as session:
-        conn = session.connection()
-        images = [tuple(r) for r in conn.execute(
-            select(Image.id, Image.original_label, Image.problematic, Image.multilabel, Image.val_index)
-            .order_by(Image.id))]
-        labels = [tuple(r) for r in conn.execute(
-            select(Label.image_id, Label.class_index, Label.kind, Label.label_set))]
+    conn = session.connection()
+    images = [tuple(r) for r in conn.execute(
+        select(Image.id, Image.original_label, Image.problematic, Image.multilabel, Image.val_index)
+        .order_by(Image.id))]
+    labels = [tuple(r) for r in conn.execute(
+        select(Label.image_id, Label.class_index, Label.kind, Label.label_set))]
     image_ids = np.fromiter((r[0] for r in images), np.int64, len(images))
     original = np.fromiter((-1 if r[1] is None else r[1] for r in images), np.int16, len(images))
     problematic = np.fromiter((bool(r[2]) for r in images), bool, len(images))

@@ -11,34 +11,24 @@
 from __future__ import annotations
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import select
+from sqlmodel import Session
 
-from db.engine import read_session
-from db.tables import Decision, ImportedReviewItem
+from db.tables import ImportedReviewItem
 from reviewer.labels.labelset import KIND_CODES, WRONG, LabelSet, load_labelset
-from reviewer.project import Project
+from reviewer.panel.state import standing_decisions
 
 
-def imported_review_items(project: Project) -> np.ndarray:
+def imported_review_items(*, session: Session) -> np.ndarray:
     """[n, 2] int64 (image_id, predicted) of every imported review item."""
-    with read_session(project.engine) as session:
-        rows = session.connection().execute(
-            select(ImportedReviewItem.image_id, ImportedReviewItem.predicted).distinct()).all()
+    rows = session.connection().execute(
+        select(ImportedReviewItem.image_id, ImportedReviewItem.predicted).distinct()).all()
     return np.array(rows, dtype=np.int64).reshape(len(rows), 2)
 
 
-def latest_decisions(project: Project) -> list:
-    """The current final decision of every decided (image, predicted) item."""
-    with read_session(project.engine) as session:
-        latest = (select(func.max(Decision.id)).group_by(Decision.image_id, Decision.predicted)).scalar_subquery()
-        return list(session.connection().execute(
-            select(Decision.image_id, Decision.predicted, Decision.verdict, Decision.problematic)
-            .where(Decision.id.in_(latest))).all())
-
-
-def reviewed_labelset(project: Project, *, after_review: bool = True, base: LabelSet | None = None) -> LabelSet:
-    labels = base if base is not None else load_labelset(project)
-    items = imported_review_items(project)
+def reviewed_labelset(*, session: Session, after_review: bool = True, base: LabelSet | None = None) -> LabelSet:
+    labels = base if base is not None else load_labelset(session=session)
+    items = imported_review_items(session=session)
     if len(items):
         pos = labels.positions(items[:, 0])
         existing = labels.rows.astype(np.int64) * 1000 + labels.classes
@@ -46,7 +36,7 @@ def reviewed_labelset(project: Project, *, after_review: bool = True, base: Labe
         if new.any():
             labels = labels.with_judgements(items[new, 0], items[new, 1], np.full(int(new.sum()), WRONG))
     if after_review:
-        decisions = [d for d in latest_decisions(project) if d.verdict in KIND_CODES]
+        decisions = list(standing_decisions(session=session).values())
         if decisions:
             labels = labels.with_judgements(
                 np.array([d.image_id for d in decisions]), np.array([d.predicted for d in decisions]),

@@ -17,45 +17,26 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import func, select
+from sqlalchemy import select
+from sqlmodel import Session
 
-from db.engine import read_session
-from db.tables import Decision, Image, ImportedReview, ImportedReviewItem, Mistake, Model, Reviewer, Run
-from reviewer.project import Project
+from db.tables import Image, ImportedReview, ImportedReviewItem, Model, Run
+from reviewer.panel.state import decisions_table
+from reviewer.runs.mistakes import mistakes_frame, stored_mistakes
+from reviewer.terms import Verdict
 
-DECISION_COLUMNS = ["image_id", "predicted", "verdict", "problematic", "severity", "category", "oov_name",
-                    "method", "reason", "decided_by", "reviewer", "created_at"]
-REOPENED = "reopened"
 REVIEWED_COLUMNS = ["model", "source", "image_id", "file_name", "predicted", "original_label", "category",
                     "severity", "category_raw", "severity_raw", "import_order"]
 
 
-def current_decisions(project: Project) -> pd.DataFrame:
-    """The standing final decision of every decided item, one row per (image_id, predicted):
-    its latest Decision row, unless that row reopened the item."""
-    latest = select(func.max(Decision.id)).group_by(Decision.image_id, Decision.predicted).scalar_subquery()
-    query = (select(Decision.image_id, Decision.predicted, Decision.verdict, Decision.problematic,
-                    Decision.severity, Decision.category, Decision.oov_name, Decision.method, Decision.reason,
-                    Decision.decided_by, Reviewer.name, Decision.created_at)
-             .outerjoin(Reviewer, Reviewer.id == Decision.decided_by)
-             .where(Decision.id.in_(latest)).order_by(Decision.image_id, Decision.predicted))
-    with read_session(project.engine) as session:
-        rows = session.connection().execute(query).all()
-    frame = pd.DataFrame([tuple(r) for r in rows], columns=DECISION_COLUMNS).astype(
-        {"image_id": "int64", "predicted": "int64", "problematic": bool})
-    # A "reopened" row unsettles the item: no decision stands until it is locked again.
-    return frame[frame["method"] != REOPENED].reset_index(drop=True)
-
-
-def _imported_items(project: Project) -> pd.DataFrame:
+def _imported_items(session: Session) -> pd.DataFrame:
     """Imported review items; a later review of the same model replaces an earlier one's item."""
     query = (select(Model.name, ImportedReviewItem.image_id, ImportedReviewItem.predicted,
                     ImportedReviewItem.category, ImportedReviewItem.severity, ImportedReviewItem.category_raw,
                     ImportedReviewItem.severity_raw, ImportedReviewItem.id)
              .join(ImportedReview, ImportedReview.id == ImportedReviewItem.review_id)
              .join(Model, Model.id == ImportedReview.model_id))
-    with read_session(project.engine) as session:
-        rows = session.connection().execute(query).all()
+    rows = session.connection().execute(query).all()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=["model", "image_id", "predicted", "category",
                                                              "severity", "category_raw", "severity_raw", "item_id"])
     frame = frame.astype({"image_id": "int64", "predicted": "int64", "item_id": "int64"})
@@ -63,17 +44,15 @@ def _imported_items(project: Project) -> pd.DataFrame:
     return frame.assign(source="imported")
 
 
-def _run_mistakes(project: Project) -> pd.DataFrame:
+def _run_mistakes(session: Session) -> pd.DataFrame:
     """(model, image_id, predicted) of every stored mistake of every run, once per model."""
-    query = (select(Model.name, Mistake.image_id, Mistake.predicted)
-             .join(Run, Run.id == Mistake.run_id).join(Model, Model.id == Run.model_id).distinct())
-    with read_session(project.engine) as session:
-        rows = session.connection().execute(query).all()
-    return pd.DataFrame([tuple(r) for r in rows], columns=["model", "image_id", "predicted"]).astype(
-        {"image_id": "int64", "predicted": "int64"})
+    models = dict(session.execute(select(Run.id, Model.name).join(Model, Model.id == Run.model_id)).all())
+    frame = mistakes_frame(stored_mistakes(session=session))
+    frame["model"] = frame["run_id"].map(models)
+    return frame[["model", "image_id", "predicted"]].drop_duplicates(ignore_index=True)
 
 
-def reviewed_mistakes(project: Project, *, decisions: pd.DataFrame | None = None) -> pd.DataFrame:
+def reviewed_mistakes(*, session: Session, decisions: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (model, image, predicted class) judged a mistake.
 
     Columns: model, source ("imported": as a published review judged it;
@@ -85,10 +64,10 @@ def reviewed_mistakes(project: Project, *, decisions: pd.DataFrame | None = None
     id, -1 for the panel's own items). Sorted by model, import order (imported
     items as in their file), then file name.
     """
-    decisions = current_decisions(project) if decisions is None else decisions
-    decided = decisions[decisions["verdict"].notna()].set_index(["image_id", "predicted"])
-    imported = _imported_items(project)
-    runs = _run_mistakes(project)
+    decisions = decisions_table(session=session) if decisions is None else decisions
+    decided = decisions.set_index(["image_id", "predicted"])
+    imported = _imported_items(session)
+    runs = _run_mistakes(session)
     known = set(zip(imported["model"], imported["image_id"], imported["predicted"]))
     runs = runs[[k not in known for k in zip(runs["model"], runs["image_id"], runs["predicted"])]]
     frame = pd.concat([imported, runs.assign(item_id=-1)], ignore_index=True)
@@ -100,7 +79,7 @@ def reviewed_mistakes(project: Project, *, decisions: pd.DataFrame | None = None
     verdict = decided["verdict"].reindex(index).to_numpy()
     has_decision = pd.notna(verdict)
     # Undecided run mistakes are not reviewed yet; decided "correct"/"unclear" items are no mistakes.
-    keep = np.where(has_decision, verdict == "wrong", frame["item_id"].to_numpy() >= 0)
+    keep = np.where(has_decision, verdict == Verdict.WRONG, frame["item_id"].to_numpy() >= 0)
     for column in ("category", "severity"):
         ours = decided[column].reindex(index).to_numpy()
         use = has_decision & pd.notna(ours)
@@ -110,7 +89,7 @@ def reviewed_mistakes(project: Project, *, decisions: pd.DataFrame | None = None
         frame[f"{column}_raw"] = np.where(changed, "", frame[f"{column}_raw"].to_numpy())
     frame["source"] = np.where(has_decision, "panel", "imported")
     frame = frame[keep].rename(columns={"item_id": "import_order"})
-    images = image_table(project, image_ids=frame["image_id"].unique().tolist())
+    images = image_table(session=session, image_ids=frame["image_id"].unique().tolist())
     frame = frame.merge(images, left_on="image_id", right_index=True, how="left")
     for column in ("category", "severity", "category_raw", "severity_raw"):
         empty = frame[column].isna()
@@ -120,14 +99,13 @@ def reviewed_mistakes(project: Project, *, decisions: pd.DataFrame | None = None
     return frame[REVIEWED_COLUMNS]
 
 
-def image_table(project: Project, *, image_ids: list[int] | None = None) -> pd.DataFrame:
+def image_table(*, session: Session, image_ids: list[int] | None = None) -> pd.DataFrame:
     """file_name and original_label (-1 when unknown) of the images (all when `image_ids`
     is None), indexed by image id."""
     query = select(Image.id, Image.file_name, Image.original_label)
     if image_ids is not None and len(image_ids) < 20_000:  # within SQLite's bound-parameter limit
         query = query.where(Image.id.in_([int(i) for i in image_ids]))
-    with read_session(project.engine) as session:
-        rows = session.connection().execute(query).all()
+    rows = session.connection().execute(query).all()
     frame = pd.DataFrame([tuple(r) for r in rows], columns=["image_id", "file_name", "original_label"])
     frame["original_label"] = frame["original_label"].fillna(-1).astype("int64")
     return frame.set_index("image_id")

@@ -29,15 +29,15 @@ import numpy as np
 
 from reviewer.panel.phases import phase_items
 from reviewer.panel.snapshot import FIELD_PHASE, FIELDS, PanelSnapshot
-from reviewer.panel.votes import Item
-from reviewer.terms import CATEGORIES, SEVERITIES, VERDICTS
+from reviewer.panel.state import Item
+from reviewer.terms import Category, Severity, Verdict
 
 # The values each field can take, in order (severity's order is its ordinal scale).
 FIELD_VALUES: dict[str, tuple] = {
-    "verdict": VERDICTS,
+    "verdict": tuple(Verdict),
     "problematic": (False, True),
-    "severity": tuple(reversed(SEVERITIES)),  # minor < major
-    "category": CATEGORIES,
+    "severity": (Severity.MINOR, Severity.MAJOR),  # minor < major
+    "category": tuple(Category),
 }
 ORDINAL_FIELDS = ("severity",)
 

@@ -35,14 +35,13 @@ from typing import Iterable
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.engine import read_session, with_retry
-from db.tables import Decision, Mistake, Reviewer, Vote
+from db.tables import Decision, Image, Mistake, Reviewer, Vote
 from reviewer.errors import UserError
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status
-from reviewer.panel.snapshot import FIELDS, LOCKING_METHODS, PanelSnapshot, field_value, load_snapshot
-from reviewer.panel.votes import Item
-from reviewer.project import Project
-from reviewer.terms import CATEGORIES, SEVERITIES, VERDICTS
+from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
+from reviewer.panel.state import Item, current_votes, decision_history, is_settled
+from reviewer.panel.votes import check_fields
+from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 
 
 class DecisionError(UserError):
@@ -89,7 +88,7 @@ def majority_of(votes: Iterable[Vote]) -> Majority:
               for name in FIELDS}
     ties = []
     top, _ = _top(counts["verdict"])
-    verdict = top[0] if len(top) == 1 else ("unclear" if top else None)
+    verdict = top[0] if len(top) == 1 else (Verdict.UNCLEAR if top else None)
     if len(top) > 1:
         ties.append("verdict")
     flags = counts["problematic"]
@@ -97,7 +96,7 @@ def majority_of(votes: Iterable[Vote]) -> Majority:
     if flags and flags[True] * 2 == flags[True] + flags[False]:
         ties.append("problematic")
     top, _ = _top(counts["severity"])
-    severity = top[0] if len(top) == 1 else ("major" if top else None)
+    severity = top[0] if len(top) == 1 else (Severity.MAJOR if top else None)
     if len(top) > 1:
         ties.append("severity")
     top, _ = _top(counts["category"])
@@ -105,7 +104,7 @@ def majority_of(votes: Iterable[Vote]) -> Majority:
     if len(top) > 1:
         ties.append("category")
     oov_name = None
-    if category == "fine_grained_oov":
+    if category is not None and Category(category).needs_name:
         names = Counter(v.oov_name for v in votes if v.category == category and v.oov_name)
         # Most common name; on a tie the earliest vote's (Counter keeps insertion order).
         oov_name = names.most_common(1)[0][0] if names else None
@@ -133,20 +132,6 @@ def non_unanimous_items(snapshot: PanelSnapshot, *, fields: Iterable[str] = FIEL
             if any(field_unanimity(snapshot, item)[name] is False for name in fields)]
 
 
-def current_decision(project: Project, *, image_id: int, predicted: int) -> Decision | None:
-    """The item's latest decision row (a "reopened" row means no decision stands)."""
-    with read_session(project.engine) as session:
-        return session.execute(select(Decision).where(Decision.image_id == image_id, Decision.predicted == predicted)
-                               .order_by(Decision.id.desc()).limit(1)).scalar_one_or_none()
-
-
-def decision_history(project: Project, *, image_id: int, predicted: int) -> list[Decision]:
-    with read_session(project.engine) as session:
-        return list(session.execute(select(Decision).where(Decision.image_id == image_id,
-                                                           Decision.predicted == predicted)
-                                    .order_by(Decision.id)).scalars())
-
-
 # -- writing ------------------------------------------------------------------
 def _chair(session: Session, chair_id: int) -> Reviewer:
     chair = session.get(Reviewer, chair_id)
@@ -158,27 +143,17 @@ def _chair(session: Session, chair_id: int) -> Reviewer:
     return chair
 
 
-def _item_votes(session: Session, item: Item) -> list[Vote]:
-    latest = (select(func.max(Vote.id)).where(Vote.image_id == item.image_id, Vote.predicted == item.predicted)
-              .group_by(Vote.reviewer_id))
-    rows = session.execute(select(Vote).where(Vote.id.in_(latest.scalar_subquery()))).scalars().all()
-    return [v for v in rows if not v.retracted]
-
-
-def _carried_verdict(session: Session, item: Item) -> tuple[str | None, bool]:
+def _carried_verdict(session: Session, item: Item, decisions: list[Decision]) -> tuple[str | None, bool]:
     """(verdict that stands without the panel's vote, whether the item is in phase 1)."""
-    decisions = session.execute(select(Decision).where(Decision.image_id == item.image_id,
-                                                       Decision.predicted == item.predicted)
-                                .order_by(Decision.id)).scalars().all()
     novel = session.execute(select(func.count(Mistake.id)).where(
         Mistake.image_id == item.image_id, Mistake.predicted == item.predicted, Mistake.novel.is_(False))
     ).scalar_one() == 0
-    reopened = any(d.method == "reopened" for d in decisions)
+    reopened = any(not is_settled(d) for d in decisions)
     latest = decisions[-1] if decisions else None
-    if latest is not None and latest.method in LOCKING_METHODS:
+    if is_settled(latest):
         return latest.verdict, novel or reopened
     if not novel and latest is None:
-        return "wrong", False
+        return Verdict.WRONG, False
     return None, True
 
 
@@ -190,11 +165,17 @@ def _voted_by_all(session: Session, votes: list[Vote], fields: tuple[str, ...]) 
     return bool(panel) and not missing, missing
 
 
+def _item_name(session: Session, item: Item) -> str:
+    """'ILSVRC2012_val_00001529.JPEG predicted 304': how a user names the item."""
+    image = session.get(Image, item.image_id)
+    return f"{image.file_name if image else f'image {item.image_id}'} predicted {item.predicted}"
+
+
 def _have(missing: list[str]) -> str:
     return f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'}"
 
 
-def lock_decision(project: Project, *, chair_id: int, image_id: int, predicted: int) -> Decision:
+def lock_decision(*, session: Session, chair_id: int, item: Item) -> Decision:
     """The chair locks the majority of the latest votes as the item's final decision.
 
     The verdict and problematic flag: the majority of the verdicts once every
@@ -204,90 +185,80 @@ def lock_decision(project: Project, *, chair_id: int, image_id: int, predicted: 
     and category: the majority once every panelist has rated both, else
     those of the standing decision (none before phase 2 is settled).
     """
-    item = Item(image_id, predicted)
-
-    def work(session: Session) -> Decision:
-        _chair(session, chair_id)
-        votes = _item_votes(session, item)
-        carried, phase_1 = _carried_verdict(session, item)
-        standing = session.execute(select(Decision).where(Decision.image_id == image_id,
-                                                          Decision.predicted == predicted)
-                                   .order_by(Decision.id.desc()).limit(1)).scalar_one_or_none()
-        if standing is not None and standing.method not in LOCKING_METHODS:
-            standing = None
-        majority = majority_of(votes)
-        rated, missing = _voted_by_all(session, votes, ("severity", "category"))
-        phase_2_open = (standing is not None and standing.verdict == "wrong"
-                        and standing.severity is None and standing.category is None)
-        keep = standing is not None and (standing.method == "override" or phase_2_open)
-        settled: list[str] = []
-        if keep:
-            verdict, problematic = standing.verdict, standing.problematic
-        else:
-            if phase_1 and majority.verdict is not None:
-                everyone, absent = _voted_by_all(session, votes, ("verdict",))
-                if not everyone:
-                    raise DecisionError(f"image {image_id} predicted {predicted}: not every panelist has voted: "
-                                        f"{_have(absent)} not voted a verdict (the chair may override, with a "
-                                        "reason)")
-            # Outside phase 1 the verdict is not up for a vote (reopen the item to vote it).
-            verdict = majority.verdict if phase_1 and majority.verdict is not None else carried
-            problematic = majority.problematic
-            settled += ["verdict", "problematic"] if phase_1 and majority.verdict is not None else []
-        if verdict is None:
-            raise DecisionError(f"image {image_id} predicted {predicted}: no panelist has voted a verdict yet")
-        wrong = verdict == "wrong"
-        if wrong and rated:
-            severity, category, oov_name = majority.severity, majority.category, majority.oov_name
-            settled += ["severity", "category"]
-        elif wrong and standing is not None and standing.verdict == "wrong":
-            severity, category, oov_name = standing.severity, standing.category, standing.oov_name
-        else:
-            severity = category = oov_name = None
-        if not settled and not wrong:
-            raise DecisionError(f"image {image_id} predicted {predicted}: the chair's override ({verdict}) stands; "
-                                "override again, or reopen the item for a new vote")
-        if not settled:
-            raise DecisionError(f"image {image_id} predicted {predicted}: nothing to lock yet: "
-                                f"{_have(missing)} not rated severity and category (the chair may override, "
-                                "with a reason)")
-        row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=problematic,
-                       severity=severity, category=category, oov_name=oov_name,
-                       method="majority", reason=majority.describe(settled), decided_by=chair_id)
-        session.add(row)
-        session.flush()
-        return row
-
-    return with_retry(project.engine, work)
+    image_id, predicted = item
+    name = _item_name(session, item)
+    _chair(session, chair_id)
+    votes = current_votes(session=session, item=item)
+    history = decision_history(session=session, item=item)
+    carried, phase_1 = _carried_verdict(session, item, history)
+    standing = history[-1] if history and is_settled(history[-1]) else None
+    majority = majority_of(votes)
+    rated, missing = _voted_by_all(session, votes, ("severity", "category"))
+    phase_2_open = (standing is not None and standing.verdict == Verdict.WRONG
+                    and standing.severity is None and standing.category is None)
+    keep = standing is not None and (standing.method == DecisionMethod.OVERRIDE or phase_2_open)
+    settled: list[str] = []
+    if keep:
+        verdict, problematic = standing.verdict, standing.problematic
+    else:
+        if phase_1 and majority.verdict is not None:
+            everyone, absent = _voted_by_all(session, votes, ("verdict",))
+            if not everyone:
+                raise DecisionError(f"{name}: not every panelist has voted: "
+                                    f"{_have(absent)} not voted a verdict (the chair may override, with a "
+                                    "reason)")
+        # Outside phase 1 the verdict is not up for a vote (reopen the item to vote it).
+        verdict = majority.verdict if phase_1 and majority.verdict is not None else carried
+        problematic = majority.problematic
+        settled += ["verdict", "problematic"] if phase_1 and majority.verdict is not None else []
+    if verdict is None:
+        raise DecisionError(f"{name}: no panelist has voted a verdict yet")
+    wrong = verdict == Verdict.WRONG
+    if wrong and rated:
+        severity, category, oov_name = majority.severity, majority.category, majority.oov_name
+        settled += ["severity", "category"]
+    elif wrong and standing is not None and standing.verdict == Verdict.WRONG:
+        severity, category, oov_name = standing.severity, standing.category, standing.oov_name
+    else:
+        severity = category = oov_name = None
+    if not settled and not wrong:
+        raise DecisionError(f"{name}: the chair's override ({verdict}) stands; "
+                            "override again, or reopen the item for a new vote")
+    if not settled:
+        raise DecisionError(f"{name}: nothing to lock yet: "
+                            f"{_have(missing)} not rated severity and category (the chair may override, "
+                            "with a reason)")
+    row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=problematic,
+                   severity=severity, category=category, oov_name=oov_name,
+                   method=DecisionMethod.MAJORITY, reason=majority.describe(settled), decided_by=chair_id)
+    session.add(row)
+    session.flush()
+    return row
 
 
-def override_decision(project: Project, *, chair_id: int, image_id: int, predicted: int, verdict: str,
-                      reason: str, problematic: bool = False, severity: str | None = None,
-                      category: str | None = None, oov_name: str | None = None) -> Decision:
-    """The chair sets the final decision against the majority; the reason is required and kept."""
+def check_override(*, verdict: str | None, reason: str, severity: str | None = None,
+                   category: str | None = None) -> None:
+    """DecisionError when an override cannot be recorded as given (checked before any work)."""
     if not reason or not reason.strip():
         raise DecisionError("an override needs a reason (it is kept in the item's history)")
-    if verdict not in VERDICTS:
-        raise DecisionError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
-    if severity is not None and severity not in SEVERITIES:
-        raise DecisionError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
-    if category is not None and category not in CATEGORIES:
-        raise DecisionError(f"category must be one of {', '.join(CATEGORIES)}, not {category!r}")
-    if verdict != "wrong" and (severity or category):
-        raise DecisionError("severity and category describe a prediction judged wrong; "
-                            f"leave them out for a {verdict!r} verdict")
+    if verdict is None:
+        raise DecisionError("an override needs the decision's verdict")
+    check_fields(verdict=verdict, severity=severity, category=category, error=DecisionError)
 
-    def work(session: Session) -> Decision:
-        _chair(session, chair_id)
-        row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=bool(problematic),
-                       severity=severity, category=category,
-                       oov_name=oov_name if category == "fine_grained_oov" else None,
-                       method="override", reason=reason.strip(), decided_by=chair_id)
-        session.add(row)
-        session.flush()
-        return row
 
-    return with_retry(project.engine, work)
+def override_decision(*, session: Session, chair_id: int, item: Item, verdict: str, reason: str,
+                      problematic: bool = False, severity: str | None = None, category: str | None = None,
+                      oov_name: str | None = None) -> Decision:
+    """The chair sets the final decision against the majority; the reason is required and kept."""
+    check_override(verdict=verdict, reason=reason, severity=severity, category=category)
+    _chair(session, chair_id)
+    named = category is not None and Category(category).needs_name
+    row = Decision(image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=bool(problematic),
+                   severity=severity, category=category, oov_name=oov_name if named else None,
+                   method=DecisionMethod.OVERRIDE, reason=reason.strip(), decided_by=chair_id)
+    session.add(row)
+    session.flush()
+    return row
 
 
 def lockable_items(snapshot: PanelSnapshot, *, unanimous_only: bool = False) -> list[Item]:
@@ -308,8 +279,9 @@ def lockable_items(snapshot: PanelSnapshot, *, unanimous_only: bool = False) -> 
     return out
 
 
-def lock_all(project: Project, *, chair_id: int, unanimous_only: bool = False) -> list[Decision]:
-    """Lock the majority decision of every fully voted item not yet decided."""
-    snapshot = load_snapshot(project)
-    return [lock_decision(project, chair_id=chair_id, image_id=item.image_id, predicted=item.predicted)
+def lock_all(*, session: Session, chair_id: int, unanimous_only: bool = False) -> list[Decision]:
+    """Lock the majority decision of every fully voted item not yet decided (one transaction:
+    all of them, or none)."""
+    snapshot = load_snapshot(session=session)
+    return [lock_decision(session=session, chair_id=chair_id, item=item)
             for item in lockable_items(snapshot, unanimous_only=unanimous_only)]

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
+from sqlmodel import Session
 
-from db.engine import read_session, with_retry
-from db.tables import Decision, DiscussionNote, Reviewer, Vote
+from db.tables import DiscussionNote, Reviewer
 from reviewer.errors import UserError
-from reviewer.panel.votes import VoteState, voted_fields
-from reviewer.project import Project
+from reviewer.panel.state import Item, decision_history, describe_decision
+from reviewer.panel.votes import VoteState, vote_history, voted_fields
+from reviewer.terms import DecisionMethod
 
 NOTE_MAX_CHARS = 20_000
 
@@ -27,31 +28,32 @@ class NoteError(UserError):
     """A discussion note that cannot be recorded."""
 
 
-def add_note(project: Project, *, reviewer_id: int, image_id: int, predicted: int, text: str) -> DiscussionNote:
-    """Append a panelist's discussion note on an item."""
+def check_note(text: str) -> str:
+    """The note as recorded (trimmed); NoteError when it is empty or too long."""
     text = text.strip()
     if not text:
         raise NoteError("a discussion note needs some text")
     if len(text) > NOTE_MAX_CHARS:
         raise NoteError(f"a discussion note holds at most {NOTE_MAX_CHARS} characters; this one has {len(text)}")
-
-    def work(session) -> DiscussionNote:
-        if session.get(Reviewer, reviewer_id) is None:
-            raise NoteError(f"no reviewer with id {reviewer_id}")
-        row = DiscussionNote(image_id=image_id, predicted=predicted, reviewer_id=reviewer_id, text=text)
-        session.add(row)
-        session.flush()
-        return row
-
-    return with_retry(project.engine, work)
+    return text
 
 
-def notes(project: Project, *, image_id: int, predicted: int) -> list[DiscussionNote]:
+def add_note(*, session: Session, reviewer_id: int, item: Item, text: str) -> DiscussionNote:
+    """Append a panelist's discussion note on an item."""
+    text = check_note(text)
+    if session.get(Reviewer, reviewer_id) is None:
+        raise NoteError(f"no reviewer with id {reviewer_id}")
+    row = DiscussionNote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, text=text)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def notes(*, session: Session, item: Item) -> list[DiscussionNote]:
     """The item's discussion notes, oldest first."""
-    with read_session(project.engine) as session:
-        return list(session.execute(select(DiscussionNote).where(
-            DiscussionNote.image_id == image_id, DiscussionNote.predicted == predicted)
-            .order_by(DiscussionNote.id)).scalars())
+    return list(session.execute(select(DiscussionNote).where(
+        DiscussionNote.image_id == item.image_id, DiscussionNote.predicted == item.predicted)
+        .order_by(DiscussionNote.id)).scalars())
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,7 @@ def _describe_change(before: VoteState, after: VoteState, *, visible: frozenset[
     return ", ".join(changes) or "no change"
 
 
-def item_history(project: Project, *, image_id: int, predicted: int,
-                 viewer_id: int | None = None) -> list[HistoryEntry]:
+def item_history(*, session: Session, item: Item, viewer_id: int | None = None) -> list[HistoryEntry]:
     """Every act on an item in time order, described.
 
     With `viewer_id` the history is blind, as the votes table is: the
@@ -96,16 +97,10 @@ def item_history(project: Project, *, image_id: int, predicted: int,
     fields the viewer has voted (their notes once the viewer has voted at
     all), and an act that changed nothing the viewer may see is left out.
     """
-    with read_session(project.engine) as session:
-        names = dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
-        votes = session.execute(select(Vote).where(Vote.image_id == image_id, Vote.predicted == predicted)
-                                .order_by(Vote.id)).scalars().all()
-        decisions = session.execute(select(Decision).where(Decision.image_id == image_id,
-                                                           Decision.predicted == predicted)
-                                    .order_by(Decision.id)).scalars().all()
-        note_rows = session.execute(select(DiscussionNote).where(DiscussionNote.image_id == image_id,
-                                                                 DiscussionNote.predicted == predicted)
-                                    .order_by(DiscussionNote.id)).scalars().all()
+    names = dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
+    votes = vote_history(session=session, item=item)
+    decisions = decision_history(session=session, item=item)
+    note_rows = notes(session=session, item=item)
     entries: list[tuple[datetime, int, HistoryEntry]] = []
     last: dict[int, VoteState] = {}
     mine = [v for v in votes if v.reviewer_id == viewer_id]
@@ -123,13 +118,8 @@ def item_history(project: Project, *, image_id: int, predicted: int,
                                                           kind, ("undo: " if kind == "undo" else "") + text)))
     for d in decisions:
         who = names.get(d.decided_by, "?")
-        if d.method == "reopened":
-            text = "reopened for a correctness vote" + (f": {d.reason}" if d.reason else "")
-        else:
-            fields = [f"verdict {d.verdict}"] + (["problematic"] if d.problematic else []) + \
-                     [f"{n} {getattr(d, n)}" for n in ("severity", "category", "oov_name") if getattr(d, n)]
-            text = ", ".join(fields) + (f" ({d.reason})" if d.reason else "")
-        kind = "decision" if d.method == "majority" else d.method
+        text = describe_decision(d, full=True)
+        kind = "decision" if d.method == DecisionMethod.MAJORITY else d.method
         entries.append((d.created_at, 1, HistoryEntry(d.created_at, who, kind, text)))
     for n in note_rows:
         entries.append((n.created_at, 2, HistoryEntry(n.created_at, names.get(n.reviewer_id, "?"), "note", n.text)))

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlmodel import Session
+
 from db.tables import Decision
+from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.agreement import disagreeing_items
-from reviewer.panel.changes import Cursor, latest_cursor
 from reviewer.panel.decisions import Majority, field_unanimity, majority_of, non_unanimous_items
 from reviewer.panel.discussion import HistoryEntry, item_history, notes
 from reviewer.panel.lookup import image_names
 from reviewer.panel.phases import in_phase
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
-from reviewer.panel.votes import Item, SeenVote, seen_vote, voted_fields
-from reviewer.project import Project
-from reviewer.classes.vocabulary import load_classes
+from reviewer.panel.state import Item, describe_decision
+from reviewer.panel.votes import SeenVote, seen_vote, voted_fields
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,6 @@ class GroupState:
     snapshot: PanelSnapshot
     rows: list[GroupRow]
     hidden: int  # items of a pair filter the viewer has not voted yet (blind)
-    cursor: Cursor  # poll `changes_since` from here
 
 
 @dataclass(frozen=True)
@@ -68,20 +68,11 @@ class ItemPanel:
     history: list[HistoryEntry]
 
 
-def decision_text(decision: Decision | None) -> str:
-    if decision is None:
-        return ""
-    if decision.method == "reopened":
-        return "reopened"
-    return f"{decision.verdict} ({decision.method})"
-
-
-def load_group(project: Project, *, viewer_id: int, field: str | None = None,
+def load_group(*, session: Session, viewer_id: int, field: str | None = None,
                pair: tuple[int, int] | None = None) -> GroupState:
     """The group view's list. `field` limits it to one field; `pair` (with a
     field) lists the items where those two panelists disagree on it."""
-    cursor = latest_cursor(project)  # before the read: nothing is missed by the next poll
-    snapshot = load_snapshot(project)
+    snapshot = load_snapshot(session=session)
     fields = (field,) if field else FIELDS
     hidden = 0
     if pair is not None:
@@ -92,7 +83,7 @@ def load_group(project: Project, *, viewer_id: int, field: str | None = None,
         hidden = len(found) - len(items)
     else:
         items = non_unanimous_items(snapshot, fields=fields)
-    names = image_names(project, [i.image_id for i in items]) if items else {}
+    names = image_names(session=session, image_ids=[i.image_id for i in items]) if items else {}
     classes = load_classes().names
     rows = []
     for item in items:
@@ -104,8 +95,8 @@ def load_group(project: Project, *, viewer_id: int, field: str | None = None,
             split_fields=(tuple(f for f in FIELDS if unanimity[f] is False) if pair is None
                           else _pair_split(snapshot, item, pair, viewer_id)),
             phases=tuple(p for p in (1, 2) if in_phase(snapshot, item, p)),
-            decision=decision_text(snapshot.decisions.get(item))))
-    return GroupState(snapshot=snapshot, rows=rows, hidden=hidden, cursor=cursor)
+            decision=describe_decision(snapshot.decisions.get(item))))
+    return GroupState(snapshot=snapshot, rows=rows, hidden=hidden)
 
 
 def _pair_split(snapshot: PanelSnapshot, item: Item, pair: tuple[int, int], viewer_id: int) -> tuple[str, ...]:
@@ -117,7 +108,7 @@ def _pair_split(snapshot: PanelSnapshot, item: Item, pair: tuple[int, int], view
                  and field_value(second, f) is not None and field_value(first, f) != field_value(second, f))
 
 
-def item_panel(project: Project, snapshot: PanelSnapshot, item: Item, *, viewer_id: int) -> ItemPanel:
+def item_panel(*, session: Session, snapshot: PanelSnapshot, item: Item, viewer_id: int) -> ItemPanel:
     """One item as the viewer may see it (the others' fields masked until the viewer voted them)."""
     votes = snapshot.votes.get(item, {})
     viewer_fields = voted_fields(votes.get(viewer_id))
@@ -133,10 +124,9 @@ def item_panel(project: Project, snapshot: PanelSnapshot, item: Item, *, viewer_
         item=item, columns=columns, viewer_fields=viewer_fields, unanimity=field_unanimity(snapshot, item),
         majority=majority_of(votes.values()) if complete else None,
         decision=snapshot.decisions.get(item),
-        notes=[(names.get(n.reviewer_id, "?"), n.text)
-               for n in notes(project, image_id=item.image_id, predicted=item.predicted)] if viewer_fields else [],
-        history=item_history(project, image_id=item.image_id, predicted=item.predicted, viewer_id=viewer_id)
-        if viewer_fields else [])
+        notes=[(names.get(n.reviewer_id, "?"), n.text) for n in notes(session=session, item=item)]
+        if viewer_fields else [],
+        history=item_history(session=session, item=item, viewer_id=viewer_id) if viewer_fields else [])
 
 
 @dataclass(frozen=True)
@@ -146,10 +136,10 @@ class AgreementSummary:
     resamples: int
 
 
-def agreement_summary(project: Project, *, resamples: int = 1000, seed: int = 0) -> AgreementSummary:
+def agreement_summary(*, session: Session, resamples: int = 1000, seed: int = 0) -> AgreementSummary:
     """The agreement panel's content: per-field statistics and every field's kappa matrix."""
     from reviewer.panel.agreement import agreement_report, pairwise_kappa
 
-    snapshot = load_snapshot(project)
+    snapshot = load_snapshot(session=session)
     return AgreementSummary(agreement_report(snapshot, resamples=resamples, seed=seed),
                             {name: pairwise_kappa(snapshot, name) for name in FIELDS}, resamples)

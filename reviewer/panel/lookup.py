@@ -1,17 +1,17 @@
-"""Names a user types for an item: an image's file name and a class (index or wnid)."""
+"""Names a user types for an item: an image's file name and a class (index or wnid),
+and a panelist's name. Functions take the caller's session."""
 
 from __future__ import annotations
 
 from pathlib import PurePath
 
 from sqlalchemy import func, select
+from sqlmodel import Session
 
-from db.engine import read_session
 from db.tables import Image, Mistake, Reviewer
-from reviewer.errors import UserError
-from reviewer.panel.votes import Item
-from reviewer.project import Project
 from reviewer.classes.vocabulary import NUM_CLASSES, load_classes
+from reviewer.errors import UserError
+from reviewer.panel.state import Item
 
 
 class NotInProjectError(UserError):
@@ -32,50 +32,51 @@ def resolve_class(text: str | int) -> int:
         raise NotInProjectError(f"class {value!r}: give a class index (0..999) or a wnid ({exc.args[0]})") from None
 
 
-def resolve_image(project: Project, text: str | int) -> int:
+def resolve_image(*, session: Session, text: str | int) -> int:
     """An image id from its file name (a path's last part is enough) or its id."""
     value = str(text).strip()
     name = PurePath(value).name
-    with read_session(project.engine) as session:
-        image_id = session.execute(select(Image.id).where(Image.file_name == name)).scalar_one_or_none()
-        if image_id is None and value.isdigit():
-            image_id = session.execute(select(Image.id).where(Image.id == int(value))).scalar_one_or_none()
+    image_id = session.execute(select(Image.id).where(Image.file_name == name)).scalar_one_or_none()
+    if image_id is None and value.isdigit():
+        image_id = session.execute(select(Image.id).where(Image.id == int(value))).scalar_one_or_none()
     if image_id is None:
-        raise NotInProjectError(f"image {value!r} is not in project {project.root} (give its file name, "
-                           "e.g. ILSVRC2012_val_00000001.JPEG)")
+        raise NotInProjectError(f"image {value!r} is not in project (give its file name, "
+                                "e.g. ILSVRC2012_val_00000001.JPEG)")
     return image_id
 
 
-def require_mistake(project: Project, image_id: int, predicted: int, *, image: str = "") -> Item:
+def require_mistake(*, session: Session, item: Item, image: str = "") -> Item:
     """The item, if some run of the project made that mistake; else a clear error."""
-    with read_session(project.engine) as session:
-        found = session.execute(select(func.count(Mistake.id)).where(
-            Mistake.image_id == image_id, Mistake.predicted == predicted)).scalar_one()
+    found = session.execute(select(func.count(Mistake.id)).where(
+        Mistake.image_id == item.image_id, Mistake.predicted == item.predicted)).scalar_one()
     if not found:
-        raise NotInProjectError(f"image {image or image_id} predicted {predicted} is not a mistake of any run of this "
-                           "project ('reviewer panel-status PROJECT --items' lists them)")
-    return Item(image_id, predicted)
+        raise NotInProjectError(f"image {image or item.image_id} predicted {item.predicted} is not a mistake of any "
+                                "run of this project ('reviewer panel-status PROJECT --items' lists them)")
+    return item
 
 
-def require_reviewer(project: Project, name: str) -> Reviewer:
+def require_reviewer(*, session: Session, name: str) -> Reviewer:
     """The panelist of that name; a typo does not silently add a panelist."""
-    with read_session(project.engine) as session:
-        row = session.execute(select(Reviewer).where(Reviewer.name == name.strip())).scalar_one_or_none()
-        known = session.execute(select(Reviewer.name).order_by(Reviewer.id)).scalars().all()
+    row = session.execute(select(Reviewer).where(Reviewer.name == name.strip())).scalar_one_or_none()
     if row is None:
+        known = session.execute(select(Reviewer.name).order_by(Reviewer.id)).scalars().all()
         listed = ", ".join(known) or "none yet"
         raise NotInProjectError(f"no panelist named {name!r} (panelists: {listed}); add one with "
-                           f"'reviewer panelist {project.root} {name}'")
+                                f"'reviewer panelist PROJECT {name}'")
     return row
 
 
-def image_names(project: Project, image_ids: list[int]) -> dict[int, str]:
-    with read_session(project.engine) as session:
-        return dict(session.execute(select(Image.id, Image.file_name).where(Image.id.in_(image_ids))).all())
+def image_names(*, session: Session, image_ids: list[int]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    ids = sorted(set(image_ids))
+    for start in range(0, len(ids), 900):  # SQLite's bound-parameter limit
+        out.update(session.execute(select(Image.id, Image.file_name).where(Image.id.in_(ids[start:start + 900]))).all())
+    return out
 
 
-def find_mistake(project: Project, image: str | None, predicted: str | None) -> Item:
+def find_mistake(*, session: Session, image: str | None, predicted: str | None) -> Item:
     """The item a user names by image file name and predicted class (index or wnid)."""
     if not image or predicted in (None, ""):
         raise NotInProjectError("give both the image (--image FILE) and the predicted class (--predicted CLASS)")
-    return require_mistake(project, resolve_image(project, image), resolve_class(predicted), image=image)
+    item = Item(resolve_image(session=session, text=image), resolve_class(predicted))
+    return require_mistake(session=session, item=item, image=image)

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from db.engine import with_retry
+from sqlmodel import Session
+
 from db.tables import Decision, Reviewer
 from reviewer.errors import UserError
 from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot, load_snapshot
-from reviewer.panel.votes import Item
-from reviewer.project import Project
+from reviewer.panel.state import Item, is_settled
+from reviewer.terms import DecisionMethod, Verdict
 
 VOTING, AWAITS_GROUP, DECIDED = "voting", "awaits_group", "decided"
 
@@ -46,8 +47,8 @@ def correctness(snapshot: PanelSnapshot, item: Item) -> str | None:
         return locked.verdict
     facts = snapshot.facts.get(item)
     latest = snapshot.decisions.get(item)
-    if facts is not None and not facts.novel and (latest is None or latest.method != "reopened"):
-        return "wrong"
+    if facts is not None and not facts.novel and (latest is None or is_settled(latest)):
+        return Verdict.WRONG
     if snapshot.complete(item, "verdict"):
         values = set(snapshot.values(item, "verdict").values())
         if len(values) == 1:
@@ -61,7 +62,7 @@ def in_phase(snapshot: PanelSnapshot, item: Item, phase: int) -> bool:
         return False
     if phase == 1:
         return facts.novel or item in snapshot.reopened
-    return correctness(snapshot, item) == "wrong"
+    return correctness(snapshot, item) == Verdict.WRONG
 
 
 def phase_items(snapshot: PanelSnapshot, phase: int) -> list[Item]:
@@ -110,9 +111,8 @@ class PhaseProgress:
     panelists: list[PanelistProgress] = field(default_factory=list)
 
 
-def progress(project: Project | None = None, *, snapshot: PanelSnapshot | None = None) -> list[PhaseProgress]:
+def progress(snapshot: PanelSnapshot) -> list[PhaseProgress]:
     """Where the project stands: per phase, per panelist, done / to do / awaiting the group."""
-    snapshot = snapshot if snapshot is not None else load_snapshot(project)
     out = []
     for phase in (1, 2):
         report = PhaseProgress(phase, panelists=[PanelistProgress(p.id, p.name) for p in snapshot.panelists])
@@ -130,7 +130,7 @@ def progress(project: Project | None = None, *, snapshot: PanelSnapshot | None =
     return out
 
 
-def reopen(project: Project, *, reviewer_id: int, image_id: int, predicted: int, reason: str = "") -> Decision:
+def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str = "") -> Decision:
     """Put a mistake judged wrong before (or decided) back to phase 1; any panelist may.
 
     Recorded as a Decision row (method "reopened", no verdict, who and why),
@@ -138,23 +138,18 @@ def reopen(project: Project, *, reviewer_id: int, image_id: int, predicted: int,
     """
     from reviewer.panel.lookup import image_names
 
-    item = Item(image_id, predicted)
-    snapshot = load_snapshot(project)
+    snapshot = load_snapshot(session=session)
     # The file name, as the user typed it, not the database id.
-    image = image_names(project, [image_id]).get(image_id, f"image {image_id}")
+    image = image_names(session=session, image_ids=[item.image_id]).get(item.image_id, f"image {item.image_id}")
     if item not in snapshot.facts:
-        raise PhaseError(f"{image} predicted {predicted} is not a mistake of any run of this project")
+        raise PhaseError(f"{image} predicted {item.predicted} is not a mistake of any run of this project")
     if in_phase(snapshot, item, 1) and snapshot.locked(item) is None:
-        raise PhaseError(f"{image} predicted {predicted} is already open for the panel's correctness "
+        raise PhaseError(f"{image} predicted {item.predicted} is already open for the panel's correctness "
                          "vote; nothing to reopen")
-
-    def work(session) -> Decision:
-        if session.get(Reviewer, reviewer_id) is None:
-            raise PhaseError(f"no reviewer with id {reviewer_id}")
-        row = Decision(image_id=image_id, predicted=predicted, verdict=None, method="reopened",
-                       reason=reason.strip(), decided_by=reviewer_id)
-        session.add(row)
-        session.flush()
-        return row
-
-    return with_retry(project.engine, work)
+    if session.get(Reviewer, reviewer_id) is None:
+        raise PhaseError(f"no reviewer with id {reviewer_id}")
+    row = Decision(image_id=item.image_id, predicted=item.predicted, verdict=None, method=DecisionMethod.REOPENED,
+                   reason=reason.strip(), decided_by=reviewer_id)
+    session.add(row)
+    session.flush()
+    return row

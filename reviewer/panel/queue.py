@@ -1,10 +1,19 @@
-"""The review queue: a run's mistakes as one panelist works through them.
+"""The review queue: the panel's work list, one home for it.
 
-Loaded once per (run, panelist) with three queries (mistakes with their
-images, the panelist's current verdicts, the decided items); filtering,
-sorting and counting then happen in memory, so a filter change on a few
-thousand mistakes takes milliseconds. After a vote the caller updates the
-panelist's verdict with `set_my_verdict` instead of reloading.
+- `load_queue`: a run's mistakes as one panelist works through them, loaded
+  once per (run, panelist) with three queries (the run's mistakes, the
+  panelist's current verdicts, the decided items); filtering, sorting and
+  counting then happen in memory, so a filter change on a few thousand
+  mistakes takes milliseconds. After a vote the caller updates the
+  panelist's verdict with `set_my_verdict` instead of reloading.
+- `pending_items` / `rerun_summary`: what a run adds to the panel's work. When
+  a new model is run (often on a curated slice only), most of its mistakes
+  are questions already answered: the same image with the same predicted
+  class judged in a published review (a wrong label: not novel) or decided
+  by the panel. Only the rest are pending.
+
+An item is decided when it has a standing final decision
+(`state.standing_decisions`), the same rule everywhere.
 
 Filters: status (all / novel / previously reviewed / unvoted by me / voted by
 me / decided / undecided), a class (predicted or original label), a WordNet
@@ -16,12 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy import func, select
+from sqlmodel import Session
 
-from db.engine import read_session
-from db.tables import Image, Mistake, Vote
-from reviewer.labels.reviewed import latest_decisions
-from reviewer.project import Project
+from reviewer.panel.state import Item, current_votes, standing_decisions
+from reviewer.runs.mistakes import StoredMistake, stored_mistakes
 
 STATUSES = {
     "all": "All mistakes",
@@ -59,9 +66,9 @@ class QueueEntry:
     decided: bool = False
 
     @property
-    def key(self) -> tuple[int, int]:
-        """The voted item: (image id, predicted class)."""
-        return (self.image_id, self.predicted)
+    def key(self) -> Item:
+        """The voted item."""
+        return Item(self.image_id, self.predicted)
 
 
 @dataclass(frozen=True)
@@ -147,7 +154,7 @@ class ReviewQueue:
     entries: list[QueueEntry]
     filter: QueueFilter = field(default_factory=QueueFilter)
     _shown: list[int] = field(default_factory=list, repr=False)  # indices into entries
-    _index_of: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
+    _index_of: dict[Item, int] = field(default_factory=dict, repr=False)
     # Kept up to date on every vote, so the header's counts cost nothing per key press.
     _shown_set: set[int] = field(default_factory=set, repr=False)
     _status_total: int = 0
@@ -179,7 +186,7 @@ class ReviewQueue:
     def shown(self) -> list[QueueEntry]:
         return [self.entries[i] for i in self._shown]
 
-    def row_of(self, key: tuple[int, int]) -> int | None:
+    def row_of(self, key: Item) -> int | None:
         """The row of an item among the shown entries, or None when filtered out."""
         index = self._index_of.get(key)
         if index is None:
@@ -189,7 +196,7 @@ class ReviewQueue:
         except ValueError:
             return None
 
-    def entry(self, key: tuple[int, int]) -> QueueEntry | None:
+    def entry(self, key: Item) -> QueueEntry | None:
         index = self._index_of.get(key)
         return None if index is None else self.entries[index]
 
@@ -216,7 +223,7 @@ class ReviewQueue:
         return row - 1
 
     # -- updates ---------------------------------------------------------------
-    def set_my_verdict(self, key: tuple[int, int], verdict: str | None) -> None:
+    def set_my_verdict(self, key: Item, verdict: str | None) -> None:
         """Record the panelist's verdict on an item; the shown rows stay as they are
         (an item voted away from "unvoted" stays until the filter is applied again,
         so the panelist can step back to it)."""
@@ -229,29 +236,45 @@ class ReviewQueue:
             self._voted_shown += (verdict is not None) - before
 
 
-def load_queue(project: Project, *, run_id: int, reviewer_id: int | None,
+def load_queue(*, session: Session, run_id: int, reviewer_id: int | None,
                queue_filter: QueueFilter | None = None) -> ReviewQueue:
     """The run's mistakes with the panelist's current verdicts and the decided items."""
-    with read_session(project.engine) as session:
-        conn = session.connection()
-        rows = conn.execute(
-            select(Mistake.id, Mistake.image_id, Mistake.predicted, Mistake.probability, Mistake.novel,
-                   Mistake.hierarchy_distance, Image.file_name, Image.original_label, Image.path)
-            .join(Image, Image.id == Mistake.image_id).where(Mistake.run_id == run_id)
-            .order_by(Mistake.image_id)).all()
-        mine: dict[tuple[int, int], str | None] = {}
-        if reviewer_id is not None:
-            latest = (select(func.max(Vote.id)).where(Vote.reviewer_id == reviewer_id)
-                      .group_by(Vote.image_id, Vote.predicted)).scalar_subquery()
-            for image_id, predicted, verdict, retracted in conn.execute(
-                    select(Vote.image_id, Vote.predicted, Vote.verdict, Vote.retracted).where(Vote.id.in_(latest))):
-                mine[(image_id, predicted)] = None if retracted else verdict
-    decided = {(d.image_id, d.predicted) for d in latest_decisions(project) if d.verdict is not None}
+    mistakes = stored_mistakes(session=session, run_id=run_id)
+    mine = ({Item(v.image_id, v.predicted): v.verdict for v in current_votes(session=session, reviewer_id=reviewer_id)}
+            if reviewer_id is not None else {})
+    decided = set(standing_decisions(session=session))
     entries = [
-        QueueEntry(mistake_id=r[0], image_id=r[1], predicted=r[2], probability=float(r[3]), novel=bool(r[4]),
-                   hierarchy_distance=r[5], file_name=r[6], original_label=r[7], has_file=r[8] is not None,
-                   my_verdict=mine.get((r[1], r[2])), decided=(r[1], r[2]) in decided)
-        for r in rows
+        QueueEntry(mistake_id=m.mistake_id, image_id=m.image_id, predicted=m.predicted, probability=m.probability,
+                   novel=m.novel, hierarchy_distance=m.hierarchy_distance, file_name=m.file_name,
+                   original_label=m.original_label, has_file=m.has_file, my_verdict=mine.get(m.item),
+                   decided=m.item in decided)
+        for m in mistakes
     ]
     return ReviewQueue(run_id=run_id, reviewer_id=reviewer_id, entries=entries,
                        filter=queue_filter or QueueFilter())
+
+
+def pending_items(*, session: Session, run_id: int | None = None) -> list[StoredMistake]:
+    """The mistakes still to review: novel (no published review judged the prediction)
+    and without a final decision; one per item (image, predicted class), the first
+    run that made it; by run and file name."""
+    decided = set(standing_decisions(session=session))
+    seen: set[Item] = set()
+    out = []
+    for m in sorted(stored_mistakes(session=session, run_id=run_id), key=lambda m: (m.run_id, m.file_name)):
+        if m.novel and m.item not in decided and m.item not in seen:
+            seen.add(m.item)
+            out.append(m)
+    return out
+
+
+def rerun_summary(*, session: Session, run_id: int) -> dict:
+    """How a run's mistakes split: total, already a wrong label of the image
+    (annotated, or judged in a published review), already decided by the panel,
+    and queued for review."""
+    mistakes = stored_mistakes(session=session, run_id=run_id)
+    decided = set(standing_decisions(session=session))
+    novel = [m for m in mistakes if m.novel]
+    queued = sum(m.item not in decided for m in novel)
+    return {"mistakes": len(mistakes), "known_wrong_label": len(mistakes) - len(novel),
+            "decided": len(novel) - queued, "queued": queued}

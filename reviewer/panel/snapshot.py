@@ -5,9 +5,8 @@ Phases, final decisions, agreement and the group view all work on this
 snapshot, so a screen or a report is computed from one moment of the
 database and costs a fixed number of queries however many items there are.
 
-An *item* is one image and one predicted class taken from the Mistake table
-across all runs (two runs making the same prediction on the same image ask
-the panel one question).
+An *item* (`state.Item`) is one image and one predicted class taken from the
+Mistake table across all runs. The snapshot is read with the caller's session.
 """
 
 from __future__ import annotations
@@ -15,17 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
+from sqlmodel import Session
 
-from db.engine import read_session
 from db.tables import Decision, Mistake, Reviewer, Vote
-from reviewer.panel.votes import Item, voted_fields
-from reviewer.project import Project
+from reviewer.panel.state import Item, current_votes, is_settled, latest_decisions
+from reviewer.panel.votes import voted_fields
+from reviewer.terms import DecisionMethod
 
 FIELDS = ("verdict", "problematic", "severity", "category")
 PHASE_FIELDS = {1: ("verdict", "problematic"), 2: ("severity", "category")}
 FIELD_PHASE = {f: phase for phase, names in PHASE_FIELDS.items() for f in names}
-# Methods of a Decision row that settle an item (a "reopened" row unsettles it).
-LOCKING_METHODS = ("majority", "override")
 
 
 @dataclass(frozen=True)
@@ -102,24 +100,20 @@ class PanelSnapshot:
     def locked(self, item: Item) -> Decision | None:
         """The item's standing final decision (None if none, or reopened since)."""
         decision = self.decisions.get(item)
-        return decision if decision is not None and decision.method in LOCKING_METHODS else None
+        return decision if is_settled(decision) else None
 
 
-def load_snapshot(project: Project) -> PanelSnapshot:
-    """Read the panel's whole state in one read transaction."""
-    with read_session(project.engine) as session:
-        panel = [Panelist(r.id, r.name, r.is_chair)
-                 for r in session.execute(select(Reviewer).order_by(Reviewer.id)).scalars()]
-        mistakes = session.execute(select(Mistake.image_id, Mistake.predicted, Mistake.novel, Mistake.run_id,
-                                          Mistake.probability, Mistake.hierarchy_distance)).all()
-        latest_votes = select(func.max(Vote.id)).group_by(Vote.reviewer_id, Vote.image_id, Vote.predicted)
-        votes = session.execute(select(Vote).where(Vote.id.in_(latest_votes.scalar_subquery()))).scalars().all()
-        latest_decisions = select(func.max(Decision.id)).group_by(Decision.image_id, Decision.predicted)
-        decisions = session.execute(
-            select(Decision).where(Decision.id.in_(latest_decisions.scalar_subquery()))).scalars().all()
-        reopened = session.execute(select(Decision.image_id, Decision.predicted)
-                                   .where(Decision.method == "reopened").distinct()).all()
-        last_vote_id = session.execute(select(func.max(Vote.id))).scalar_one() or 0
+def load_snapshot(*, session: Session) -> PanelSnapshot:
+    """Read the panel's whole state (pass a read session: one snapshot)."""
+    panel = [Panelist(r.id, r.name, r.is_chair)
+             for r in session.execute(select(Reviewer).order_by(Reviewer.id)).scalars()]
+    mistakes = session.execute(select(Mistake.image_id, Mistake.predicted, Mistake.novel, Mistake.run_id,
+                                      Mistake.probability, Mistake.hierarchy_distance)).all()
+    votes = current_votes(session=session)
+    decisions = latest_decisions(session=session)
+    reopened = session.execute(select(Decision.image_id, Decision.predicted)
+                               .where(Decision.method == DecisionMethod.REOPENED).distinct()).all()
+    last_vote_id = session.execute(select(func.max(Vote.id))).scalar_one() or 0
 
     facts: dict[Item, ItemFacts] = {}
     for image_id, predicted, novel, run_id, probability, distance in mistakes:
@@ -133,9 +127,6 @@ def load_snapshot(project: Project) -> PanelSnapshot:
                                     old.hierarchy_distance if distance is None else distance)
     by_item: dict[Item, dict[int, Vote]] = {}
     for vote in votes:
-        if not vote.retracted:
-            by_item.setdefault(Item(vote.image_id, vote.predicted), {})[vote.reviewer_id] = vote
-    return PanelSnapshot(
-        panelists=panel, facts=facts, votes=by_item,
-        decisions={Item(d.image_id, d.predicted): d for d in decisions},
-        reopened={Item(i, p) for i, p in reopened}, last_vote_id=last_vote_id)
+        by_item.setdefault(Item(vote.image_id, vote.predicted), {})[vote.reviewer_id] = vote
+    return PanelSnapshot(panelists=panel, facts=facts, votes=by_item, decisions=decisions,
+                         reopened={Item(i, p) for i, p in reopened}, last_vote_id=last_vote_id)

@@ -1,42 +1,37 @@
 """Panelists' votes: append-only, attributed, undoable, blind by default.
 
-A vote is on an *item*: one image and one predicted class (two models making
-the same prediction on the same image ask the panel the same question). Each
-act appends a row holding the panelist's complete vote after the act, so the
+A vote is on an item (`state.Item`: one image, one predicted class). Each act
+appends a row holding the panelist's complete vote after the act, so the
 current vote is the latest row of (reviewer, item) and the history is the
 rows in order. Undo appends a row restoring the state before the act it
 reverses (`undoes` names that act), so undo too is history.
 
-Every function commits before it returns: once a caller shows a vote as
-recorded, it is on disk (SQLite FULL sync, or the PostgreSQL server).
+The rules of a vote live here and nowhere else: which values a field takes
+(`check_fields`), what an act implies (`implied_changes`: rating severity
+means "wrong"; another verdict clears the rating), when a vote is complete
+(`VoteState.complete`), and what another panelist's vote shows to a viewer
+in blind mode (`seen_vote`). Functions take the caller's session.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from db.engine import read_session, with_retry
 from db.tables import Reviewer, Vote
 from reviewer.errors import UserError
-from reviewer.project import Project
-from reviewer.terms import CATEGORIES, SEVERITIES, VERDICTS
+from reviewer.panel.state import Item, current_votes
+from reviewer.terms import Category, Severity, Verdict
 
 UNSET = object()
+VOTE_FIELDS = ("verdict", "problematic", "severity", "category", "oov_name", "note")
 
 
 class VoteError(UserError):
     """A vote that cannot be recorded as asked (bad value, not one's own vote)."""
-
-
-@dataclass(frozen=True)
-class Item:
-    image_id: int
-    predicted: int
 
 
 @dataclass(frozen=True)
@@ -58,58 +53,96 @@ class VoteState:
     def empty(self) -> bool:
         return self == VoteState()
 
+    @property
+    def complete(self) -> bool:
+        """Nothing more is needed: correct or unclear, or wrong with severity and category
+        (and the object's name for an out-of-vocabulary category)."""
+        if self.verdict in (Verdict.CORRECT, Verdict.UNCLEAR):
+            return True
+        if self.verdict == Verdict.WRONG and self.severity and self.category:
+            return bool(self.oov_name) or not Category(self.category).needs_name
+        return False
 
-def get_reviewer(project: Project, name: str, *, chair: bool | None = None) -> Reviewer:
+    def describe(self) -> str:
+        """'wrong, major, fine_grained, problematic' or 'no vote'."""
+        if self.empty:
+            return "no vote"
+        parts = [self.verdict or "no verdict", *(p for p in (self.severity, self.category) if p)]
+        return ", ".join(parts + (["problematic"] if self.problematic else []))
+
+
+def check_fields(*, verdict=None, severity=None, category=None, error: type[UserError] = VoteError,
+                 severities=Severity.panel(), contradiction: bool = True) -> None:
+    """Raise `error` naming the first bad value among a vote's or decision's fields, or
+    (with `contradiction`, for one act) a contradiction among them: severity and
+    category describe a prediction judged wrong. A stored vote may hold both: a
+    panelist outvoted on the verdict still rates the item in phase 2."""
+    for name, value, allowed in (("verdict", verdict, list(Verdict)), ("severity", severity, list(severities)),
+                                 ("category", category, list(Category))):
+        if value is not None and value not in allowed:
+            raise error(f"{name} must be one of {', '.join(str(a) for a in allowed)}, not {value!r}")
+    if contradiction and verdict not in (None, Verdict.WRONG) and (severity or category):
+        raise error(f"severity and category describe a prediction judged wrong; leave them out of a "
+                    f"{verdict!r} verdict")
+
+
+def implied_changes(state: VoteState, *, judged_wrong: bool = False, **changes) -> dict:
+    """An act on a vote completed with what it implies, given the vote as it stands:
+    rating severity or category means the prediction is wrong, unless the item already
+    stands wrong (`judged_wrong`: phase 2, where a panelist outvoted on the verdict
+    rates too and keeps their verdict); it is refused when the vote says correct or
+    unclear and the item does not stand wrong. A verdict other than wrong clears
+    severity, category and the object's name; an out-of-vocabulary category needs the
+    object's name."""
+    changes = dict(changes)
+    rating = changes.get("severity") is not None or changes.get("category") is not None
+    if rating and changes.get("verdict") is None and not judged_wrong:
+        if state.verdict in (Verdict.CORRECT, Verdict.UNCLEAR):
+            raise VoteError("severity and category describe a wrong prediction: vote wrong first")
+        changes["verdict"] = Verdict.WRONG
+    verdict = changes.get("verdict")
+    if verdict is not None and verdict != Verdict.WRONG:
+        changes.update(severity=None, category=None, oov_name=None)
+    category = changes.get("category")
+    if category is not None and Category(category).needs_name and not (changes.get("oov_name") or "").strip():
+        raise VoteError("an out-of-vocabulary category needs the object's name")
+    return changes
+
+
+def _normalised(state: VoteState) -> VoteState:
+    """The object's name is kept only with a category that names one."""
+    if state.category is None or not Category(state.category).needs_name:
+        return replace(state, oov_name=None)
+    return state
+
+
+# -- reviewers -----------------------------------------------------------------------
+def get_reviewer(*, session: Session, name: str, chair: bool | None = None) -> Reviewer:
     """The reviewer of that name, created on first use; `chair` sets the chair role."""
     name = name.strip()
     if not name:
         raise VoteError("a reviewer needs a name")
-
-    def work(session: Session) -> Reviewer:
-        row = session.execute(select(Reviewer).where(Reviewer.name == name)).scalar_one_or_none()
-        if row is None:
-            row = Reviewer(name=name, is_chair=bool(chair))
-            session.add(row)
-        elif chair is not None and row.is_chair != chair:
-            row.is_chair = chair
-            session.add(row)
-        session.flush()
-        return row
-
-    try:
-        return with_retry(project.engine, work)
-    except IntegrityError:
-        # Another process created the same name at the same moment (PostgreSQL
-        # does not serialise the two inserts as SQLite's BEGIN IMMEDIATE does).
-        return with_retry(project.engine, work)
+    row = session.execute(select(Reviewer).where(Reviewer.name == name)).scalar_one_or_none()
+    if row is None:
+        row = Reviewer(name=name, is_chair=bool(chair))
+        session.add(row)
+    elif chair is not None and row.is_chair != chair:
+        row.is_chair = chair
+        session.add(row)
+    session.flush()
+    return row
 
 
-def panelists(project: Project) -> list[Reviewer]:
+def panelists(*, session: Session) -> list[Reviewer]:
     """The panel: every reviewer of the project (the chair votes too), by id."""
-    with read_session(project.engine) as session:
-        return list(session.execute(select(Reviewer).order_by(Reviewer.id)).scalars())
+    return list(session.execute(select(Reviewer).order_by(Reviewer.id)).scalars())
 
 
-def _validate(state: VoteState) -> None:
-    if state.verdict is not None and state.verdict not in VERDICTS:
-        raise VoteError(f"verdict must be one of {', '.join(VERDICTS)}, not {state.verdict!r}")
-    if state.severity is not None and state.severity not in SEVERITIES:
-        raise VoteError(f"severity must be one of {', '.join(SEVERITIES)}, not {state.severity!r}")
-    if state.category is not None and state.category not in CATEGORIES:
-        raise VoteError(f"category must be one of {', '.join(CATEGORIES)}, not {state.category!r}")
+def reviewer_names(*, session: Session) -> dict[int, str]:
+    return dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
 
 
-def validate_fields(**fields) -> None:
-    """Raise VoteError naming the first bad value among the fields of one act
-    (verdict, severity, category), or a contradiction among them."""
-    _validate(VoteState(**{k: v for k, v in fields.items() if k in ("verdict", "severity", "category")}))
-    verdict = fields.get("verdict")
-    if verdict not in (None, "wrong") and (fields.get("severity") or fields.get("category")):
-        # Only within one act: a panelist whose earlier verdict was outvoted still rates phase 2.
-        raise VoteError(f"severity and category describe a prediction judged wrong; leave them out of a "
-                        f"{verdict!r} verdict")
-
-
+# -- writing ---------------------------------------------------------------------------
 def _latest_row(session: Session, reviewer_id: int, item: Item) -> Vote | None:
     return session.execute(
         select(Vote).where(Vote.reviewer_id == reviewer_id, Vote.image_id == item.image_id,
@@ -117,102 +150,77 @@ def _latest_row(session: Session, reviewer_id: int, item: Item) -> Vote | None:
     ).scalar_one_or_none()
 
 
-def cast_vote(project: Project, *, reviewer_id: int, image_id: int, predicted: int,
-              verdict=UNSET, problematic=UNSET, severity=UNSET, category=UNSET, oov_name=UNSET,
-              note=UNSET) -> Vote:
+def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, problematic=UNSET,
+              severity=UNSET, category=UNSET, oov_name=UNSET, note=UNSET) -> Vote:
     """Record a panelist's vote (only the given fields change); returns the new row.
 
     The vote is the caller's own: `reviewer_id` is the panelist casting it.
     """
     changes = {k: v for k, v in dict(verdict=verdict, problematic=problematic, severity=severity,
                                        category=category, oov_name=oov_name, note=note).items() if v is not UNSET}
-    item = Item(image_id, predicted)
-
-    def work(session: Session) -> Vote:
-        if session.get(Reviewer, reviewer_id) is None:
-            raise VoteError(f"no reviewer with id {reviewer_id}")
-        state = VoteState.of(_latest_row(session, reviewer_id, item))
-        new = VoteState(**{**state.__dict__, **changes})
-        _validate(new)
-        if new.category != "fine_grained_oov":
-            new = VoteState(**{**new.__dict__, "oov_name": None})
-        row = Vote(image_id=image_id, predicted=predicted, reviewer_id=reviewer_id, **new.__dict__)
-        session.add(row)
-        session.flush()
-        return row
-
-    return with_retry(project.engine, work)
+    if session.get(Reviewer, reviewer_id) is None:
+        raise VoteError(f"no reviewer with id {reviewer_id}")
+    new = _normalised(replace(VoteState.of(_latest_row(session, reviewer_id, item)), **changes))
+    check_fields(verdict=new.verdict, severity=new.severity, category=new.category, contradiction=False)
+    row = Vote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, **new.__dict__)
+    session.add(row)
+    session.flush()
+    return row
 
 
-def amend_vote(project: Project, *, reviewer_id: int, vote_id: int, verdict=UNSET, problematic=UNSET,
-               severity=UNSET, category=UNSET, oov_name=UNSET, note=UNSET) -> Vote:
-    """Change the vote shown as row `vote_id` (e.g. in the group view): a new row
-    for the same item, the old one kept. Only its own panelist may change it;
-    the chair overrides the panel's *decision* instead (reviewer.panel.decisions).
-    """
-    with read_session(project.engine) as session:
-        row = session.get(Vote, vote_id)
-        actor = session.get(Reviewer, reviewer_id)
-        owner = session.get(Reviewer, row.reviewer_id) if row is not None else None
+def amend_vote(*, session: Session, reviewer_id: int, vote_id: int, **changes) -> Vote:
+    """Change the vote shown as row `vote_id` (e.g. in the group view): a new row for
+    the same item, the old one kept. Only its own panelist may change it; the chair
+    overrides the panel's *decision* instead (reviewer.panel.decisions)."""
+    row = session.get(Vote, vote_id)
+    actor = session.get(Reviewer, reviewer_id)
     if row is None:
         raise VoteError(f"no vote with id {vote_id}")
     if actor is None:
         raise VoteError(f"no reviewer with id {reviewer_id}")
     if row.reviewer_id != reviewer_id:
+        owner = session.get(Reviewer, row.reviewer_id)
         raise VoteError(f"{actor.name} cannot change {owner.name}'s vote: a panelist changes only their own "
                         "vote (the chair may override the final decision, with a reason)")
-    return cast_vote(project, reviewer_id=reviewer_id, image_id=row.image_id, predicted=row.predicted,
-                     verdict=verdict, problematic=problematic, severity=severity, category=category,
-                     oov_name=oov_name, note=note)
+    return cast_vote(session=session, reviewer_id=reviewer_id, item=Item(row.image_id, row.predicted), **changes)
 
 
-def undo_last(project: Project, *, reviewer_id: int) -> Vote | None:
+def _undoable(reviewer_id: int):
+    undone = select(Vote.undoes).where(Vote.reviewer_id == reviewer_id, Vote.undoes.is_not(None))
+    return (Vote.reviewer_id == reviewer_id, Vote.undoes.is_(None), Vote.id.not_in(undone))
+
+
+def undo_last(*, session: Session, reviewer_id: int) -> Vote | None:
     """Reverse the panelist's latest act that is not yet undone; None if nothing to undo."""
-
-    def work(session: Session) -> Vote | None:
-        undone = select(Vote.undoes).where(Vote.reviewer_id == reviewer_id, Vote.undoes.is_not(None))
-        act = session.execute(
-            select(Vote).where(Vote.reviewer_id == reviewer_id, Vote.undoes.is_(None), Vote.id.not_in(undone))
-            .order_by(Vote.id.desc()).limit(1)).scalar_one_or_none()
-        if act is None:
-            return None
-        before = session.execute(
-            select(Vote).where(Vote.reviewer_id == reviewer_id, Vote.image_id == act.image_id,
-                               Vote.predicted == act.predicted, Vote.id < act.id)
-            .order_by(Vote.id.desc()).limit(1)).scalar_one_or_none()
-        state = VoteState.of(before)
-        row = Vote(image_id=act.image_id, predicted=act.predicted, reviewer_id=reviewer_id,
-                   retracted=state.empty, undoes=act.id, **state.__dict__)
-        session.add(row)
-        session.flush()
-        return row
-
-    return with_retry(project.engine, work)
+    act = session.execute(select(Vote).where(*_undoable(reviewer_id)).order_by(Vote.id.desc()).limit(1)
+                          ).scalar_one_or_none()
+    if act is None:
+        return None
+    before = session.execute(
+        select(Vote).where(Vote.reviewer_id == reviewer_id, Vote.image_id == act.image_id,
+                           Vote.predicted == act.predicted, Vote.id < act.id)
+        .order_by(Vote.id.desc()).limit(1)).scalar_one_or_none()
+    state = VoteState.of(before)
+    row = Vote(image_id=act.image_id, predicted=act.predicted, reviewer_id=reviewer_id,
+               retracted=state.empty, undoes=act.id, **state.__dict__)
+    session.add(row)
+    session.flush()
+    return row
 
 
-def can_undo(project: Project, *, reviewer_id: int) -> bool:
-    with read_session(project.engine) as session:
-        undone = select(Vote.undoes).where(Vote.reviewer_id == reviewer_id, Vote.undoes.is_not(None))
-        return session.execute(select(func.count(Vote.id)).where(
-            Vote.reviewer_id == reviewer_id, Vote.undoes.is_(None), Vote.id.not_in(undone))).scalar_one() > 0
+# -- reading -----------------------------------------------------------------------------
+def can_undo(*, session: Session, reviewer_id: int) -> bool:
+    return session.execute(select(func.count(Vote.id)).where(*_undoable(reviewer_id))).scalar_one() > 0
 
 
-def current_vote(project: Project, *, reviewer_id: int, image_id: int, predicted: int) -> VoteState:
-    with read_session(project.engine) as session:
-        return VoteState.of(_latest_row(session, reviewer_id, Item(image_id, predicted)))
+def current_vote(*, session: Session, reviewer_id: int, item: Item) -> VoteState:
+    return VoteState.of(_latest_row(session, reviewer_id, item))
 
 
-def current_votes(project: Project, *, image_id: int | None = None, predicted: int | None = None) -> list[Vote]:
-    """The current (latest, not retracted) vote of every panelist, on one item or on all."""
-    latest = select(func.max(Vote.id)).group_by(Vote.reviewer_id, Vote.image_id, Vote.predicted)
-    if image_id is not None:
-        latest = latest.where(Vote.image_id == image_id)
-    if predicted is not None:
-        latest = latest.where(Vote.predicted == predicted)
-    with read_session(project.engine) as session:
-        rows = session.execute(select(Vote).where(Vote.id.in_(latest.scalar_subquery()))
-                               .order_by(Vote.image_id, Vote.predicted, Vote.reviewer_id)).scalars().all()
-    return [r for r in rows if not r.retracted]
+def my_votes(*, session: Session, reviewer_id: int) -> dict[Item, VoteState]:
+    """The panelist's current vote on every item they have voted."""
+    return {Item(v.image_id, v.predicted): VoteState.of(v)
+            for v in current_votes(session=session, reviewer_id=reviewer_id)}
 
 
 @dataclass(frozen=True)
@@ -259,15 +267,14 @@ def seen_vote(vote: Vote, viewer_fields: frozenset[str] | None) -> SeenVote:
         created_at=vote.created_at)
 
 
-def visible_votes(project: Project, *, viewer_id: int, image_id: int, predicted: int,
-                  blind: bool = True) -> list[SeenVote] | None:
+def visible_votes(*, session: Session, viewer_id: int, item: Item, blind: bool = True) -> list[SeenVote] | None:
     """Others' current votes on an item as the viewer may see them.
 
     Blind mode: None (hidden) until the viewer has voted on the item; then
     each field of the others' votes shows once the viewer has voted that field
     (a verdict does not reveal the others' severity before one's own).
     """
-    votes = current_votes(project, image_id=image_id, predicted=predicted)
+    votes = current_votes(session=session, item=item)
     mine = next((v for v in votes if v.reviewer_id == viewer_id), None)
     viewer_fields = voted_fields(mine) if blind else None
     if blind and not viewer_fields:
@@ -275,8 +282,8 @@ def visible_votes(project: Project, *, viewer_id: int, image_id: int, predicted:
     return [seen_vote(v, viewer_fields) for v in votes if v.reviewer_id != viewer_id]
 
 
-def vote_history(project: Project, *, image_id: int, predicted: int) -> list[Vote]:
+def vote_history(*, session: Session, item: Item) -> list[Vote]:
     """Every row ever written on an item, oldest first (who voted what, when)."""
-    with read_session(project.engine) as session:
-        return list(session.execute(select(Vote).where(Vote.image_id == image_id, Vote.predicted == predicted)
-                                    .order_by(Vote.id)).scalars())
+    return list(session.execute(select(Vote).where(Vote.image_id == item.image_id, Vote.predicted == item.predicted)
+                                .order_by(Vote.id)).scalars())
+

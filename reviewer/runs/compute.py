@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -33,11 +33,12 @@ from models import (BatchLoader, Classifier, InferenceConfig, ModelInputError, P
                     default_batch_size, load_model, top_k)
 from models.sources import LoadedModel
 from models.store import written_rows
-from reviewer.runs.records import (RunLock, forget_predictions, image_files, load_image_ids, matching_runs,
-                                   model_row, predicted_rows, prediction_count, probs_relpath, run_images,
-                                   save_image_ids, top1_accuracy)
-from reviewer.errors import InputError, UserError
+from reviewer.runs.records import (RunLock, RunResult, forget_predictions, image_files, load_image_ids,
+                                   matching_runs, model_row, predicted_rows, prediction_count, probs_relpath,
+                                   run_images, save_image_ids, store_run_mistakes)
+from reviewer.errors import InputError
 from reviewer.project import Project
+from reviewer.terms import RunStatus
 
 @dataclass(frozen=True)
 class RunProgress:
@@ -59,23 +60,6 @@ class RunProgress:
 
 
 ProgressCallback = Callable[[RunProgress], None]
-
-
-@dataclass
-class RunResult:
-    run_id: int
-    model: str
-    status: str  # complete | cancelled
-    total: int
-    predicted: int  # images with predictions (all attempts)
-    skipped: list[dict] = field(default_factory=list)  # {image_id, file_name, reason}
-    resumed: bool = False
-    resumed_from: int = 0  # predictions the run had when this call started
-    already_complete: bool = False  # nothing computed: the same run was complete
-    seconds: float = 0.0  # this call's computing time
-    images_per_second: float = 0.0
-    mistakes: int | None = None
-    mistakes_note: str | None = None
 
 
 def predict(project: Project, model: str, *, checkpoint: str | Path | None = None, name: str | None = None,
@@ -113,7 +97,7 @@ def predict(project: Project, model: str, *, checkpoint: str | Path | None = Non
                         weights_sha256=loaded.weights_sha256)
         model_id, model_name = row.id, row.name
     runs = matching_runs(project, model_id=model_id, image_slice=image_slice, limit=limit, fast_decode=fast_decode)
-    unfinished = next((r for r in runs if r.status != "complete"), None)
+    unfinished = next((r for r in runs if r.status != RunStatus.COMPLETE), None)
     if unfinished is None and runs and not rerun:
         return _already_complete(project, runs[0], model_name)
     run = unfinished or _create_run(project, model_id, ids, loaded, image_slice=image_slice, limit=limit,
@@ -123,15 +107,15 @@ def predict(project: Project, model: str, *, checkpoint: str | Path | None = Non
                            load_seconds=load_seconds,
                            batch_size=batch_size or default_batch_size(loaded.device))
         result = attempt.compute(progress=progress, cancel=cancel, resumed=unfinished is not None)
-    if result.status == "complete":
-        result.mistakes, result.mistakes_note = _store_mistakes(project, run.id)
+    if result.status == RunStatus.COMPLETE:
+        result.mistakes, result.mistakes_note = store_run_mistakes(project, run.id)
     return result
 
 
 def _create_run(project: Project, model_id: int, ids: list[int], loaded: LoadedModel, *,
                 image_slice: str | None, limit: int | None, fast_decode: bool) -> Run:
     with write_session(project.engine) as session:
-        run = Run(model_id=model_id, status="running", image_slice=image_slice, num_images=len(ids),
+        run = Run(model_id=model_id, status=RunStatus.RUNNING, image_slice=image_slice, num_images=len(ids),
                   device=str(loaded.device), preprocessing=_preprocessing(loaded, fast_decode=fast_decode),
                   report={"limit": limit})
         session.add(run)
@@ -153,29 +137,13 @@ def _preprocessing(loaded: LoadedModel, *, fast_decode: bool) -> dict:
 
 def _already_complete(project: Project, run: Run, model_name: str) -> RunResult:
     report = run.report or {}
-    result = RunResult(run_id=run.id, model=model_name, status="complete", total=run.num_images,
+    result = RunResult(run_id=run.id, model=model_name, status=RunStatus.COMPLETE, total=run.num_images,
                        predicted=prediction_count(project, run.id), skipped=report.get("skipped", []),
                        already_complete=True, seconds=report.get("seconds", 0.0),
                        images_per_second=report.get("images_per_second", 0.0), mistakes=report.get("mistakes"))
     if result.mistakes is None:  # an earlier attempt could not compute them
-        result.mistakes, result.mistakes_note = _store_mistakes(project, run.id)
+        result.mistakes, result.mistakes_note = store_run_mistakes(project, run.id)
     return result
-
-
-def _store_mistakes(project: Project, run_id: int) -> tuple[int | None, str | None]:
-    try:
-        from reviewer.runs.mistakes import store_mistakes
-    except ImportError as exc:  # the mistakes module is optional to this layer
-        return None, f"mistakes not computed ({exc})"
-    try:
-        count = store_mistakes(project, run_id)
-    except UserError as exc:
-        return None, f"mistakes not computed: {exc}"
-    with write_session(project.engine) as session:
-        run = session.get(Run, run_id)
-        run.report = {**(run.report or {}), "mistakes": count}
-        session.add(run)
-    return count, None
 
 
 class _Recorder:
@@ -226,7 +194,7 @@ class _Attempt:
         loader = BatchLoader(paths, self.loaded.data_config,
                              replace(self.pipeline, prefetch_batches=self.pipeline.workers() + classifier.streams))
         writer = ProbabilityWriter.open(self.project.root / self.run.probs_path)
-        started, done_now, status = time.perf_counter(), 0, "cancelled"
+        started, done_now, status = time.perf_counter(), 0, RunStatus.CANCELLED
 
         def report_progress():
             if progress is not None:
@@ -256,11 +224,11 @@ class _Attempt:
                     if cancel is not None and cancel():
                         break
                 else:
-                    status = "complete"
+                    status = RunStatus.COMPLETE
             recorder.drain()
         except BaseException as exc:
             recorder.close()  # what was handed over is written before the run's report
-            self._finish("cancelled" if isinstance(exc, KeyboardInterrupt) else "failed",
+            self._finish(RunStatus.CANCELLED if isinstance(exc, KeyboardInterrupt) else RunStatus.FAILED,
                          classifier, done_now, time.perf_counter() - started, error=repr(exc))
             raise
         finally:
@@ -299,7 +267,7 @@ class _Attempt:
         finished[done_rows] = True
         with write_session(project.engine) as session:
             row = session.get(Run, run.id)
-            row.status, row.device, row.num_images = "running", str(self.loaded.device), len(ids)
+            row.status, row.device, row.num_images = RunStatus.RUNNING, str(self.loaded.device), len(ids)
             row.preprocessing = _preprocessing(self.loaded, fast_decode=self.pipeline.draft)
             session.add(row)
         return ids, np.flatnonzero(~finished).tolist()
@@ -335,12 +303,8 @@ class _Attempt:
                 workers=self.pipeline.workers(), **classifier.settings())
             report.pop("mistakes", None)
             run.report, run.status = report, status
-            if status == "complete":
+            if status == RunStatus.COMPLETE:
                 run.finished_at = utcnow()
             session.add(run)
         return report
 
-
-from reviewer.runs.logits import import_logits  # noqa: E402  (re-exported: runs are made here)
-
-__all__ = ["RunProgress", "RunResult", "import_logits", "predict", "top1_accuracy"]

@@ -12,7 +12,9 @@ from db.tables import Image, Prediction, Run, utcnow
 from models import ModelInputError, ProbabilityWriter, top_k
 from models.logits import CHUNK, ScoreFile, read_scores
 from reviewer._files import sha256_file
-from reviewer.runs.records import matching_runs, model_row, prediction_count, probs_relpath, save_image_ids
+from reviewer.runs.records import (RunResult, matching_runs, model_row, prediction_count, probs_relpath,
+                                   save_image_ids, store_run_mistakes)
+from reviewer.terms import RunStatus
 from reviewer.errors import InputError
 from reviewer.project import Project
 
@@ -24,8 +26,6 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
     index (row i = Image.val_index i). Images of the project without a row
     are left out of the run; a file name the project does not know is an error.
     """
-    from reviewer.runs.compute import RunResult, _store_mistakes
-
     path = Path(path).expanduser().resolve()
     try:
         scores = read_scores(path, kind=kind)
@@ -37,14 +37,14 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
         row = model_row(session, name=model, source="logits", checkpoint=str(path), weights_sha256=sha)
         model_id, model_name = row.id, row.name
     earlier = [r for r in matching_runs(project, model_id=model_id, image_slice=None, limit=None)
-               if r.status == "complete"]
+               if r.status == RunStatus.COMPLETE]
     if earlier:
         run = earlier[0]
-        return RunResult(run_id=run.id, model=model_name, status="complete", total=run.num_images,
+        return RunResult(run_id=run.id, model=model_name, status=RunStatus.COMPLETE, total=run.num_images,
                          predicted=prediction_count(project, run.id), already_complete=True,
                          mistakes=(run.report or {}).get("mistakes"))
     with write_session(project.engine) as session:
-        run = Run(model_id=model_id, status="running", num_images=len(image_ids), device="",
+        run = Run(model_id=model_id, status=RunStatus.RUNNING, num_images=len(image_ids), device="",
                   preprocessing={}, report={"limit": None, "imported_from": str(path), "kind": scores.kind,
                                             "file_rows": len(scores), "source": "logits", "weights_sha256": sha})
         session.add(run)
@@ -69,11 +69,11 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
     with write_session(project.engine) as session:
         session.execute(insert(Prediction), records)
         run = session.get(Run, run_id)
-        run.status, run.finished_at = "complete", utcnow()
+        run.status, run.finished_at = RunStatus.COMPLETE, utcnow()
         session.add(run)
-    result = RunResult(run_id=run_id, model=model_name, status="complete", total=len(image_ids),
+    result = RunResult(run_id=run_id, model=model_name, status=RunStatus.COMPLETE, total=len(image_ids),
                        predicted=len(records))
-    result.mistakes, result.mistakes_note = _store_mistakes(project, run_id)
+    result.mistakes, result.mistakes_note = store_run_mistakes(project, run_id)
     return result
 
 

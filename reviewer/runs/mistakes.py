@@ -1,25 +1,72 @@
 """The mistakes of a run: images whose top-1 prediction is not among their
-correct or unclear labels (after the collapsed mappings).
+correct or unclear labels (the reference rule; no collapsed mappings).
 
 A mistake is *novel* when its prediction was never reviewed before: it is
 not a wrong label of the image and no imported review has judged it. The
 panel's own decisions do not change novelty (they change the status).
-Problematic images are not counted, as in MLA.
+Problematic images are not counted, as in MLA; in a project with a
+multi-label set, only its images are in scope.
+
+`stored_mistakes` is the one reader of the stored mistakes (of one run or
+of all), with what every consumer needs of the image; the queue, the panel,
+the split, the comparison and the reviewed mistakes all read through it.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from sqlalchemy import delete, insert
+from dataclasses import dataclass
 
-from db.engine import write_session
-from db.tables import Mistake
-from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.labelset import CORRECT, WRONG, LabelSet
-from reviewer.evaluation.metrics import accepted, evaluable
-from reviewer.runs.predictions import RunPredictions, load_predictions
-from reviewer.project import Project
+import numpy as np
+import pandas as pd
+from sqlalchemy import delete, insert, select
+from sqlmodel import Session
+
+from db.tables import Image, Mistake
 from reviewer.classes.wordnet import hierarchy_distance
+from reviewer.evaluation.metrics import accepted, evaluable
+from reviewer.labels.labelset import CORRECT, WRONG, LabelSet
+from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.panel.state import Item
+from reviewer.runs.predictions import RunPredictions, load_predictions
+
+
+@dataclass(frozen=True)
+class StoredMistake:
+    mistake_id: int
+    run_id: int
+    image_id: int
+    predicted: int
+    probability: float
+    novel: bool
+    hierarchy_distance: int | None
+    file_name: str
+    original_label: int | None
+    has_file: bool
+
+    @property
+    def item(self) -> Item:
+        return Item(self.image_id, self.predicted)
+
+
+def stored_mistakes(*, session: Session, run_id: int | None = None) -> list[StoredMistake]:
+    """The stored mistakes of a run (or of every run), by run and image."""
+    query = (select(Mistake.id, Mistake.run_id, Mistake.image_id, Mistake.predicted, Mistake.probability,
+                    Mistake.novel, Mistake.hierarchy_distance, Image.file_name, Image.original_label, Image.path)
+             .join(Image, Image.id == Mistake.image_id).order_by(Mistake.run_id, Mistake.image_id))
+    if run_id is not None:
+        query = query.where(Mistake.run_id == run_id)
+    return [StoredMistake(r[0], r[1], r[2], r[3], float(r[4]), bool(r[5]), r[6], r[7], r[8], r[9] is not None)
+            for r in session.connection().execute(query)]
+
+
+MISTAKE_COLUMNS = ["mistake_id", "run_id", "image_id", "predicted", "probability", "novel", "hierarchy_distance",
+                   "file_name", "original_label", "has_file"]
+
+
+def mistakes_frame(mistakes: list[StoredMistake]) -> pd.DataFrame:
+    """The same mistakes as a table (`MISTAKE_COLUMNS`)."""
+    frame = pd.DataFrame([tuple(m.__dict__.values()) for m in mistakes], columns=MISTAKE_COLUMNS)
+    return frame.astype({"image_id": "int64", "predicted": "int64", "run_id": "int64", "novel": bool})
 
 
 def find_mistakes(labels: LabelSet, predictions: RunPredictions) -> np.ndarray:
@@ -53,10 +100,10 @@ def distances_to_labels(labels: LabelSet, positions: np.ndarray, predicted: np.n
     return out
 
 
-def store_mistakes(project: Project, run_id: int) -> int:
+def store_mistakes(*, session: Session, run_id: int) -> int:
     """Compute the run's mistakes and store them (replacing earlier ones); returns their count."""
-    labels = reviewed_labelset(project, after_review=False)
-    predictions = load_predictions(project, run_id)
+    labels = reviewed_labelset(session=session, after_review=False)
+    predictions = load_predictions(session=session, run_id=run_id)
     idx = find_mistakes(labels, predictions)
     positions = labels.positions(predictions.image_ids[idx])
     predicted = predictions.top1[idx].astype(np.int64)
@@ -67,8 +114,7 @@ def store_mistakes(project: Project, run_id: int) -> int:
          "probability": float(predictions.probs[i, 0]), "novel": bool(n), "hierarchy_distance": d}
         for i, p, n, d in zip(idx, predicted, novel, distances)
     ]
-    with write_session(project.engine) as session:
-        session.execute(delete(Mistake).where(Mistake.run_id == run_id))
-        if rows:
-            session.connection().execute(insert(Mistake.__table__), rows)
+    session.execute(delete(Mistake).where(Mistake.run_id == run_id))
+    if rows:
+        session.connection().execute(insert(Mistake.__table__), rows)
     return len(rows)

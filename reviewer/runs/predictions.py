@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 from sqlalchemy import select
+from sqlmodel import Session
 
-from db.engine import read_session
 from db.tables import Prediction, Run
 from reviewer.project import Project
 
@@ -32,12 +32,11 @@ class RunPredictions:
         return len(self.image_ids)
 
 
-def load_predictions(project: Project, run_id: int) -> RunPredictions:
+def load_predictions(*, session: Session, run_id: int) -> RunPredictions:
     query = (select(Prediction.image_id, Prediction.row, *TOPK_COLUMNS, *PROB_COLUMNS)
              .where(Prediction.run_id == run_id).order_by(Prediction.image_id))
-    with read_session(project.engine) as session:
-        # Plain tuples: numpy probing SQLAlchemy Row objects costs seconds on 50,000 rows.
-        result = [tuple(row) for row in session.connection().execute(query)]
+    # Plain tuples: numpy probing SQLAlchemy Row objects costs seconds on 50,000 rows.
+    result = [tuple(row) for row in session.connection().execute(query)]
     table = np.array(result, dtype=np.float64).reshape(len(result), 12)
     return RunPredictions(
         run_id=run_id,
@@ -55,7 +54,7 @@ def probability_file(project: Project, run: Run) -> Path | None:
     return path if path.exists() else None
 
 
-def open_probabilities(project: Project, run: Run) -> np.ndarray | None:
+def run_probabilities(project: Project, run: Run) -> np.ndarray | None:
     """The run's full softmax [num_images, 1000] float16, memory-mapped (not read into memory)."""
     path = probability_file(project, run)
     return np.load(path, mmap_mode="r") if path else None
@@ -67,7 +66,7 @@ def ranked_classes(project: Project, run: Run, predictions: RunPredictions, k: i
     stored top-5 (k capped at 5)."""
     if k <= 5:
         return predictions.topk[:, :k].astype(np.int64)
-    probs = open_probabilities(project, run)
+    probs = run_probabilities(project, run)
     if probs is None:
         return predictions.topk.astype(np.int64)
     out = np.empty((len(predictions), k), dtype=np.int64)

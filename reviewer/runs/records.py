@@ -1,13 +1,21 @@
 """Database and file records of model runs: model rows, the run's image list,
-its files in `runs/`, and the lock that keeps one process per run."""
+its files in `runs/`, the lock that keeps one process per run, a run's result
+and the step that ends every run (its mistakes stored).
+
+A run is computed (or imported) as a sequence of units of work by design:
+each batch is committed on its own so that a killed run resumes where it
+stopped. The helpers here that serve that lifecycle take the project and
+open their own short transactions; the readers used elsewhere take a session.
+"""
 
 from __future__ import annotations
 
 import io
-import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from filelock import FileLock, Timeout
 from sqlalchemy import delete, func, select
 from sqlmodel import Session
 
@@ -17,11 +25,22 @@ from reviewer._files import atomic_write_bytes
 from reviewer.errors import InputError, UserError
 from reviewer.project import Project
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None
-    import msvcrt
+
+@dataclass
+class RunResult:
+    run_id: int
+    model: str
+    status: str  # RunStatus: complete | cancelled
+    total: int
+    predicted: int  # images with predictions (all attempts)
+    skipped: list[dict] = field(default_factory=list)  # {image_id, file_name, reason}
+    resumed: bool = False
+    resumed_from: int = 0  # predictions the run had when this call started
+    already_complete: bool = False  # nothing computed: the same run was complete
+    seconds: float = 0.0  # this call's computing time
+    images_per_second: float = 0.0
+    mistakes: int | None = None
+    mistakes_note: str | None = None
 
 
 # -- models ------------------------------------------------------------------------
@@ -157,42 +176,51 @@ def prediction_count(project: Project, run_id: int) -> int:
                                .where(Prediction.run_id == run_id)).scalar_one()
 
 
-def top1_accuracy(project: Project, run_id: int) -> tuple[int, int]:
-    """(correct, labelled): top-1 predictions that equal the image's original label."""
-    with read_session(project.engine) as session:
-        base = (select(func.count()).select_from(Prediction).join(Image, Image.id == Prediction.image_id)
-                .where(Prediction.run_id == run_id, Image.original_label.is_not(None)))
-        labelled = session.execute(base).scalar_one()
-        correct = session.execute(base.where(Prediction.pred_1 == Image.original_label)).scalar_one()
+def top1_counts(*, session: Session, run_id: int) -> tuple[int, int]:
+    """(correct, labelled): a run's top-1 predictions that equal the image's original label,
+    of those with an original label (what `reviewer predict` prints at the end)."""
+    base = (select(func.count()).select_from(Prediction).join(Image, Image.id == Prediction.image_id)
+            .where(Prediction.run_id == run_id, Image.original_label.is_not(None)))
+    labelled = session.execute(base).scalar_one()
+    correct = session.execute(base.where(Prediction.pred_1 == Image.original_label)).scalar_one()
     return int(correct), int(labelled)
 
 
-class RunLock:
-    """An exclusive advisory lock on `runs/run_<id>.lock` while a process computes the run.
+def store_run_mistakes(project: Project, run_id: int) -> tuple[int | None, str | None]:
+    """The step that ends a complete run: its mistakes found and stored, their count kept in
+    the run's report, in one transaction. Returns (count, None), or (None, why not)."""
+    from reviewer.runs.mistakes import store_mistakes
 
-    The kernel drops it when the process dies, so a killed run can be resumed at once.
-    """
+    def work(session: Session) -> int:
+        count = store_mistakes(session=session, run_id=run_id)
+        run = session.get(Run, run_id)
+        run.report = {**(run.report or {}), "mistakes": count}
+        session.add(run)
+        return count
+
+    try:
+        return project.write(work), None
+    except UserError as exc:
+        return None, f"mistakes not computed: {exc}"
+
+
+class RunLock:
+    """An exclusive lock on `runs/run_<id>.lock` while a process computes the run
+    (filelock: the kernel drops it when the process dies, so a killed run can be
+    resumed at once; a second process is told, not made to wait)."""
 
     def __init__(self, project: Project, run_id: int):
         self.path = project.runs_dir / f"run_{run_id}.lock"
         self.run_id = run_id
-        self._fd: int | None = None
+        self._lock = FileLock(self.path, timeout=0)
 
     def __enter__(self) -> "RunLock":
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            if fcntl is not None:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            else:  # pragma: no cover - Windows
-                msvcrt.locking(self._fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            os.close(self._fd)
-            self._fd = None
+            self._lock.acquire()
+        except Timeout:
             raise UserError(f"run #{self.run_id} is being computed by another process right now; "
                             "wait for it to finish (or stop it) before resuming") from None
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing releases the lock
-            self._fd = None
+        self._lock.release()

@@ -20,7 +20,9 @@ from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.review.qt_review_page import QtReviewPage
 from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
-from reviewer.ui.review.review_session import ReviewSession, list_runs
+from reviewer.app.panel import add_panelist
+from reviewer.app.runs import run_list
+from reviewer.ui.review.review_session import ReviewSession
 from reviewer.ui.theme import KIND_COLOURS, MUTED, set_text_colour, style_widgets
 from reviewer.ui.workers import Worker
 
@@ -30,10 +32,8 @@ PAGE_ACTIONS = {a.name for a in ACTIONS if a.group != "Window"}
 
 
 def _open(root: str, reviewer_name: str):
-    from reviewer.panel.votes import get_reviewer
-
     project = Project.open(root)
-    return project, get_reviewer(project, reviewer_name), list_runs(project)
+    return project, add_panelist(project, reviewer_name).value, run_list(project)
 
 
 class QtMainWindow(QMainWindow):
@@ -249,7 +249,7 @@ class QtMainWindow(QMainWindow):
     def reload_runs(self, select: int | None = None) -> None:
         if self.project is None:
             return
-        self.runs = list_runs(self.project)
+        self.runs = run_list(self.project)
         self._fill_runs()
         self.open_run(select if select is not None else self._default_run(), refresh=True)
 

@@ -8,14 +8,18 @@ import math
 import numpy as np
 import pytest
 import torch
-from review_data import add_images, add_run
+from review_data import add_images, add_run, read_with
 
-from reviewer.analysis.calibration import (adaptive_calibration_error, calibration, multilabel_calibration,
-                                           run_calibration)
+from reviewer.analysis.calibration import (
+    adaptive_calibration_error,
+    calibration,
+    multilabel_calibration,
+    run_calibration,
+)
 from reviewer.analysis.class_balance import class_balance
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.runs.predictions import load_predictions
 from reviewer.project import Project
+from reviewer.runs.predictions import load_predictions
 
 
 def test_ece_by_hand():
@@ -114,7 +118,8 @@ def test_run_calibration_is_against_the_original_label(tmp_path):
     ids = add_images(project, [1, 2, 3, 4], labels={1: {"correct": [2, 20]}})
     # Right on image 1 only by the original labels (20 is a correct multi-label of image 2), all at 0.9.
     run = add_run(project, "m", {ids[0]: 1, ids[1]: 20, ids[2]: 30, ids[3]: 40}, probs=dict.fromkeys(ids, 0.9))
-    labels, predictions = reviewed_labelset(project), load_predictions(project, run)
+    labels = read_with(project, reviewed_labelset)
+    predictions = read_with(project, load_predictions, run_id=run)
     result = run_calibration(labels, predictions)
     assert result.images == 4 and result.ece == pytest.approx(abs(0.25 - 0.9), abs=1e-6)
     assert math.isnan(result.ace)  # no probability file given

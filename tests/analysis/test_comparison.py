@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from review_data import add_images, add_run, decide
+from review_data import add_images, add_run, decide, decisions_table_of, read_with
 from scipy.stats import chi2
 
-from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
+from reviewer.analysis.comparison import (
+    compared_runs,
+    mistake_overlap,
+    novel_judgements,
+    novel_share_tests,
+)
 from reviewer.analysis.report import ReportOptions, build_report, report_json
 from reviewer.project import Project
-from reviewer.labels.reviewed_mistakes import current_decisions
 
 
 @pytest.fixture
@@ -48,16 +52,17 @@ def two_models(tmp_path):
 
 def test_overlap_of_mistakes(two_models):
     project, a, b = two_models
-    runs = compared_runs(project)
+    runs = read_with(project, compared_runs)
     assert runs == {"A": a, "B": b}
-    (row,) = mistake_overlap(project, runs).to_dict(orient="records")
+    (row,) = read_with(project, mistake_overlap, runs=runs).to_dict(orient="records")
     assert row == {"model_a": "A", "model_b": "B", "run_a": a, "run_b": b, "images": 8, "mistakes_a": 6,
                    "mistakes_b": 5, "only_a": 2, "only_b": 1, "both_same": 1, "both_different": 3}
 
 
 def test_novel_predictions_judged_correct_and_their_test(two_models):
     project, a, b = two_models
-    novel = novel_judgements(project, compared_runs(project), current_decisions(project)).set_index("model")
+    novel = read_with(project, novel_judgements, runs=read_with(project, compared_runs),
+                      decisions=decisions_table_of(project)).set_index("model")
     # A: novel 502, 504, 505, 506, 507 (900 was a wrong label): decided 4, judged correct 502, 504 and
     # 505 (problematic) = 3. B: novel 503, 504, 605, 606, 901: all decided, judged correct 503, 504 = 2.
     assert novel.loc["A", ["novel", "undecided", "decided", "judged_correct"]].tolist() == [5, 1, 4, 3]

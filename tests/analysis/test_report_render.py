@@ -10,8 +10,8 @@ from review_data import add_images, add_run, decide
 from reviewer.analysis.render import write_report
 from reviewer.analysis.report import build_report
 from reviewer.cli import main
-from reviewer.project import Project
 from reviewer.evaluation.slices import save_slice
+from reviewer.project import Project
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -26,7 +26,7 @@ def project(tmp_path):
     decide(project, ids[3], 40, "correct")
     decide(project, ids[4], 50, "wrong", severity="minor", category="fine_grained")
     decide(project, ids[5], 60, "wrong", severity="major", category="spurious_correlation")
-    save_slice(project, "imagenet_m", ids[2:])
+    project.write(lambda session: save_slice(session=session, name="imagenet_m", image_ids=ids[2:]))
     return project
 
 

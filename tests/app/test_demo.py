@@ -9,10 +9,16 @@ import shutil
 import pytest
 
 import reviewer.app.demo
+from reviewer.app.demo import (
+    demo_root,
+    demo_status,
+    prepare_demo_project,
+    run_demo_model,
+)
 from reviewer.cli import main
-from reviewer.app.demo import demo_root, demo_status, prepare_demo_project, run_demo_model
-from reviewer.panel.votes import cast_vote, get_reviewer
 from reviewer.paths import asset
+from reviewer.app import panel as acts
+from reviewer.panel.state import Item
 
 # Four images the bundled model gets wrong and two it gets right (assets/demo/manifest.json).
 FEW = ["n01494475_hammerhead.JPEG", "n01534433_junco.JPEG", "n01608432_kite.JPEG", "n01616318_vulture.JPEG",
@@ -42,12 +48,12 @@ def few_demo_images(tmp_path, monkeypatch):
 def test_demo_project_is_built_once_and_reused(few_demo_images):
     project = prepare_demo_project()
     assert project.root == demo_root() and project.image_count() == 6
-    ann = get_reviewer(project, "ann").id
-    cast_vote(project, reviewer_id=ann, image_id=1, predicted=3, verdict="wrong")
+    ann = acts.add_panelist(project, "ann").value.id
+    acts.vote(project, reviewer_id=ann, item=Item(1, 3), verdict="wrong")
     project.close()
     again = prepare_demo_project()  # a second launch keeps what was recorded
     assert again.image_count() == 6
-    assert get_reviewer(again, "ann").id == ann
+    assert acts.add_panelist(again, "ann").value.id == ann
     again.set_setting(reviewer.app.demo.READY_SETTING, "0")  # as if the first launch had died half-way
     again.close()
     rebuilt = prepare_demo_project()

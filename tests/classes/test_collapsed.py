@@ -10,8 +10,8 @@ import pytest
 
 from reviewer.classes import collapsed
 from reviewer.classes.collapsed import acceptance_matrix, accepts, collapsed_pairs
-from reviewer.paths import asset
 from reviewer.classes.vocabulary import load_classes
+from reviewer.paths import asset
 
 # Class names as the paper lists them, checked against the vocabulary below.
 NAMES = {248: "Eskimo dog", 249: "malamute", 250: "Siberian husky", 836: "sunglass", 837: "sunglasses",

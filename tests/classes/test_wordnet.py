@@ -9,10 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reviewer.paths import asset
 from reviewer.classes.vocabulary import load_classes
-from reviewer.classes.wordnet import (ORGANISM, hierarchy_distance, is_organism, load_hierarchy,
-                              organism_mask)
+from reviewer.classes.wordnet import (
+    ORGANISM,
+    hierarchy_distance,
+    is_organism,
+    load_hierarchy,
+    organism_mask,
+)
+from reviewer.paths import asset
 
 REPO = Path(__file__).resolve().parents[2]
 TENCH, GOLDFISH, GREAT_WHITE_SHARK, EEL = 0, 1, 2, 390

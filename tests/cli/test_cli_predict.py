@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from run_data import make_project, sample_files
 from sqlalchemy import select
 
 from db.engine import read_session
 from db.tables import Prediction, Run
 from reviewer.cli import main
-from run_data import make_project, sample_files
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from review_data import add_images, add_run, decide, val_name
+from review_data import add_images, add_run, decide, read_with, val_name
 from scipy.stats import beta
 
 from reviewer.cli import main
-from reviewer.importers import import_review
 from reviewer.evaluation.leaderboard import leaderboard, off_trend, plot_trend
-from reviewer.project import Project
-from reviewer.panel.reruns import rerun_summary, review_queue
 from reviewer.evaluation.slices import save_slice
+from reviewer.importers import import_review
+from reviewer.panel.queue import pending_items, rerun_summary
+from reviewer.project import Project
 
 
 @pytest.fixture
@@ -32,27 +32,28 @@ def reruns(tmp_path):
     run_a = add_run(project, "model-A", {img[1]: 1, img[2]: 2, img[3]: 3, img[4]: 40, img[5]: 50, img[6]: 60})
     decide(project, img[4], 40, "correct")
     decide(project, img[6], 60, "wrong", severity="major", category="spurious_correlation")
-    save_slice(project, "imagenet_m", [img[3], img[4], img[5], img[6]])
+    project.write(lambda session: save_slice(session=session, name="imagenet_m", image_ids=[img[3], img[4], img[5], img[6]]))
     run_b = add_run(project, "model-B", {img[3]: 30, img[4]: 40, img[5]: 55, img[6]: 6}, image_slice="imagenet_m")
     return project, img, run_a, run_b
 
 
 def test_rerun_queues_only_unreviewed_predictions(reruns):
     project, img, run_a, run_b = reruns
-    queue = review_queue(project, run_b)
+    queue = read_with(project, pending_items, run_id=run_b)
     # (img3, 30) is new; (img4, 40) was decided; (img5, 55) is a published wrong label.
-    assert list(zip(queue["image_id"], queue["predicted"])) == [(img[3], 30)]
-    assert rerun_summary(project, run_b) == {"mistakes": 3, "known_wrong_label": 1, "decided": 1, "queued": 1}
+    assert [m.item for m in queue] == [(img[3], 30)]
+    assert read_with(project, rerun_summary, run_id=run_b) == {"mistakes": 3, "known_wrong_label": 1, "decided": 1,
+                                                               "queued": 1}
     # Run A still has its own open question (img5, 50); the queue over all runs adds B's.
-    everything = review_queue(project)
-    assert sorted(zip(everything["image_id"], everything["predicted"])) == [(img[3], 30), (img[5], 50)]
+    everything = read_with(project, pending_items)
+    assert sorted(m.item for m in everything) == [(img[3], 30), (img[5], 50)]
     decide(project, img[3], 30, "wrong", severity="minor", category="fine_grained")
-    assert review_queue(project, run_b).empty
+    assert read_with(project, pending_items, run_id=run_b) == []
 
 
 def test_leaderboard_and_trend_plot(reruns, tmp_path):
     project, img, run_a, run_b = reruns
-    board = leaderboard(project).set_index("run_id")
+    board = read_with(project, leaderboard).set_index("run_id")
     a, b = board.loc[run_a], board.loc[run_b]
     assert (a["top1_correct"], a["top1_total"]) == (3, 6)
     assert a["top1_scope"] == "6 images"  # not the full validation set: the trend plot says so
@@ -62,9 +63,9 @@ def test_leaderboard_and_trend_plot(reruns, tmp_path):
     assert b["top1"] != b["top1"]  # a slice-only run has no full-set top-1 (NaN)
     assert a["slice_low"] == pytest.approx(beta.ppf(0.025, 2, 3))
     assert a["slice_high"] == pytest.approx(beta.ppf(0.975, 3, 2))
-    assert plot_trend(leaderboard(project), tmp_path / "trend.png")
+    assert plot_trend(read_with(project, leaderboard), tmp_path / "trend.png")
     assert (tmp_path / "trend.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert not plot_trend(leaderboard(project, slice_name=None), tmp_path / "none.png")
+    assert not plot_trend(read_with(project, leaderboard, slice_name=None), tmp_path / "none.png")
 
 
 def test_leaderboard_command(reruns, tmp_path, capsys):
@@ -80,4 +81,4 @@ def test_leaderboard_command(reruns, tmp_path, capsys):
 def test_a_slice_run_of_a_model_with_a_full_set_run_is_not_called_missing(reruns):
     project, img, run_a, run_b = reruns
     add_run(project, "model-B", {i: 1 for i in img.values()})  # B over every image too
-    assert off_trend(leaderboard(project)) == []
+    assert off_trend(read_with(project, leaderboard)) == []

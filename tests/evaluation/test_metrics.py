@@ -8,9 +8,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from reviewer.labels.labelset import CORRECT, UNCLEAR, WRONG, LabelSet
-from reviewer.evaluation.metrics import accepted, multilabel_accuracy, real_accuracy, top1_accuracy
+from reviewer.evaluation.metrics import (
+    accepted,
+    multilabel_accuracy,
+    real_accuracy,
+    top1_accuracy,
+)
 from reviewer.evaluation.topk import multilabel_variable_topk, real_variable_topk
+from reviewer.labels.labelset import CORRECT, UNCLEAR, WRONG, LabelSet
 
 TENCH, GOLDFISH, ESKIMO_DOG, HUSKY, AIRLINER, WARPLANE = 0, 1, 248, 250, 404, 895
 

@@ -6,16 +6,27 @@ from __future__ import annotations
 import json
 
 import pytest
-from review_data import add_images, add_run, decide, val_name
+from review_data import read_with, add_images, add_run, decide, val_name
 from scipy.stats import beta
 
 from reviewer.cli import main
 from reviewer.errors import UserError
+from reviewer.evaluation.slices import save_slice, slice_file_names, slice_rule
+from reviewer.evaluation.split import (
+    EXCLUDED,
+    EXCLUDED_MINOR,
+    NEEDS_REVIEW,
+    NOT_CANDIDATE,
+    NOT_ENOUGH,
+    SELECTED,
+    SplitRule,
+    apply_split_rule,
+    evaluate_on_slice,
+    resolve_members,
+    save_split,
+)
 from reviewer.importers import import_review
 from reviewer.project import Project
-from reviewer.evaluation.slices import save_slice, slice_file_names, slice_rule
-from reviewer.evaluation.split import (EXCLUDED, EXCLUDED_MINOR, NEEDS_REVIEW, NOT_CANDIDATE, NOT_ENOUGH, SELECTED, SplitRule,
-                            apply_split_rule, evaluate_on_slice, resolve_members, save_split)
 
 HUSKY, ESKIMO_DOG = 250, 248
 
@@ -71,8 +82,8 @@ def case(tmp_path):
 
 def test_rule_on_a_constructed_case(case):
     project, img, runs = case
-    members = resolve_members(project, [str(runs[n]) for n in "ABCD"])
-    result = apply_split_rule(project, SplitRule(members, k=3))
+    members = read_with(project, resolve_members, specs=[str(runs[n]) for n in "ABCD"])
+    result = read_with(project, apply_split_rule, rule=SplitRule(members, k=3))
     status = dict(zip(result.table["file_name"], result.table["status"]))
     assert status == {val_name(1): SELECTED, val_name(2): EXCLUDED_MINOR, val_name(3): EXCLUDED,
                       val_name(4): NEEDS_REVIEW, val_name(5): SELECTED, val_name(6): NEEDS_REVIEW,
@@ -86,12 +97,12 @@ def test_rule_on_a_constructed_case(case):
     assert row[members[3].label] == 512  # the candidates show each member's prediction
 
     # k = 4 of 4: only image 5 had a major mistake from every run.
-    assert apply_split_rule(project, SplitRule(members, k=4)).images() == [val_name(5)]
+    assert read_with(project, apply_split_rule, rule=SplitRule(members, k=4)).images() == [val_name(5)]
     # Three members A-C: D's new label and D's unreviewed mistake no longer count.
-    abc = apply_split_rule(project, SplitRule(members[:3], k=3))
+    abc = read_with(project, apply_split_rule, rule=SplitRule(members[:3], k=3))
     assert abc.images() == [val_name(1), val_name(3), val_name(5), val_name(6), val_name(8)]
     # B as the anchor: image 11 (B's 520, major, with C and D) becomes a selected candidate.
-    by_b = apply_split_rule(project, SplitRule(members, k=3, anchor=1))
+    by_b = read_with(project, apply_split_rule, rule=SplitRule(members, k=3, anchor=1))
     assert by_b.images() == [val_name(1), val_name(5), val_name(8), val_name(11)]
     assert by_b.rule.as_dict()["anchor"]["id"] == runs["B"]
 
@@ -105,8 +116,8 @@ def test_published_reviews_as_members_on_the_real_files(tmp_path, shared_data):
     names = sorted(set(vit) | set(soups))
     for model, path in (("vit3b", "vit3b_mistakes.json"), ("greedy_soups", "greedy_soups_mistakes.json")):
         import_review(project, shared_data / "imagenet-mistakes" / path, model=model)
-    members = resolve_members(project, ["vit3b", "greedy_soups"])
-    result = apply_split_rule(project, SplitRule(members, k=2))
+    members = read_with(project, resolve_members, specs=["vit3b", "greedy_soups"])
+    result = read_with(project, apply_split_rule, rule=SplitRule(members, k=2))
 
     def severity(review, name):
         return review[name]["failure severity"].lower() if name in review else None
@@ -124,48 +135,48 @@ def test_published_reviews_as_members_on_the_real_files(tmp_path, shared_data):
 
 def test_a_new_decision_moves_an_image(case):
     project, img, runs = case
-    members = resolve_members(project, [str(runs[n]) for n in "ABCD"])
+    members = read_with(project, resolve_members, specs=[str(runs[n]) for n in "ABCD"])
     decide(project, img[4], 509, "wrong", severity="major", category="spurious_correlation")
     decide(project, img[1], 501, "correct")  # the chair reconsiders: 501 is a correct label after all
-    result = apply_split_rule(project, SplitRule(members, k=3))
+    result = read_with(project, apply_split_rule, rule=SplitRule(members, k=3))
     assert result.images() == [val_name(4), val_name(5), val_name(8)]
     assert result.images(EXCLUDED) == [val_name(1), val_name(3), val_name(7)]
 
 
 def test_save_and_evaluate_with_clopper_pearson(case):
     project, img, runs = case
-    members = resolve_members(project, ["model-A", "model-B", "model-C", "model-D"])
+    members = read_with(project, resolve_members, specs=["model-A", "model-B", "model-C", "model-D"])
     assert [m.id for m in members] == [runs[n] for n in "ABCD"]
-    result = apply_split_rule(project, SplitRule(members, k=3))
-    assert save_split(project, result, name="major_split") == 3
-    assert slice_file_names(project, "major_split") == [val_name(1), val_name(5), val_name(8)]
-    assert slice_rule(project, "major_split")["k"] == 3
+    result = read_with(project, apply_split_rule, rule=SplitRule(members, k=3))
+    assert project.write(lambda session: save_split(session=session, result=result, name="major_split")) == 3
+    assert read_with(project, slice_file_names, name="major_split") == [val_name(1), val_name(5), val_name(8)]
+    assert read_with(project, slice_rule, name="major_split")["k"] == 3
     with pytest.raises(UserError, match="already has a slice named 'major_split'"):
-        save_split(project, result, name="major_split")
+        project.write(lambda session: save_split(session=session, result=result, name="major_split"))
 
     # D: image 1 right, 5 wrong, 8 right -> 2 of 3.
-    score = evaluate_on_slice(project, runs["D"], "major_split")
+    score = read_with(project, evaluate_on_slice, run_id=runs["D"], slice_name="major_split")
     assert (score.correct, score.total, score.missing) == (2, 3, 0)
     # Clopper-Pearson from its definition (beta quantiles), independent of statsmodels.
     assert score.low == pytest.approx(beta.ppf(0.025, 2, 2))
     assert score.high == pytest.approx(beta.ppf(0.975, 3, 1))
 
     # Correct (the husky image's Eskimo dog) and unclear labels count as correct.
-    save_slice(project, "hand", [img[1], img[5], img[8], img[9], img[10]])
-    score = evaluate_on_slice(project, runs["D"], "hand")
+    project.write(lambda session: save_slice(session=session, name="hand", image_ids=[img[1], img[5], img[8], img[9], img[10]]))
+    score = read_with(project, evaluate_on_slice, run_id=runs["D"], slice_name="hand")
     assert (score.correct, score.total) == (4, 5)
     assert "4 of 5 (80.0%" in score.describe()
 
 
 def test_bad_rules_are_refused(case):
     project, _, runs = case
-    members = resolve_members(project, [str(runs["A"]), str(runs["B"])])
+    members = read_with(project, resolve_members, specs=[str(runs["A"]), str(runs["B"])])
     with pytest.raises(UserError, match="k must be between 1 and the number of members"):
-        apply_split_rule(project, SplitRule(members, k=3))
+        read_with(project, apply_split_rule, rule=SplitRule(members, k=3))
     with pytest.raises(UserError, match="no run with id 999"):
-        resolve_members(project, ["999"])
+        read_with(project, resolve_members, specs=["999"])
     with pytest.raises(UserError, match="name the same run or review twice"):
-        resolve_members(project, ["model-A", str(runs["A"])])
+        read_with(project, resolve_members, specs=["model-A", str(runs["A"])])
 
 
 def test_split_command(case, tmp_path, capsys):

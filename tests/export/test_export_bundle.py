@@ -12,10 +12,12 @@ import pytest
 from review_data import add_images, add_run, decide, val_name
 
 from reviewer._files import sha256_file
+from reviewer.classes.vocabulary import load_classes
 from reviewer.cli import main
 from reviewer.export import ExportError, export_project
 from reviewer.importers import import_review, init_project
-from reviewer.classes.vocabulary import load_classes
+from reviewer.app import panel as acts
+from reviewer.panel.state import Item
 
 WNIDS = load_classes().wnids
 
@@ -152,7 +154,7 @@ def test_every_split_image_is_in_initial_annots(reviewed_project, tmp_path):
     from reviewer.evaluation.slices import save_slice
 
     ids = add_images(reviewed_project, [7, 8], start=30101)
-    save_slice(reviewed_project, "hand_made", ids)
+    reviewed_project.write(lambda session: save_slice(session=session, name="hand_made", image_ids=ids))
     data = json.loads((export_project(reviewed_project, tmp_path / "o", split="hand_made").path
                        / "multilabel_annotations.json").read_text())
     assert data["imagenet_m"] == [val_name(30101), val_name(30102)]
@@ -182,20 +184,18 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
     project's fourth panelist ("chair", who decided the fixture's items) votes the verdict
     but rates last: until then the lock settles the verdict only, and the export says
     what is settled."""
-    from reviewer.panel.decisions import lock_decision
-    from reviewer.panel.votes import cast_vote, get_reviewer
 
     project = reviewed_project
     (image_id,) = add_images(project, [400], start=30101)
     add_run(project, "model-B", {image_id: 401})
-    chair = get_reviewer(project, "ann", chair=True).id
+    chair = acts.add_panelist(project, "ann", chair=True).value.id
     for name, severity in (("ann", "major"), ("bob", "major"), ("cy", "minor")):
-        reviewer = get_reviewer(project, name).id
-        cast_vote(project, reviewer_id=reviewer, image_id=image_id, predicted=401, verdict="wrong",
+        reviewer = acts.add_panelist(project, name).value.id
+        acts.vote(project, reviewer_id=reviewer, item=Item(image_id, 401), verdict="wrong",
                   severity=severity, category="non_prototypical")
-    cast_vote(project, reviewer_id=get_reviewer(project, "chair").id, image_id=image_id, predicted=401,
+    acts.vote(project, reviewer_id=acts.add_panelist(project, "chair").value.id, item=Item(image_id, 401),
               verdict="wrong")
-    lock_decision(project, chair_id=chair, image_id=image_id, predicted=401)
+    acts.lock(project, chair_id=chair, item=Item(image_id, 401))
     result = export_project(project, tmp_path / "out")
     data = json.loads((result.path / "multilabel_annotations.json").read_text())
     assert data["initial_annots"][val_name(30101)] == {"correct": [WNIDS[400]], "wrong": [WNIDS[401]]}
@@ -203,9 +203,9 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
     mistakes = json.loads((result.path / "mistakes" / "model-B_mistakes.json").read_text())
     assert mistakes == {} and result.manifest["models"]["model-B"]["left_out_incomplete"] == 1
 
-    cast_vote(project, reviewer_id=get_reviewer(project, "chair").id, image_id=image_id, predicted=401,
+    acts.vote(project, reviewer_id=acts.add_panelist(project, "chair").value.id, item=Item(image_id, 401),
               severity="minor", category="non_prototypical")
-    lock_decision(project, chair_id=chair, image_id=image_id, predicted=401)
+    acts.lock(project, chair_id=chair, item=Item(image_id, 401))
     result = export_project(project, tmp_path / "out2")
     data = json.loads((result.path / "multilabel_annotations.json").read_text())
     assert data["initial_annots"][val_name(30101)] == {"correct": [WNIDS[400]], "wrong": [WNIDS[401]]}

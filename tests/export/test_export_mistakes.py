@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from review_data import add_run, decide
+from review_data import add_run, decide, read_with
 
 from reviewer.cli import main
 from reviewer.errors import UserError
 from reviewer.export import model_mistakes, write_model_mistakes
 from reviewer.importers import import_review, init_project
+from reviewer.labels.reviewed_mistakes import image_table, reviewed_mistakes
 from reviewer.project import Project
-from reviewer.labels.reviewed_mistakes import image_table
 
 FILES = {"vit3b": "vit3b_mistakes.json", "greedy_soups": "greedy_soups_mistakes.json"}
 
@@ -28,7 +28,7 @@ def test_published_reviews_export_to_the_same_bytes(tmp_path, shared_data, capsy
         assert out.read_bytes() == published  # spelling variants, order and layout kept
     assert "wrote 249 reviewed mistakes of greedy_soups" in capsys.readouterr().out
     # Both spellings of the OOV category survive (the file has 17 and 9 of them).
-    records = model_mistakes(project, "greedy_soups").records.values()
+    records = model_of(project, "greedy_soups").records.values()
     spellings = [r["failure category"] for r in records]
     assert (spellings.count("Fine-grained error with OOV"), spellings.count("Fine-grained with OOV")) == (17, 9)
 
@@ -46,7 +46,7 @@ def test_panel_decisions_join_and_override_the_published_review(tmp_path, shared
     import_review(project, shared_data / "imagenet-mistakes" / FILES["vit3b"], model="vit3b")
     published = json.loads((shared_data / "imagenet-mistakes" / FILES["vit3b"]).read_text())
     first, second = list(published)[:2]
-    ids = dict(zip(image_table(project)["file_name"], image_table(project).index))
+    ids = dict(zip(read_with(project, image_table)["file_name"], read_with(project, image_table).index))
     # The panel re-decides two published items: one is a correct label after all,
     # the other stays wrong with another severity.
     decide(project, ids[first], published[first]["top_prediction"], "correct")
@@ -55,13 +55,13 @@ def test_panel_decisions_join_and_override_the_published_review(tmp_path, shared
     # A rerun of vit3b makes a new mistake the panel decides, and one nobody reviewed.
     run = add_run(project, "vit3b", {ids[first]: 7, ids[second]: published[second]["top_prediction"],
                                      ids[list(published)[2]]: 9})
-    items = model_mistakes(project, "vit3b")
+    items = model_of(project, "vit3b")
     assert first not in items.records
     assert items.records[second] == {"top_prediction": published[second]["top_prediction"],
                                      "failure category": "Non-prototypical", "failure severity": "Major"}
     assert len(items.records) == 377  # 378 - 1 decided correct; the undecided rerun mistakes are not reviewed
     decide(project, ids[first], 7, "wrong", severity="minor", category="fine_grained")
-    items = model_mistakes(project, "vit3b")
+    items = model_of(project, "vit3b")
     # The image's published record was dropped, so the panel's record on it is the only one.
     assert items.records[first] == {"top_prediction": 7, "failure category": "Fine-grained error",
                                     "failure severity": "Minor"}
@@ -69,7 +69,12 @@ def test_panel_decisions_join_and_override_the_published_review(tmp_path, shared
     assert run > 0
     third = list(published)[2]
     decide(project, ids[third], 9, "wrong")  # the rerun's other mistake: wrong, no category or severity yet
-    items = model_mistakes(project, "vit3b")
+    items = model_of(project, "vit3b")
     assert items.incomplete == [third] and items.records[third] == published[third]
     with pytest.raises(UserError, match="has no reviewed mistakes"):
-        model_mistakes(project, "resnet50")
+        model_of(project, "resnet50")
+
+
+def model_of(project, model: str):
+    """A model's reviewed mistakes as the export writes them."""
+    return model_mistakes(model=model, reviewed=read_with(project, reviewed_mistakes))

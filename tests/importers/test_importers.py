@@ -11,11 +11,11 @@ from sqlalchemy import func, select
 
 from db.engine import read_session
 from db.tables import Image, ImageSlice, ImportedReviewItem, Label, ProblematicMark
+from reviewer.classes.vocabulary import load_classes
 from reviewer.errors import InputError
 from reviewer.importers import import_labels, import_review, init_project
 from reviewer.importers.real import default_path as real_labels_path
 from reviewer.project import Project
-from reviewer.classes.vocabulary import load_classes
 
 
 def count(project: Project, column, *where) -> int:

@@ -7,10 +7,10 @@ import threading
 import pytest
 import timm
 import torch
+from run_data import TINY_MODEL as TINY
 from timm.data import resolve_data_config
 
 from models import Classifier, InferenceConfig, LoadedModel, default_streams
-from run_data import TINY_MODEL as TINY
 
 
 @pytest.fixture

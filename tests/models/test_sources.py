@@ -7,12 +7,11 @@ import time
 
 import pytest
 import torch
+from run_data import TINY_MODEL as TINY
 
 from models import ModelInputError, load_model, resolve_device
 from models.bundled import BUNDLED, bundled_weights_file
 from models.sources import sha256_file
-
-from run_data import TINY_MODEL as TINY
 
 
 def test_bundled_lite0_loads_offline_with_its_own_preprocessing():

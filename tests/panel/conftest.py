@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.panel.votes import get_reviewer
 from reviewer.project import Project
+from reviewer.app import panel as acts
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -21,5 +21,5 @@ def project(request, tmp_path):
 def panel(project, add_mistakes):
     """Three panelists (ann chairs) on a project with six novel and two known mistakes."""
     items = add_mistakes(project, [(10 + i, True) for i in range(6)] + [(50, False), (51, False)])
-    ids = [get_reviewer(project, name, chair=name == "ann").id for name in ("ann", "bob", "cy")]
+    ids = [acts.add_panelist(project, name, chair=name == "ann").value.id for name in ("ann", "bob", "cy")]
     return project, ids, items

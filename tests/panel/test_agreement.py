@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.panel.agreement import (agreement_report, cohen, disagreeing_items, field_agreement,
-                                      pairwise_kappa)
-from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.votes import cast_vote, get_reviewer
+from reviewer.panel.agreement import (
+    agreement_report,
+    cohen,
+    disagreeing_items,
+    field_agreement,
+    pairwise_kappa,
+)
+from reviewer.app import panel as acts
+from review_data import snapshot_of
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C:
 # 4 observers, 12 units, values 1-5, missing data; nominal alpha = 0.743, ordinal 0.815.
@@ -63,13 +68,13 @@ def test_agreement_from_the_projects_votes(project, add_mistakes):
     """The Cohen example voted by two panelists: kappa 0.4, alpha 0.4, Fleiss
     (Scott's pi for two raters) 0.394, and the matrix cell lists the 15 disagreements."""
     items = add_mistakes(project, [(100 + i, True) for i in range(50)])
-    ann, bob = get_reviewer(project, "ann").id, get_reviewer(project, "bob").id
+    ann, bob = acts.add_panelist(project, "ann").value.id, acts.add_panelist(project, "bob").value.id
     plan = [("wrong", "wrong")] * 20 + [("wrong", "correct")] * 5 + [("correct", "wrong")] * 10 + \
            [("correct", "correct")] * 15
     for item, (first, second) in zip(items, plan):
-        cast_vote(project, reviewer_id=ann, image_id=item.image_id, predicted=item.predicted, verdict=first)
-        cast_vote(project, reviewer_id=bob, image_id=item.image_id, predicted=item.predicted, verdict=second)
-    snap = load_snapshot(project)
+        acts.vote(project, reviewer_id=ann, item=item, verdict=first)
+        acts.vote(project, reviewer_id=bob, item=item, verdict=second)
+    snap = snapshot_of(project)
     verdict = {r.field: r for r in agreement_report(snap, resamples=100)}["verdict"]
     assert (verdict.phase, verdict.raters, verdict.items, verdict.complete_items) == (1, 2, 50, 50)
     assert verdict.percent.value == pytest.approx(0.7)

@@ -1,48 +1,63 @@
-"""Polling for others' new votes: what a window learns without a restart, blind."""
+"""Changes as records: every act says what it changed, and the poll reports what anyone
+else did (another window, another process) as the same record, from a cursor."""
 
 from __future__ import annotations
 
-from reviewer.panel.changes import changes_since, latest_cursor
-from reviewer.panel.decisions import lock_decision
-from reviewer.panel.discussion import add_note
-from reviewer.panel.votes import cast_vote, undo_last
+from review_data import add_images, add_run
+
+from reviewer.app import panel as acts
+from reviewer.app.changes import Changes
 
 
-def test_new_votes_show_only_on_items_the_viewer_has_voted(panel):
+def test_acts_return_what_they_changed(panel):
     project, (ann, bob, cy), items = panel
-    seen, unseen = items[0], items[1]
-    cast_vote(project, reviewer_id=ann, image_id=unseen.image_id, predicted=unseen.predicted, verdict="wrong")
-    cast_vote(project, reviewer_id=bob, image_id=seen.image_id, predicted=seen.predicted, verdict="wrong")
-    cursor = latest_cursor(project)
-    assert changes_since(project, viewer_id=bob, cursor=cursor).empty
-
-    cast_vote(project, reviewer_id=ann, image_id=seen.image_id, predicted=seen.predicted, verdict="correct",
-              severity="major", note="it is a toy")
-    cast_vote(project, reviewer_id=cy, image_id=unseen.image_id, predicted=unseen.predicted, verdict="wrong")
-    changes = changes_since(project, viewer_id=bob, cursor=cursor)
-    assert changes.items == {seen}
-    assert [(v.reviewer_id, v.verdict, v.severity, v.note) for v in changes.votes] == [
-        (ann, "correct", None, "it is a toy")]  # severity hidden: bob has not voted one
-    assert changes.hidden == 1  # cy's vote on an item bob has not voted: counted, not shown
-
-    # The next poll from the returned cursor is empty; one's own votes are no news.
-    cast_vote(project, reviewer_id=bob, image_id=unseen.image_id, predicted=unseen.predicted, verdict="wrong")
-    later = changes_since(project, viewer_id=bob, cursor=changes.cursor)
-    assert later.empty and later.cursor.vote_id > changes.cursor.vote_id
-
-    # An undo, a note and the chair's lock all reach bob.
-    undo_last(project, reviewer_id=ann)
-    add_note(project, reviewer_id=cy, image_id=unseen.image_id, predicted=unseen.predicted, text="agreed")
-    lock_decision(project, chair_id=ann, image_id=unseen.image_id, predicted=unseen.predicted)
-    news = changes_since(project, viewer_id=bob, cursor=later.cursor)
-    assert news.items == {seen, unseen}
-    assert [n.text for n in news.notes] == ["agreed"]
-    assert [d.verdict for d in news.decisions] == ["wrong"]
-    assert news.votes == ()  # ann's vote on `seen` was retracted by her undo
+    first, second = items[0], items[1]
+    assert acts.vote(project, reviewer_id=bob, item=first, verdict="wrong").changes == Changes(
+        items=frozenset([first]), votes=True)
+    assert acts.note(project, reviewer_id=bob, item=first, text="a toy").changes == Changes(
+        items=frozenset([first]), notes=True)
+    assert acts.undo(project, reviewer_id=bob).changes.items == {first}
+    assert acts.undo(project, reviewer_id=cy).changes.empty  # nothing to undo: nothing changed
+    batch = acts.vote_batch(project, reviewer_id=cy, votes=[(first, {"verdict": "wrong"}),
+                                                            (second, {"verdict": "unclear"})])
+    assert batch.changes.items == {first, second} and len(batch.value) == 2
+    assert acts.add_panelist(project, "dee").changes == Changes(panel=True)
 
 
-def test_no_cursor_starts_from_now(panel):
+def test_the_poll_reports_anyones_acts_as_the_same_record(panel):
+    project, (ann, bob, cy), items = panel
+    seen, other = items[0], items[1]
+    cursor = acts.cursor(project)
+    changes, cursor = acts.poll(project, cursor=cursor)
+    assert changes.empty  # nothing happened since the view loaded
+
+    # Acts of another panelist, and one's own from another process, all come through.
+    acts.vote(project, reviewer_id=ann, item=seen, verdict="wrong")
+    acts.note(project, reviewer_id=cy, item=other, text="agreed")
+    changes, cursor = acts.poll(project, cursor=cursor)
+    assert changes == Changes(items=frozenset([seen, other]), votes=True, notes=True)
+    assert acts.poll(project, cursor=cursor)[0].empty  # the returned cursor moves past them
+
+    for who in (ann, bob, cy):
+        acts.vote(project, reviewer_id=who, item=other, verdict="wrong")
+    acts.lock(project, chair_id=ann, item=other)
+    changes, cursor = acts.poll(project, cursor=cursor)
+    assert changes.items == {other} and changes.decisions and changes.votes
+
+    # A new run, new labels, a new panelist and a change of chair are news too.
+    ids = add_images(project, [300, 301], start=900)
+    run_id = add_run(project, "model-B", {ids[0]: 5, ids[1]: 301})
+    acts.add_panelist(project, "dee", chair=True)
+    changes, cursor = acts.poll(project, cursor=cursor)
+    assert changes.runs == {run_id} and changes.panel and changes.labels
+
+
+def test_the_record_holds_no_votes_so_blind_review_holds(panel):
+    """A view refreshes the items it is told about through reads that apply blind review:
+    the record itself carries no vote, so nothing leaks to a panelist who has not voted."""
     project, (ann, bob, _cy), items = panel
-    cast_vote(project, reviewer_id=ann, image_id=items[0].image_id, predicted=items[0].predicted, verdict="wrong")
-    first = changes_since(project, viewer_id=bob)
-    assert first.empty and first.cursor == latest_cursor(project)
+    cursor = acts.cursor(project)
+    acts.vote(project, reviewer_id=ann, item=items[2], verdict="correct", note="it is a toy")
+    changes, _ = acts.poll(project, cursor=cursor)
+    assert changes.items == {items[2]}
+    assert acts.others(project, viewer_id=bob, item=items[2]) is None  # bob has not voted: hidden

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from db.engine import read_session
 from db.tables import Vote
 from reviewer.cli import main
-from reviewer.panel.votes import get_reviewer
+from reviewer.app import panel as acts
 
 
 def vote_rows(project) -> int:
@@ -20,8 +20,8 @@ def vote_rows(project) -> int:
 @pytest.fixture
 def voting(project, add_mistakes, tmp_path):
     items = add_mistakes(project, [(10, True), (11, True)])
-    get_reviewer(project, "ann", chair=True)
-    get_reviewer(project, "bob")
+    acts.add_panelist(project, "ann", chair=True)
+    acts.add_panelist(project, "bob")
     names = [f"ILSVRC2012_val_{i.image_id:08d}.JPEG" for i in items]
     return project, items, names, tmp_path
 

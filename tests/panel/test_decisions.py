@@ -5,20 +5,24 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.panel.decisions import (DecisionError, field_unanimity, lock_all, lock_decision, lockable_items,
-                                      non_unanimous_items, override_decision)
-from reviewer.panel.discussion import NoteError, add_note, item_history, notes
-from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.votes import cast_vote, current_votes, get_reviewer
-from reviewer.labels.reviewed import latest_decisions
+from reviewer.panel.decisions import (
+    DecisionError,
+    field_unanimity,
+    lockable_items,
+    non_unanimous_items,
+)
+from reviewer.panel.discussion import NoteError, item_history, notes
+from reviewer.panel.votes import current_votes
+from reviewer.app import panel as acts
+from review_data import read_with, snapshot_of, standing_decisions_of
 
 
 def vote(project, reviewer, item, **fields):
-    return cast_vote(project, reviewer_id=reviewer, image_id=item.image_id, predicted=item.predicted, **fields)
+    return acts.vote(project, reviewer_id=reviewer, item=item, **fields).value
 
 
 def lock(project, chair, item):
-    return lock_decision(project, chair_id=chair, image_id=item.image_id, predicted=item.predicted)
+    return acts.lock(project, chair_id=chair, item=item).value
 
 
 def test_non_unanimous_items_are_exactly_the_split_ones(panel):
@@ -34,7 +38,7 @@ def test_non_unanimous_items_are_exactly_the_split_ones(panel):
     known = items[6]
     for who, category in ((ann, "fine_grained"), (bob, "fine_grained"), (cy, "spurious_correlation")):
         vote(project, who, known, severity="minor", category=category)
-    snap = load_snapshot(project)
+    snap = snapshot_of(project)
     assert non_unanimous_items(snap) == [split_verdict, split_flag, known]
     assert non_unanimous_items(snap, fields=["problematic"]) == [split_flag]
     assert non_unanimous_items(snap, fields=["category", "severity"]) == [known]
@@ -58,8 +62,8 @@ def test_lock_is_majority_unclear_on_a_tie_and_chair_only(panel):
     d = lock(project, ann, three_way)
     assert d.verdict == "unclear" and "(tie)" in d.reason
     # The labels the metrics use now carry the panel's decisions.
-    assert {(i, p): v for i, p, v, _ in latest_decisions(project)} == {
-        (two_one.image_id, two_one.predicted): "wrong", (three_way.image_id, three_way.predicted): "unclear"}
+    assert {item: d.verdict for item, d in standing_decisions_of(project).items()} == {
+        two_one: "wrong", three_way: "unclear"}
 
     # A vote changed after the group's discussion: a new lock follows the new majority.
     vote(project, cy, three_way, verdict="wrong")
@@ -82,7 +86,7 @@ def test_no_lock_before_every_panelist_has_voted_a_verdict(panel):
 
 def test_phase_2_ties_severity_major_category_undecided(panel):
     project, (ann, bob, cy), items = panel
-    dee = get_reviewer(project, "dee").id  # four panelists: a 2:2 split is possible
+    dee = acts.add_panelist(project, "dee").value.id  # four panelists: a 2:2 split is possible
     known = items[6]
     for who, severity, category in ((ann, "major", "fine_grained"), (bob, "minor", "non_prototypical"),
                                     (cy, "major", "non_prototypical"), (dee, "minor", "fine_grained")):
@@ -98,21 +102,19 @@ def test_override_needs_the_chair_and_a_reason_and_leaves_votes_alone(panel):
     item = items[0]
     for who in (ann, bob, cy):
         vote(project, who, item, verdict="wrong")
-    before = [(v.reviewer_id, v.verdict) for v in current_votes(project, image_id=item.image_id,
-                                                                predicted=item.predicted)]
-    kw = dict(image_id=item.image_id, predicted=item.predicted, verdict="correct")
+    before = [(v.reviewer_id, v.verdict) for v in read_with(project, current_votes, item=item)]
+    kw = dict(item=item, verdict="correct")
     with pytest.raises(DecisionError, match="needs a reason"):
-        override_decision(project, chair_id=ann, reason="  ", **kw)
+        acts.override(project, chair_id=ann, reason="  ", **kw)
     with pytest.raises(DecisionError, match="cy is not the chair"):
-        override_decision(project, chair_id=cy, reason="I know better", **kw)
+        acts.override(project, chair_id=cy, reason="I know better", **kw)
     with pytest.raises(DecisionError, match="leave them out"):
-        override_decision(project, chair_id=ann, reason="x", severity="major", **kw)
-    d = override_decision(project, chair_id=ann, reason="the class definition includes this breed", **kw)
+        acts.override(project, chair_id=ann, reason="x", severity="major", **kw)
+    d = acts.override(project, chair_id=ann, reason="the class definition includes this breed", **kw).value
     assert (d.method, d.verdict, d.reason) == ("override", "correct", "the class definition includes this breed")
-    after = [(v.reviewer_id, v.verdict) for v in current_votes(project, image_id=item.image_id,
-                                                               predicted=item.predicted)]
+    after = [(v.reviewer_id, v.verdict) for v in read_with(project, current_votes, item=item)]
     assert after == before
-    history = item_history(project, image_id=item.image_id, predicted=item.predicted)
+    history = read_with(project, item_history, item=item)
     assert [(h.who, h.kind) for h in history] == [("ann", "vote"), ("bob", "vote"), ("cy", "vote"),
                                                   ("ann", "override")]
     assert history[0].text == "verdict: - -> wrong"
@@ -125,26 +127,25 @@ def test_lock_all_takes_fully_voted_items_only(panel):
         vote(project, who, items[0], verdict="wrong")
         vote(project, who, items[1], verdict="correct" if who == cy else "wrong")
     vote(project, ann, items[2], verdict="wrong")
-    snap = load_snapshot(project)
+    snap = snapshot_of(project)
     assert lockable_items(snap, unanimous_only=True) == [items[0]]
     assert lockable_items(snap) == [items[0], items[1]]
-    assert [d.verdict for d in lock_all(project, chair_id=ann)] == ["wrong", "wrong"]
-    assert lockable_items(load_snapshot(project)) == []  # nothing is locked twice
+    assert [d.verdict for d in acts.lock_all(project, chair_id=ann).value] == ["wrong", "wrong"]
+    assert lockable_items(snapshot_of(project)) == []  # nothing is locked twice
 
 
 def test_notes_and_history_of_changed_votes(panel):
     project, (ann, bob, _cy), items = panel
     item = items[0]
     with pytest.raises(NoteError, match="needs some text"):
-        add_note(project, reviewer_id=bob, image_id=item.image_id, predicted=item.predicted, text="  ")
+        acts.note(project, reviewer_id=bob, item=item, text="  ")
     vote(project, bob, item, verdict="correct")
-    add_note(project, reviewer_id=ann, image_id=item.image_id, predicted=item.predicted,
+    acts.note(project, reviewer_id=ann, item=item,
              text="look at the beak: it is a finch")
     vote(project, bob, item, verdict="wrong", note="convinced by the beak")
-    assert [n.text for n in notes(project, image_id=item.image_id, predicted=item.predicted)] == [
+    assert [n.text for n in read_with(project, notes, item=item)] == [
         "look at the beak: it is a finch"]
-    texts = [(h.who, h.kind, h.text) for h in item_history(project, image_id=item.image_id,
-                                                           predicted=item.predicted)]
+    texts = [(h.who, h.kind, h.text) for h in read_with(project, item_history, item=item)]
     assert texts == [("bob", "vote", "verdict: - -> correct"),
                      ("ann", "note", "look at the beak: it is a finch"),
                      ("bob", "vote", "verdict: correct -> wrong, note: 'convinced by the beak'")]

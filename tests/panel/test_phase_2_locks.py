@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.panel.decisions import (DecisionError, decision_history, lock_all, lock_decision, lockable_items,
-                                      non_unanimous_items, override_decision)
+from reviewer.labels.reviewed_mistakes import reviewed_mistakes
+from reviewer.panel.decisions import DecisionError, lockable_items, non_unanimous_items
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, progress, status
-from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.votes import cast_vote
-from reviewer.labels.reviewed_mistakes import current_decisions, reviewed_mistakes
+from reviewer.panel.state import decision_history
+from reviewer.app import panel as acts
+from review_data import decisions_table_of, read_with, snapshot_of
 
 
 def vote(project, reviewer, item, **fields):
-    return cast_vote(project, reviewer_id=reviewer, image_id=item.image_id, predicted=item.predicted, **fields)
+    return acts.vote(project, reviewer_id=reviewer, item=item, **fields).value
 
 
 def standing(project, item):
-    frame = current_decisions(project).set_index(["image_id", "predicted"])
+    frame = decisions_table_of(project).set_index(["image_id", "predicted"])
     return frame.loc[(item.image_id, item.predicted), ["verdict", "problematic", "severity", "category"]].tolist()
 
 
@@ -30,42 +30,41 @@ def test_a_majority_wrong_lock_leaves_phase_2_to_every_panelist(panel):
     vote(project, bob, item, verdict="wrong", problematic=True, severity="minor", category="fine_grained")
     vote(project, cy, item, verdict="correct")  # the dissenter rates nothing with a "correct" verdict
 
-    (first,) = lock_all(project, chair_id=ann)
+    (first,) = acts.lock_all(project, chair_id=ann).value
     # The verdict is locked; severity and category wait for cy's ratings.
     assert (first.verdict, first.problematic, first.severity, first.category) == ("wrong", True, None, None)
     assert first.reason == "verdict: wrong 2, correct 1; problematic: yes 2, no 1"
     assert standing(project, item) == ["wrong", True, None, None]  # the export has the verdict already
-    mistakes = reviewed_mistakes(project)
+    mistakes = read_with(project, reviewed_mistakes)
     assert mistakes.loc[mistakes["image_id"] == item.image_id, ["source", "severity", "category"]].values.tolist() \
         == [["panel", None, None]]
 
-    snap = load_snapshot(project)
+    snap = snapshot_of(project)
     assert status(snap, item, 1) == DECIDED and status(snap, item, 2) == VOTING
-    phase2 = {p.phase: p for p in progress(snapshot=snap)}[2]
+    phase2 = {p.phase: p for p in progress(snap)}[2]
     # Two known mistakes wait for everyone; the locked one waits for cy only.
     assert {p.name: (p.done, p.to_do) for p in phase2.panelists} == {"ann": (1, 2), "bob": (1, 2), "cy": (0, 3)}
-    assert lockable_items(snap) == [] and lock_all(project, chair_id=ann) == []
+    assert lockable_items(snap) == [] and acts.lock_all(project, chair_id=ann).value == []
     with pytest.raises(DecisionError, match="cy has not rated severity and category"):
-        lock_decision(project, chair_id=ann, image_id=item.image_id, predicted=item.predicted)
+        acts.lock(project, chair_id=ann, item=item)
 
     # cy rates: the severity split reaches the group, then the chair locks it.
     vote(project, cy, item, severity="major", category="fine_grained")
-    snap = load_snapshot(project)
+    snap = snapshot_of(project)
     assert status(snap, item, 2) == AWAITS_GROUP
     assert non_unanimous_items(snap, fields=["severity"]) == [item]
     assert lockable_items(snap) == [item]
-    (second,) = lock_all(project, chair_id=ann)
+    (second,) = acts.lock_all(project, chair_id=ann).value
     assert (second.verdict, second.problematic, second.severity, second.category) == (
         "wrong", True, "major", "fine_grained")
     assert second.reason == "severity: major 2, minor 1; category: fine_grained 3"
-    assert status(load_snapshot(project), item, 2) == DECIDED
-    assert lockable_items(load_snapshot(project)) == []
+    assert status(snapshot_of(project), item, 2) == DECIDED
+    assert lockable_items(snapshot_of(project)) == []
     # Append-only: the verdict-only lock stays in the history; the latest row is the whole decision.
-    assert [(d.verdict, d.severity) for d in decision_history(project, image_id=item.image_id,
-                                                               predicted=item.predicted)] == [
+    assert [(d.verdict, d.severity) for d in read_with(project, decision_history, item=item)] == [
         ("wrong", None), ("wrong", "major")]
     assert standing(project, item) == ["wrong", True, "major", "fine_grained"]
-    mistakes = reviewed_mistakes(project)
+    mistakes = read_with(project, reviewed_mistakes)
     assert mistakes.loc[mistakes["image_id"] == item.image_id, ["severity", "category"]].values.tolist() == [
         ["major", "fine_grained"]]
 
@@ -76,11 +75,11 @@ def test_a_phase_2_lock_keeps_the_locked_verdict(panel):
     item = items[1]
     for who, verdict in ((ann, "wrong"), (bob, "wrong"), (cy, "correct")):
         vote(project, who, item, verdict=verdict)
-    lock_decision(project, chair_id=ann, image_id=item.image_id, predicted=item.predicted)
+    acts.lock(project, chair_id=ann, item=item)
     vote(project, bob, item, verdict="correct", severity=None)  # bob changes his mind after the lock
     for who in (ann, bob, cy):
         vote(project, who, item, severity="minor", category="non_prototypical")
-    d = lock_decision(project, chair_id=ann, image_id=item.image_id, predicted=item.predicted)
+    d = acts.lock(project, chair_id=ann, item=item).value
     assert (d.verdict, d.severity, d.category) == ("wrong", "minor", "non_prototypical")
 
 
@@ -90,8 +89,8 @@ def test_known_mistake_needs_every_rating_or_the_chairs_override(panel):
     vote(project, ann, known, severity="major", category="fine_grained")
     vote(project, bob, known, severity="major", category="fine_grained")
     with pytest.raises(DecisionError, match="cy has not rated"):
-        lock_decision(project, chair_id=ann, image_id=known.image_id, predicted=known.predicted)
-    assert lockable_items(load_snapshot(project)) == []
-    override_decision(project, chair_id=ann, image_id=known.image_id, predicted=known.predicted, verdict="wrong",
+        acts.lock(project, chair_id=ann, item=known)
+    assert lockable_items(snapshot_of(project)) == []
+    acts.override(project, chair_id=ann, item=known, verdict="wrong",
                       severity="major", category="fine_grained", reason="cy is away; the two agree")
-    assert status(load_snapshot(project), known, 2) == DECIDED
+    assert status(snapshot_of(project), known, 2) == DECIDED

@@ -5,25 +5,31 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.panel.decisions import lock_decision
-from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, PhaseError, phase_items, progress, reopen, status
-from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.votes import cast_vote, get_reviewer
-from reviewer.labels.reviewed import latest_decisions
+from reviewer.panel.phases import (
+    AWAITS_GROUP,
+    DECIDED,
+    VOTING,
+    PhaseError,
+    phase_items,
+    progress,
+    status,
+)
+from reviewer.app import panel as acts
+from review_data import snapshot_of, standing_decisions_of
 
 
 def vote(project, reviewer, item, **fields):
-    return cast_vote(project, reviewer_id=reviewer, image_id=item.image_id, predicted=item.predicted, **fields)
+    return acts.vote(project, reviewer_id=reviewer, item=item, **fields).value
 
 
 def by_phase(project):
-    return {p.phase: p for p in progress(project)}
+    return {p.phase: p for p in progress(snapshot_of(project))}
 
 
 def test_novel_mistakes_need_every_verdict_known_ones_skip_to_phase_2(panel):
     project, (ann, bob, cy), items = panel
     novel, known = items[:6], items[6:]
-    snap = load_snapshot(project)
+    snap = snapshot_of(project)
     assert phase_items(snap, 1) == novel
     assert phase_items(snap, 2) == known  # already judged wrong: straight to severity and category
 
@@ -33,7 +39,7 @@ def test_novel_mistakes_need_every_verdict_known_ones_skip_to_phase_2(panel):
     for who, verdict in ((ann, "wrong"), (bob, "wrong"), (cy, "correct")):  # b: split
         vote(project, who, b, verdict=verdict)
     vote(project, ann, c, verdict="correct")  # c: only ann so far
-    snap = load_snapshot(project)
+    snap = snapshot_of(project)
     assert [status(snap, i, 1) for i in (a, b, c)] == [DECIDED, AWAITS_GROUP, VOTING]
     # Unanimously wrong joins phase 2 at once; the split one waits for the group.
     assert phase_items(snap, 2) == [a, *known]
@@ -54,26 +60,26 @@ def test_reopen_brings_a_known_mistake_back_to_phase_1(panel):
     project, (ann, bob, cy), items = panel
     known = items[6]
     with pytest.raises(PhaseError, match=r"ILSVRC2012_val_\d{8}\.JPEG predicted \d+ is already open"):
-        reopen(project, reviewer_id=bob, image_id=items[0].image_id, predicted=items[0].predicted)
-    row = reopen(project, reviewer_id=bob, image_id=known.image_id, predicted=known.predicted,
-                 reason="the label looks right to me")
+        acts.reopen_item(project, reviewer_id=bob, item=items[0])
+    row = acts.reopen_item(project, reviewer_id=bob, item=known,
+                 reason="the label looks right to me").value
     assert (row.method, row.decided_by, row.verdict) == ("reopened", bob, None)
-    snap = load_snapshot(project)
+    snap = snapshot_of(project)
     assert known in phase_items(snap, 1) and known not in phase_items(snap, 2)
     for who, verdict in ((ann, "correct"), (bob, "correct"), (cy, "wrong")):
         vote(project, who, known, verdict=verdict)
-    decision = lock_decision(project, chair_id=ann, image_id=known.image_id, predicted=known.predicted)
+    decision = acts.lock(project, chair_id=ann, item=known).value
     assert decision.verdict == "correct"
-    assert known not in phase_items(load_snapshot(project), 2)
-    assert (known.image_id, known.predicted, "correct", False) in [tuple(d) for d in latest_decisions(project)]
+    assert known not in phase_items(snapshot_of(project), 2)
+    assert standing_decisions_of(project)[known].verdict == "correct"
     # A decided item may be reopened again, and the reopen lifts the decision.
-    reopen(project, reviewer_id=cy, image_id=known.image_id, predicted=known.predicted)
-    assert load_snapshot(project).locked(known) is None
+    acts.reopen_item(project, reviewer_id=cy, item=known)
+    assert snapshot_of(project).locked(known) is None
     assert by_phase(project)[1].awaits_group == 1
 
 
 def test_a_new_panelist_has_everything_to_do(panel):
     project, _, items = panel
-    get_reviewer(project, "dee")
+    acts.add_panelist(project, "dee")
     phase1 = by_phase(project)[1]
     assert {p.name: p.to_do for p in phase1.panelists}["dee"] == 6

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from review_data import add_images, add_run, decide
+from review_data import read_with, add_images, add_run, decide
 
-from reviewer.panel.votes import cast_vote, get_reviewer, undo_last
-from reviewer.project import Project
 from reviewer.panel.queue import QueueFilter, load_queue
+from reviewer.project import Project
+from reviewer.app import panel as acts
+from reviewer.panel.state import Item
 
 DOG, HUSKY, CAT, CAR = 208, 207, 281, 817  # Labrador retriever, golden retriever, tabby, sports car
 
@@ -26,7 +27,7 @@ def project(tmp_path):
 
 
 def test_queue_lists_the_run_mistakes_with_novelty_and_distance(project):
-    queue = load_queue(project, run_id=project.run_id, reviewer_id=None)
+    queue = read_with(project, load_queue, run_id=project.run_id, reviewer_id=None)
     ids = project.ids
     assert [(e.image_id, e.predicted) for e in queue.shown()] == [(ids[0], DOG), (ids[1], DOG), (ids[3], CAR),
                                                                   (ids[4], CAT)]
@@ -37,16 +38,16 @@ def test_queue_lists_the_run_mistakes_with_novelty_and_distance(project):
 
 
 def test_filters_and_counts_follow_the_panelist_votes(project):
-    ann = get_reviewer(project, "ann").id
-    bob = get_reviewer(project, "bob").id
+    ann = acts.add_panelist(project, "ann").value.id
+    bob = acts.add_panelist(project, "bob").value.id
     ids = project.ids
-    cast_vote(project, reviewer_id=ann, image_id=ids[0], predicted=DOG, verdict="correct")
-    cast_vote(project, reviewer_id=ann, image_id=ids[3], predicted=CAR, verdict="wrong")
-    undo_last(project, reviewer_id=ann)  # the vote on the car image is retracted
-    cast_vote(project, reviewer_id=bob, image_id=ids[4], predicted=CAT, verdict="wrong")
+    acts.vote(project, reviewer_id=ann, item=Item(ids[0], DOG), verdict="correct")
+    acts.vote(project, reviewer_id=ann, item=Item(ids[3], CAR), verdict="wrong")
+    acts.undo(project, reviewer_id=ann).value  # the vote on the car image is retracted
+    acts.vote(project, reviewer_id=bob, item=Item(ids[4], CAT), verdict="wrong")
     decide(project, ids[4], CAT, "wrong")
 
-    queue = load_queue(project, run_id=project.run_id, reviewer_id=ann, queue_filter=QueueFilter(status="novel"))
+    queue = read_with(project, load_queue, run_id=project.run_id, reviewer_id=ann, queue_filter=QueueFilter(status="novel"))
     assert len(queue) == 3
     assert queue.counts().describe() == "3 of 3 novel, 1 voted"
     queue.apply(QueueFilter(status="unvoted"))
@@ -68,8 +69,8 @@ def test_filters_and_counts_follow_the_panelist_votes(project):
 
 
 def test_sorting_and_navigation(project):
-    ann = get_reviewer(project, "ann").id
-    queue = load_queue(project, run_id=project.run_id, reviewer_id=ann,
+    ann = acts.add_panelist(project, "ann").value.id
+    queue = read_with(project, load_queue, run_id=project.run_id, reviewer_id=ann,
                        queue_filter=QueueFilter(sort="confidence_desc"))
     assert [round(e.probability, 1) for e in queue.shown()] == [0.9, 0.7, 0.4, 0.2]
     queue.apply(QueueFilter(sort="distance_asc"))

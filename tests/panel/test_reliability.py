@@ -17,7 +17,8 @@ from sqlalchemy import func, select
 from db.engine import read_session
 from db.tables import Vote
 from reviewer.cli import main
-from reviewer.panel.votes import get_reviewer
+from reviewer.app import panel as acts
+from review_data import snapshot_of
 
 pytestmark = pytest.mark.slow
 
@@ -25,8 +26,9 @@ pytestmark = pytest.mark.slow
 # common start signal, then casts its votes, printing each id once recorded.
 WORKER = r"""
 import os, sys, time
+from reviewer.app import panel as acts
+from reviewer.panel.state import Item
 from reviewer.project import Project
-from reviewer.panel.votes import cast_vote
 root, reviewer_id, ready, go = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 items = [tuple(map(int, pair.split(":"))) for pair in sys.argv[5].split(",")]
 project = Project.open(root)
@@ -34,8 +36,8 @@ open(ready, "w").close()
 while not os.path.exists(go):
     time.sleep(0.002)
 for n, (image_id, predicted) in enumerate(items):
-    row = cast_vote(project, reviewer_id=reviewer_id, image_id=image_id, predicted=predicted,
-                    verdict=("wrong", "correct", "unclear")[n % 3], note=f"vote {n}")
+    row = acts.vote(project, reviewer_id=reviewer_id, item=Item(image_id, predicted),
+                    verdict=("wrong", "correct", "unclear")[n % 3], note=f"vote {n}").value
     print(row.id, flush=True)
 """
 
@@ -44,43 +46,67 @@ def _env() -> dict:
     return {**os.environ, "PYTHONUNBUFFERED": "1"}
 
 
-def test_sigkill_mid_stream_loses_no_acknowledged_vote(project, add_mistakes, tmp_path):
-    items = add_mistakes(project, [(200 + i, True) for i in range(20)])
-    ann = get_reviewer(project, "ann").id
-    batch = tmp_path / "votes.csv"
-    with batch.open("w", newline="") as fh:
+def _batch_file(path, items, rows: int) -> None:
+    with path.open("w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(["image", "predicted", "verdict", "note"])
-        for n in range(1000):  # more than it casts before the kill
+        for n in range(rows):
             item = items[n % len(items)]
             writer.writerow([f"ILSVRC2012_val_{item.image_id:08d}.JPEG", item.predicted,
                              ("wrong", "correct")[n % 2], f"vote {n}"])
+
+
+def test_a_batch_killed_mid_file_records_all_of_it_or_nothing(project, add_mistakes, tmp_path):
+    """SIGKILL while `vote --batch` records: the batch is one transaction, so the database
+    holds every vote of the file or none (never a part a script could not tell apart)."""
+    items = add_mistakes(project, [(200 + i, True) for i in range(20)])
+    acts.add_panelist(project, "ann")
+    batch = tmp_path / "votes.csv"
+    _batch_file(batch, items, 3000)
     child = subprocess.Popen([sys.executable, "-m", "reviewer", "vote", str(project.root), "--reviewer", "ann",
                               "--batch", str(batch)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=_env())
-    acknowledged = []
-    for line in child.stdout:
-        acknowledged.append(int(line.split()[1].rstrip(":")))
-        if len(acknowledged) == 40:
-            os.kill(child.pid, signal.SIGKILL)  # mid-stream: the next vote may be half-way
+    for line in child.stderr:  # said once every row is checked, as the transaction starts
+        if line.startswith("recording 3000 votes"):
             break
-    acknowledged += [int(line.split()[1].rstrip(":")) for line in child.stdout]  # printed before the kill
+    time.sleep(0.2)
+    os.kill(child.pid, signal.SIGKILL)
+    printed = child.stdout.read().splitlines()
     child.wait()
     assert child.returncode == -signal.SIGKILL
     with read_session(project.engine) as session:
-        rows = {v.id: v for v in session.execute(select(Vote)).scalars()}
-    assert set(acknowledged) <= set(rows)
-    # Each acknowledged vote is whole: the right reviewer, item and value.
-    for n, vote_id in enumerate(acknowledged):
-        row, item = rows[vote_id], items[n % len(items)]
-        assert (row.reviewer_id, row.image_id, row.predicted, row.note) == (ann, item.image_id, item.predicted,
-                                                                             f"vote {n}")
-    assert len(rows) < 1000  # it really was killed mid-stream
+        rows = session.execute(select(Vote)).scalars().all()
+    assert len(rows) in (0, 3000)  # all or nothing
+    assert not printed or len(rows) == 3000  # a vote is printed only once the whole file is recorded
+
+
+def test_a_database_failure_mid_file_records_nothing(project, add_mistakes, tmp_path, capsys):
+    """The database refuses the 50th vote of a batch: none of the file is recorded."""
+    from sqlalchemy import text
+
+    items = add_mistakes(project, [(200 + i, True) for i in range(20)])
+    acts.add_panelist(project, "ann")
+    batch = tmp_path / "votes.csv"
+    _batch_file(batch, items, 100)
+    with project.engine.begin() as conn:  # a disk that fails on the 50th row
+        if project.engine.dialect.name == "sqlite":
+            conn.execute(text("CREATE TRIGGER fail_50 BEFORE INSERT ON vote WHEN (SELECT count(*) FROM vote) >= 49 "
+                              "BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END"))
+        else:
+            conn.execute(text("CREATE FUNCTION fail_50() RETURNS trigger AS $$ BEGIN IF (SELECT count(*) FROM vote) "
+                              ">= 49 THEN RAISE EXCEPTION 'disk I/O error'; END IF; RETURN NEW; END $$ "
+                              "LANGUAGE plpgsql"))
+            conn.execute(text("CREATE TRIGGER fail_50 BEFORE INSERT ON vote FOR EACH ROW EXECUTE FUNCTION fail_50()"))
+    with pytest.raises(Exception, match="disk I/O error"):
+        main(["vote", str(project.root), "--reviewer", "ann", "--batch", str(batch)])
+    assert "vote " not in capsys.readouterr().out  # nothing was said to be recorded
+    with read_session(project.engine) as session:
+        assert session.execute(select(func.count(Vote.id))).scalar_one() == 0
 
 
 def test_five_processes_casting_200_votes_each_at_once(project, add_mistakes, tmp_path):
     items = add_mistakes(project, [(300 + i % 700, True) for i in range(200)])
-    reviewers = [get_reviewer(project, f"panelist {k}").id for k in range(5)]
+    reviewers = [acts.add_panelist(project, f"panelist {k}").value.id for k in range(5)]
     go = tmp_path / "go"
     pairs = ",".join(f"{i.image_id}:{i.predicted}" for i in items)
     children = [subprocess.Popen([sys.executable, "-c", WORKER, str(project.root), str(rid),
@@ -128,10 +154,9 @@ def demo_project(project):
 
 def test_three_panelists_review_the_demo_independently_then_the_chair_decides(project, tmp_path, capsys):
     """The panel's process end to end through the command line, one voting process per panelist."""
-    from reviewer.panel.snapshot import load_snapshot
 
     top1_errors = demo_project(project)
-    items = load_snapshot(project).items
+    items = snapshot_of(project).items
     # The demo's top-1 errors, less the few a collapsed class mapping accepts (a label subsuming the prediction).
     assert top1_errors - 10 <= len(items) <= top1_errors
     c = [len(range(k, len(items), 4)) for k in range(4)]  # items per pattern

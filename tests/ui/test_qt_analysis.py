@@ -8,9 +8,9 @@ import os
 import pytest
 from review_data import add_images, add_run, decide
 
+from reviewer.evaluation.slices import save_slice
 from reviewer.importers import import_review
 from reviewer.project import Project
-from reviewer.evaluation.slices import save_slice
 
 pytestmark = pytest.mark.gui
 
@@ -25,7 +25,7 @@ def analysed(tmp_path, shared_data):
     decide(project, ids[3], 40, "correct")
     decide(project, ids[4], 50, "wrong", severity="minor", category="fine_grained")
     decide(project, ids[5], 60, "wrong", severity="major", category="spurious_correlation")
-    save_slice(project, "imagenet_m", ids[2:])
+    project.write(lambda session: save_slice(session=session, name="imagenet_m", image_ids=ids[2:]))
     return project
 
 
@@ -83,7 +83,7 @@ def test_the_leaderboard_slice_is_chosen_in_the_bar(qtbot, analysed):
 
     ids = [int(i) for i in analysed.engine.connect().exec_driver_sql(
         "SELECT id FROM image WHERE file_name LIKE 'ILSVRC2012_val_0004000%' ORDER BY id").scalars()]
-    save_slice(analysed, "hard", ids[5:])  # only the image model-A got wrong, decided major
+    analysed.write(lambda session: save_slice(session=session, name="hard", image_ids=ids[5:]))  # model-A's mistake
     view = QtAnalysisView(analysed, load=False)
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.loaded, timeout=60_000):

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog
 
-from reviewer.panel.votes import cast_vote, current_vote, get_reviewer
 from reviewer.ui.qt_image_view import QtImageView
+from reviewer.app import panel as acts
 
 pytestmark = pytest.mark.gui
 
@@ -49,8 +49,8 @@ def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_pro
     assert session.row == 2
     wait_recorded(qtbot, window)
     ann = window.reviewer.id
-    assert current_vote(review_project, reviewer_id=ann, image_id=first[0], predicted=first[1]).verdict == "correct"
-    state = current_vote(review_project, reviewer_id=ann, image_id=second[0], predicted=second[1])
+    assert acts.my_vote(review_project, reviewer_id=ann, item=first).verdict == "correct"
+    state = acts.my_vote(review_project, reviewer_id=ann, item=second)
     assert (state.verdict, state.severity, state.category) == ("wrong", "major", "fine_grained")
     assert page.queue_panel.counts.text() == "8 mistakes, 2 voted"
     # Back to the first: its recorded vote is shown.
@@ -73,7 +73,7 @@ def test_undo_restores_the_previous_vote_and_shows_it(qtbot, open_window, review
     press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: session.current_key() == first and session.my_vote(first).severity is None,
                     timeout=10_000)
-    state = current_vote(review_project, reviewer_id=window.reviewer.id, image_id=first[0], predicted=first[1])
+    state = acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=first)
     assert (state.verdict, state.severity) == ("wrong", None)
     assert not window.page.vote_panel.buttons["severity_minor"].isChecked()
     assert "Undone" in window.status_text.text()
@@ -105,10 +105,10 @@ def test_filters_and_next_unvoted(qtbot, open_window):
 
 
 def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_project):
-    bob = get_reviewer(review_project, "bob").id
+    bob = acts.add_panelist(review_project, "bob").value.id
     window = open_window()
     key = window.session.current_key()
-    cast_vote(review_project, reviewer_id=bob, image_id=key[0], predicted=key[1], verdict="wrong")
+    acts.vote(review_project, reviewer_id=bob, item=key, verdict="wrong")
     window.session.refresh_others(key)
     qtbot.waitUntil(lambda: window.session.others.get(key, 1) is None, timeout=5_000)
     others = window.page.vote_panel.others
@@ -119,7 +119,7 @@ def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_proj
     assert "wrong" in plain(others)
     # Not blind: another mistake shows others' votes before one's own.
     second = window.session.queue[1].key
-    cast_vote(review_project, reviewer_id=bob, image_id=second[0], predicted=second[1], verdict="unclear")
+    acts.vote(review_project, reviewer_id=bob, item=second, verdict="unclear")
     press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert not window.blind_box.isChecked()
     press(qtbot, window, Qt.Key.Key_J)
@@ -154,7 +154,7 @@ def test_out_of_vocabulary_category_asks_the_object_name(qtbot, open_window, rev
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
         qtbot.keyClick(field, Qt.Key.Key_Return)
     wait_recorded(qtbot, window)
-    state = current_vote(review_project, reviewer_id=window.reviewer.id, image_id=key[0], predicted=key[1])
+    state = acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=key)
     assert (state.category, state.oov_name) == ("fine_grained_oov", "carp")
 
 
@@ -173,8 +173,8 @@ def test_closing_the_window_finishes_pending_votes(qtbot, open_window, review_pr
     key = window.session.current_key()
     press(qtbot, window, Qt.Key.Key_1)
     window.close()  # right after the key: the vote is still being written
-    assert current_vote(review_project, reviewer_id=get_reviewer(review_project, "ann").id,
-                        image_id=key[0], predicted=key[1]).verdict == "correct"
+    assert acts.my_vote(review_project, reviewer_id=acts.add_panelist(review_project, "ann").value.id,
+                        item=key).verdict == "correct"
 
 
 def test_zoom_to_full_resolution_and_back(qtbot, open_window):
@@ -229,13 +229,13 @@ def test_note_and_problematic_flag(qtbot, open_window, review_project):
     qtbot.keyClick(window.page.vote_panel.field, Qt.Key.Key_Return)
     assert window.session.current_key() == key  # neither moves on: no verdict yet
     wait_recorded(qtbot, window)
-    state = current_vote(review_project, reviewer_id=window.reviewer.id, image_id=key[0], predicted=key[1])
+    state = acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=key)
     assert state.problematic and state.note == "tench on a tarp, label fine" and state.verdict is None
     assert "tench on a tarp" in plain(window.page.vote_panel.note)
     # The others' votes are read again while the mistake stays on screen.
-    bob = get_reviewer(review_project, "bob").id
+    bob = acts.add_panelist(review_project, "bob").value.id
     window.blind_box.setChecked(False)
-    cast_vote(review_project, reviewer_id=bob, image_id=key[0], predicted=key[1], verdict="unclear")
+    acts.vote(review_project, reviewer_id=bob, item=key, verdict="unclear")
     window.session._poll_others()
     qtbot.waitUntil(lambda: "bob" in plain(window.page.vote_panel.others), timeout=10_000)
 

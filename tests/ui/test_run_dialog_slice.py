@@ -18,7 +18,7 @@ def test_run_on_a_slice_predicts_only_its_images(qtbot, open_window, review_proj
     # Three images that have files: the slice a panelist reruns a model on.
     names = ("n01440764_tench.JPEG", "n01443537_goldfish.JPEG", "n02123045_tabby.JPEG")
     chosen = sorted(review_project.ids[name] for name in names)
-    save_slice(review_project, "imagenet_m", chosen)
+    review_project.write(lambda session: save_slice(session=session, name="imagenet_m", image_ids=chosen))
     window = open_window()
     dialog = window.open_run_dialog(model="test_efficientnet")
     qtbot.addWidget(dialog)

@@ -14,6 +14,7 @@ from PySide6.QtGui import QImage
 from reviewer.app.preferences import Preferences
 from reviewer.ui.app import create_app
 from reviewer.ui.qt_main_window import QtMainWindow
+from reviewer.app import panel as acts
 
 pytestmark = pytest.mark.gui
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
@@ -72,11 +73,10 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
     editor.reject()
 
     # Not blind, with another panelist's vote; then the missing file's placeholder.
-    from reviewer.panel.votes import cast_vote, get_reviewer
 
     key = window.session.current_key()
-    bob = get_reviewer(review_project, "bob").id
-    cast_vote(review_project, reviewer_id=bob, image_id=key[0], predicted=key[1], verdict="wrong",
+    bob = acts.add_panelist(review_project, "bob").value.id
+    acts.vote(review_project, reviewer_id=bob, item=key, verdict="wrong",
               severity="minor", category="fine_grained", note="the fins say goldfish")
     window.blind_box.setChecked(False)
     qtbot.waitUntil(lambda: "bob" in window.page.vote_panel.others.text(), timeout=10_000)

@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 
 from reviewer.app.preferences import Preferences, load_preferences
 from reviewer.ui.app import create_app
-from reviewer.ui.qt_main_window import QtMainWindow
 from reviewer.ui.dialogs.qt_new_project_dialog import QtNewProjectDialog
+from reviewer.ui.qt_main_window import QtMainWindow
 
 pytestmark = pytest.mark.gui
 

@@ -34,9 +34,9 @@ def compute_sections(project: Project, folder: str, keep_borderline: bool, yates
     the project has it, else its first slice."""
     from reviewer.analysis.report import ReportOptions, build_report
     from reviewer.analysis.sections import report_sections
-    from reviewer.evaluation.slices import slice_names
+    from reviewer.app.runs import slices
 
-    names = list(slice_names(project))
+    names = list(slices(project))
     if slice_name is None:
         slice_name = DEFAULT_SLICE if DEFAULT_SLICE in names or not names else names[0]
     report = build_report(project, ReportOptions(keep_borderline=keep_borderline, yates=yates,

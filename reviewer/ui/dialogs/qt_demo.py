@@ -7,7 +7,7 @@ from __future__ import annotations
 import getpass
 from typing import TYPE_CHECKING
 
-from reviewer.app.demo import DEMO_MODEL, demo_run, prepare_demo_project
+from reviewer.app.demo import DEMO_MODEL, demo_status, prepare_demo_project
 
 if TYPE_CHECKING:
     from reviewer.ui.qt_main_window import QtMainWindow
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def _prepare() -> tuple[str, bool]:
     project = prepare_demo_project()
     try:
-        return str(project.root), demo_run(project) is not None
+        return str(project.root), demo_status(project).run_id is not None
     finally:
         project.close()
 

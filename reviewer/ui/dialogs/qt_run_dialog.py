@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QHB
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from reviewer.errors import UserError
+from reviewer.terms import RunStatus
 from reviewer.project import Project
 from reviewer.ui.theme import KIND_COLOURS, MUTED, set_text_colour, style_headline, style_muted, style_primary
 from reviewer.ui.workers import Worker
@@ -112,11 +113,11 @@ class QtRunDialog(QDialog):
 
     def _images_choice(self, selected: str | None) -> QComboBox:
         """All images, or one of the project's slices (a rerun on, e.g., ImageNet-M)."""
-        from reviewer.evaluation.slices import slice_names
+        from reviewer.app.runs import slices
 
         combo = QComboBox()
         combo.addItem("All images", None)
-        for name, count in slice_names(self.project).items():
+        for name, count in slices(self.project).items():
             combo.addItem(f"{name} ({count} images)", name)
         if selected is not None:
             index = combo.findData(selected)
@@ -139,7 +140,7 @@ class QtRunDialog(QDialog):
     def start(self) -> None:
         if self.running:
             return
-        from reviewer.runs.compute import predict
+        from reviewer.app.runs import run_model
 
         model = self.model.currentText().strip()
         if not model:
@@ -155,7 +156,7 @@ class QtRunDialog(QDialog):
         self.cancel_button.setText("Cancel")
         self.bar.setRange(0, 0)  # busy until the first batch reports
         self._say(f"Loading {model}…")
-        self._worker.submit(predict, self.project, model, checkpoint=checkpoint, device=self.device.currentText(),
+        self._worker.submit(run_model, self.project, model, checkpoint=checkpoint, device=self.device.currentText(),
                             image_slice=self.image_slice(), fast_decode=bool(self.decoding.currentData()),
                             progress=self._on_progress, cancel=self._cancel.is_set,
                             on_done=self._done, on_error=self._failed)
@@ -203,12 +204,12 @@ class QtRunDialog(QDialog):
         self.cancel_button.setEnabled(True)
         self.cancel_button.setText("Close")
 
-    def _done(self, result) -> None:
+    def _done(self, done) -> None:
         self._finish()
-        self.result = result
+        self.result = result = done.value
         self.bar.setRange(0, max(1, result.total))
         self.bar.setValue(result.predicted)
-        if result.status == "complete":
+        if result.status == RunStatus.COMPLETE:
             mistakes = "" if result.mistakes is None else f", {result.mistakes} mistakes"
             speed = f" at {result.images_per_second:.1f} images/s" if result.images_per_second else ""
             note = " (this run was already complete)" if result.already_complete else ""

@@ -8,7 +8,7 @@ Every database call runs on a worker thread (`reviewer.ui.workers`): a
 reader for the list and the item, one for the agreement statistics (the
 bootstrap takes seconds), one for the image facts, and a single writer so
 acts reach the database in the order they were made. A timer polls
-`changes_since` and reloads when another panelist acted, so the view
+`reviewer.app.panel.poll` and reloads when anyone acted, so the view
 follows the meeting without a restart.
 """
 
@@ -21,12 +21,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QSizePolicy, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 from reviewer.app.mistake_detail import DetailSource, MistakeDetail
-from reviewer.panel.changes import changes_since
-from reviewer.panel.decisions import lock_decision, override_decision
-from reviewer.panel.discussion import add_note
-from reviewer.panel.group import GroupRow, GroupState, agreement_summary, item_panel, load_group
+from reviewer.app import panel as acts
+from reviewer.panel.group import GroupRow, GroupState
 from reviewer.panel.snapshot import FIELDS
-from reviewer.panel.votes import Item, cast_vote
+from reviewer.panel.state import Item
 from reviewer.project import Project
 from reviewer.ui.group._group_looks import apply_named_looks, muted, title
 from reviewer.ui.image_loader import Decoded, ImageLoader, fit_key
@@ -55,6 +53,7 @@ class QtGroupView(QWidget):
         self._field: str | None = None
         self._pair: tuple[int, int] | None = None
         self._state: GroupState | None = None
+        self._cursor: acts.Cursor | None = None  # poll for others' acts from here
         self._row: GroupRow | None = None
         self._detail: MistakeDetail | None = None
         self._source: DetailSource | None = None
@@ -172,7 +171,7 @@ class QtGroupView(QWidget):
         return self._state.rows if self._state else []
 
     def reload(self) -> None:
-        self._reader.submit(load_group, self.project, viewer_id=self.reviewer.id, field=self._field,
+        self._reader.submit(acts.group_state, self.project, viewer_id=self.reviewer.id, field=self._field,
                             pair=self._pair, on_done=self._group_loaded, on_error=self._failed)
 
     def reload_stats(self) -> None:
@@ -183,14 +182,15 @@ class QtGroupView(QWidget):
             return
         self._stats_running, self._stats_dirty = True, False
         self.agreement.set_busy()
-        self._stats.submit(agreement_summary, self.project, resamples=self.resamples,
+        self._stats.submit(acts.agreement, self.project, resamples=self.resamples,
                            on_done=self._stats_loaded, on_error=self._stats_failed)
 
     def _stats_failed(self, error: BaseException) -> None:
         self._stats_running = False
         self._failed(error)
 
-    def _group_loaded(self, state: GroupState) -> None:
+    def _group_loaded(self, result: tuple[GroupState, acts.Cursor]) -> None:
+        state, self._cursor = result
         self._state = state
         keep = self._row.item if self._row else None
         self.list.selectionModel().blockSignals(True)
@@ -235,8 +235,8 @@ class QtGroupView(QWidget):
         self._row = row
         self.headline.setText(f'<b>{escape(row.predicted_name)}</b> <span style="color:{MUTED}">predicted for '
                               f'{escape(row.file_name)} · phase {", ".join(map(str, row.phases)) or "–"}</span>')
-        self._reader.submit(item_panel, self.project, self._state.snapshot, row.item, viewer_id=self.reviewer.id,
-                            on_done=self._panel_loaded, on_error=self._failed)
+        self._reader.submit(acts.group_item, self.project, snapshot=self._state.snapshot, item=row.item,
+                            viewer_id=self.reviewer.id, on_done=self._panel_loaded, on_error=self._failed)
         if new_item:
             self._detail = None
             self.facts.clear()
@@ -332,44 +332,40 @@ class QtGroupView(QWidget):
 
         self._writer.submit(fn, self.project, on_done=done, on_error=self._failed, **kwargs)
 
-    def _item_kwargs(self) -> dict:
-        return {"image_id": self._row.item.image_id, "predicted": self._row.item.predicted}
-
     def _cast(self, fields: dict) -> None:
         if self._row is not None:
-            self._act(cast_vote, "your vote is recorded", reviewer_id=self.reviewer.id, **self._item_kwargs(),
+            self._act(acts.vote, "your vote is recorded", reviewer_id=self.reviewer.id, item=self._row.item,
                       **fields)
 
     def _note(self, text: str) -> None:
         if self._row is not None:
-            self._act(add_note, "note added", reviewer_id=self.reviewer.id, **self._item_kwargs(), text=text)
+            self._act(acts.note, "note added", reviewer_id=self.reviewer.id, item=self._row.item, text=text)
 
     def _lock(self) -> None:
         if self._row is not None:
-            self._act(lock_decision, "majority decision locked", chair_id=self.reviewer.id, **self._item_kwargs())
+            self._act(acts.lock, "majority decision locked", chair_id=self.reviewer.id, item=self._row.item)
 
     def _override(self, decision: dict) -> None:
         if self._row is not None:
-            self._act(override_decision, "decision overridden", chair_id=self.reviewer.id, **self._item_kwargs(),
+            self._act(acts.override, "decision overridden", chair_id=self.reviewer.id, item=self._row.item,
                       **decision)
 
     def _poll(self) -> None:
-        if self._polling or self._state is None:
+        if self._polling or self._state is None or self._cursor is None:
             return
         self._polling = True
 
-        def seen(changes) -> None:
+        def seen(result) -> None:
             self._polling = False
-            if self._state is not None and changes.cursor != self._state.cursor and not changes.empty:
+            changes, self._cursor = result
+            if self._state is not None and not changes.empty:
                 self.reload()
                 self.reload_stats()
-            elif self._state is not None:
-                self._state = GroupState(self._state.snapshot, self._state.rows, self._state.hidden, changes.cursor)
 
         def failed(error) -> None:
             self._polling = False  # a server hiccup: try again at the next tick
 
-        self._reader.submit(changes_since, self.project, viewer_id=self.reviewer.id, cursor=self._state.cursor,
+        self._reader.submit(acts.poll, self.project, cursor=self._cursor,
                             on_done=seen, on_error=failed)
 
     def selected_item(self) -> Item | None:

@@ -18,14 +18,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QWidget)
 
 from reviewer.panel.group import ItemPanel
-from reviewer.terms import CATEGORIES, CATEGORY_TITLES, SEVERITIES, VERDICTS
+from reviewer.panel.state import decision_words
+from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import KIND_COLOURS, MUTED, WARNING
 
 ROWS = (("verdict", "Verdict"), ("problematic", "Problematic"), ("severity", "Severity"),
         ("category", "Category"), ("oov_name", "OOV object"), ("note", "Note"))
-CATEGORY_SHORT = {"fine_grained": "Fine-grained", "fine_grained_oov": "Fine-grained, OOV",
-                  "spurious_correlation": "Spurious corr.", "non_prototypical": "Non-prototypical"}
 
 
 def show_value(field: str, value) -> str:
@@ -34,7 +33,7 @@ def show_value(field: str, value) -> str:
     if field == "problematic":
         return "yes" if value else "no"
     if field == "category":
-        return CATEGORY_SHORT.get(value, value)
+        return Category(value).short_caption
     return str(value)
 
 
@@ -85,11 +84,11 @@ class QtWrappingDelegate(QStyledItemDelegate):
         painter.restore()
 
 
-def _combo(values, titles=None) -> QComboBox:
+def _combo(values, caption=str) -> QComboBox:
     combo = QComboBox()
     combo.addItem("–", None)
     for v in values:
-        combo.addItem((titles or {}).get(v, v), v)
+        combo.addItem(caption(v), v.value)
     return combo
 
 
@@ -99,11 +98,11 @@ class QtOverrideDialog(QDialog):
     def __init__(self, item_text: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Override the panel's decision")
-        self.verdict = _combo(VERDICTS)
+        self.verdict = _combo(Verdict)
         self.verdict.setCurrentIndex(1)
         self.problematic = QCheckBox("Problematic image")
-        self.severity = _combo(SEVERITIES)
-        self.category = _combo(CATEGORIES, CATEGORY_TITLES)
+        self.severity = _combo(Severity.panel())
+        self.category = _combo(Category, lambda c: c.caption)
         self.oov_name = QLineEdit()
         self.reason = QPlainTextEdit()
         self.reason.setPlaceholderText("Why the panel's majority is set aside (kept in the history)")
@@ -160,10 +159,10 @@ class QtGroupVotes(QWidget):
         self.decision.setTextFormat(Qt.TextFormat.RichText)
 
         # My vote: a new row in my history when saved.
-        self.verdict = _combo(VERDICTS)
+        self.verdict = _combo(Verdict)
         self.problematic = QCheckBox("Problematic")
-        self.severity = _combo(SEVERITIES)
-        self.category = _combo(CATEGORIES, CATEGORY_SHORT)
+        self.severity = _combo(Severity.panel())
+        self.category = _combo(Category, lambda c: c.short_caption)
         self.oov_name = QLineEdit()
         self.oov_name.setPlaceholderText("the object outside the 1000 classes (fine-grained, OOV)")
         self.my_note = QLineEdit()
@@ -316,16 +315,15 @@ class QtGroupVotes(QWidget):
         d = panel.decision
         if d is None:
             return f'<span style="color:{MUTED}">No decision locked yet.</span>'
-        if d.method == "reopened":
-            return f'<span style="color:{WARNING}">Reopened for a correctness vote</span>' + \
-                   (f": {escape(d.reason)}" if d.reason else "")
-        colour = KIND_COLOURS.get(d.verdict, MUTED)
-        extra = ", ".join(show_value(f, getattr(d, f)) for f in ("severity", "category") if getattr(d, f))
-        method = "chair's override" if d.method == "override" else "majority, locked by the chair"
-        return (f'Decision: <b style="color:{colour}">{escape(str(d.verdict))}</b>'
-                + (f", {escape(extra)}" if extra else "") + (", problematic" if d.problematic else "")
-                + f' <span style="color:{MUTED}">({method})</span>'
-                + (f'<br><span style="color:{MUTED}">{escape(d.reason)}</span>' if d.reason else ""))
+        words = decision_words(d)
+        if words.verdict is None:
+            return f'<span style="color:{WARNING}">{escape(words.method.capitalize())}</span>' + \
+                   (f": {escape(words.reason)}" if words.reason else "")
+        colour = KIND_COLOURS.get(words.verdict, MUTED)
+        return (f'Decision: <b style="color:{colour}">{escape(words.verdict)}</b>'
+                + "".join(f", {escape(detail)}" for detail in words.details)
+                + f' <span style="color:{MUTED}">({escape(words.method)})</span>'
+                + (f'<br><span style="color:{MUTED}">{escape(words.reason)}</span>' if words.reason else ""))
 
     # -- asking ----------------------------------------------------------------------
     def my_vote_fields(self) -> dict:
@@ -334,7 +332,7 @@ class QtGroupVotes(QWidget):
         for name, combo in (("verdict", self.verdict), ("severity", self.severity), ("category", self.category)):
             if combo.currentData() is not None:
                 fields[name] = combo.currentData()
-        if self.category.currentData() == "fine_grained_oov":
+        if self.category.currentData() is not None and Category(self.category.currentData()).needs_name:
             fields["oov_name"] = self.oov_name.text().strip() or None
         return fields
 

@@ -17,24 +17,22 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QSizePolicy, QSplitt
 from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
 from reviewer.panel.queue import QueueEntry
-from reviewer.terms import CATEGORIES
+from reviewer.panel.votes import VoteError, implied_changes
+from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key, full_key
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.review.qt_exemplars import QtExemplars
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
-from reviewer.ui.review.review_session import PREFETCH_AHEAD, ReviewSession, vote_complete
+from reviewer.ui.review.review_session import PREFETCH_AHEAD, ReviewSession
 from reviewer.ui.theme import MUTED, WARNING, style_headline, style_muted
 from reviewer.classes.vocabulary import load_classes
 
 VOTE_ACTIONS = {
-    "verdict_correct": {"verdict": "correct"},
-    "verdict_wrong": {"verdict": "wrong"},
-    "verdict_unclear": {"verdict": "unclear"},
-    "severity_major": {"severity": "major"},
-    "severity_minor": {"severity": "minor"},
-    **{f"category_{c}": {"category": c} for c in CATEGORIES if c != "fine_grained_oov"},
+    **{f"verdict_{v}": {"verdict": v} for v in Verdict},
+    **{f"severity_{s}": {"severity": s} for s in Severity.panel()},
+    **{f"category_{c}": {"category": c} for c in Category if not c.needs_name},
 }
 
 
@@ -356,29 +354,23 @@ class QtReviewPage(QWidget):
         if name == "edit_note":
             self.vote_panel.ask_text("note", "Note on this mistake (Enter records, Esc cancels):", state.note)
             return True
-        if name == "category_fine_grained_oov":
-            if not self._wrong_allowed(state):
+        if name == f"category_{Category.FINE_GRAINED_OOV}":
+            try:  # the rules of the act, asked before the name is
+                implied_changes(state, category=Category.FINE_GRAINED_OOV, oov_name="?")
+            except VoteError as exc:
+                self.status_message.emit(f"{str(exc).capitalize()}.", True)
                 return False
             self.vote_panel.ask_text("oov_name", "Name of the out-of-vocabulary object (Enter records, Esc "
                                                  "cancels):", state.oov_name or "")
             return True
         if name not in VOTE_ACTIONS:
             return False
-        changes = dict(VOTE_ACTIONS[name])
-        if name.startswith(("severity_", "category_")):
-            if not self._wrong_allowed(state):
-                return False
-            changes.setdefault("verdict", "wrong")
-        elif changes["verdict"] != "wrong":
-            changes.update(severity=None, category=None, oov_name=None)  # those describe a wrong prediction
-        self._after_vote(session.vote(**changes), verdict_key=name.startswith("verdict_"))
-        return True
-
-    def _wrong_allowed(self, state) -> bool:
-        if state.verdict in ("correct", "unclear"):
-            self.status_message.emit("Severity and category describe a wrong prediction: press "
-                                     "the key for wrong first.", True)
+        try:
+            changes = implied_changes(state, **VOTE_ACTIONS[name])
+        except VoteError as exc:
+            self.status_message.emit(f"{str(exc).capitalize()}.", True)
             return False
+        self._after_vote(session.vote(**changes), verdict_key=name.startswith("verdict_"))
         return True
 
     def _text_entered(self, field: str, text: str) -> None:
@@ -388,16 +380,19 @@ class QtReviewPage(QWidget):
         if field == "note":
             self.session.vote(note=text)
         elif field == "oov_name":
-            if not text:
-                self.status_message.emit("An out-of-vocabulary category needs the object's name.", True)
+            key = self.session.current_key()
+            try:
+                changes = implied_changes(self.session.my_vote(key), category=Category.FINE_GRAINED_OOV,
+                                          oov_name=text)
+            except VoteError as exc:
+                self.status_message.emit(f"{str(exc).capitalize()}.", True)
                 return
-            self._after_vote(self.session.vote(verdict="wrong", category="fine_grained_oov", oov_name=text),
-                             verdict_key=False)
+            self._after_vote(self.session.vote(**changes), verdict_key=False)
 
     def _after_vote(self, state, *, verdict_key: bool) -> None:
         if state is None or self.auto_advance == "off":
             return
-        if vote_complete(state) or (self.auto_advance == "verdict" and verdict_key):
+        if state.complete or (self.auto_advance == "verdict" and verdict_key):
             self.session.next()
 
     def _preview_exemplar(self, exemplar: Exemplar) -> None:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPus
 
 from reviewer.app.keymap import Keymap
 from reviewer.panel.votes import VoteState
-from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
+from reviewer.terms import Category, Severity
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
 from reviewer.ui.theme import CHECKED_TINTS, KIND_COLOURS, MUTED, QtCard, chip, muted, tint_when_checked
 
@@ -110,7 +110,7 @@ class QtVotePanel(QtCard):
             if name.startswith(("severity_", "category_")):
                 button.setEnabled(wrong)
         parts = []
-        if state.category == "fine_grained_oov" and state.oov_name:
+        if state.category and Category(state.category).needs_name and state.oov_name:
             parts.append(f"Object: <b>{escape(state.oov_name)}</b>")
         if state.note:
             parts.append(f"Note: {escape(state.note)}")
@@ -134,9 +134,9 @@ class QtVotePanel(QtCard):
         for vote in votes:
             fields = [chip(vote.verdict, vote.verdict) if vote.verdict else muted("no verdict")]
             if vote.severity:
-                fields.append(escape(SEVERITY_TITLES.get(vote.severity, vote.severity)))
+                fields.append(escape(Severity(vote.severity).caption))
             if vote.category:
-                fields.append(escape(CATEGORY_TITLES.get(vote.category, vote.category)))
+                fields.append(escape(Category(vote.category).caption))
             if vote.problematic:
                 fields.append("problematic")
             line = f"<b>{escape(names.get(vote.reviewer_id, str(vote.reviewer_id)))}</b>: {' · '.join(fields)}"

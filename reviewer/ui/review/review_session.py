@@ -18,45 +18,21 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from sqlalchemy import select
 
-from db.engine import read_session
-from db.tables import Model, Reviewer, Run
-from reviewer.errors import UserError
+from reviewer.app import panel as acts
 from reviewer.app.mistake_detail import DetailSource, MistakeDetail
-from reviewer.panel.votes import VoteState, can_undo, cast_vote, current_vote, undo_last, visible_votes
+from reviewer.errors import UserError
+from reviewer.panel.queue import QueueEntry, QueueFilter, ReviewQueue
+from reviewer.panel.state import Item
+from reviewer.panel.votes import VoteState
 from reviewer.project import Project
-from reviewer.panel.queue import QueueEntry, QueueFilter, ReviewQueue, load_queue
+from reviewer.terms import Category
 from reviewer.ui.workers import Worker
 
 PREFETCH_AHEAD = 4
 OTHERS_POLL_MS = 5000
 DETAIL_CACHE = 256
-Key = tuple[int, int]
-
-
-def vote_complete(state: VoteState) -> bool:
-    """Whether a vote needs nothing more: correct / unclear, or wrong with severity
-    and category (and the object's name for an out-of-vocabulary category)."""
-    if state.verdict in ("correct", "unclear"):
-        return True
-    if state.verdict == "wrong":
-        return bool(state.severity and state.category and
-                    (state.category != "fine_grained_oov" or state.oov_name))
-    return False
-
-
-def list_runs(project: Project) -> list[tuple[int, str, str, int]]:
-    """(run id, model name, status, images) of the project's runs, newest first."""
-    with read_session(project.engine) as session:
-        return [tuple(r) for r in session.connection().execute(
-            select(Run.id, Model.name, Run.status, Run.num_images).join(Model, Model.id == Run.model_id)
-            .order_by(Run.id.desc())).all()]
-
-
-def reviewer_names(project: Project) -> dict[int, str]:
-    with read_session(project.engine) as session:
-        return dict(session.connection().execute(select(Reviewer.id, Reviewer.name)).all())
+Key = Item
 
 
 class ReviewSession(QObject):
@@ -68,7 +44,7 @@ class ReviewSession(QObject):
     undo_changed = Signal(bool)
     message = Signal(str, bool)  # text, is_error
 
-    def __init__(self, project: Project, reviewer: Reviewer, *, blind: bool = True, parent: QObject | None = None):
+    def __init__(self, project: Project, reviewer, *, blind: bool = True, parent: QObject | None = None):
         super().__init__(parent)
         self.project, self.reviewer, self.blind = project, reviewer, blind
         self.reader = Worker(threads=2, name="reader", parent=self)
@@ -103,8 +79,8 @@ class ReviewSession(QObject):
 
     def _load(self, run_id: int, queue_filter: QueueFilter | None):
         source = self.source or DetailSource(self.project)
-        queue = load_queue(self.project, run_id=run_id, reviewer_id=self.reviewer.id, queue_filter=queue_filter)
-        return source, queue, reviewer_names(self.project), can_undo(self.project, reviewer_id=self.reviewer.id)
+        queue = acts.review_queue(self.project, run_id=run_id, reviewer_id=self.reviewer.id, queue_filter=queue_filter)
+        return source, queue, acts.names(self.project), acts.undo_available(self.project, reviewer_id=self.reviewer.id)
 
     def _loaded(self, result) -> None:
         self.source, queue, self.names, undo = result
@@ -189,10 +165,8 @@ class ReviewSession(QObject):
                            on_error=lambda e, k=key: self._item_failed(k, e), priority=priority)
 
     def _load_item(self, run_id: int, key: Key):
-        detail = self.source.detail(run_id=run_id, image_id=key[0], predicted=key[1])
-        mine = current_vote(self.project, reviewer_id=self.reviewer.id, image_id=key[0], predicted=key[1])
-        others = visible_votes(self.project, viewer_id=self.reviewer.id, image_id=key[0], predicted=key[1],
-                               blind=self.blind)
+        detail = self.source.detail(run_id=run_id, image_id=key.image_id, predicted=key.predicted)
+        mine, others = acts.item_votes(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind)
         return run_id, key, detail, mine, others
 
     def _item_loaded(self, result) -> None:
@@ -215,8 +189,7 @@ class ReviewSession(QObject):
 
     def refresh_others(self, key: Key) -> None:
         """Re-read the others' votes on an item (they may have voted since the prefetch)."""
-        self.reader.submit(visible_votes, self.project, viewer_id=self.reviewer.id, image_id=key[0],
-                           predicted=key[1], blind=self.blind,
+        self.reader.submit(acts.others, self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind,
                            on_done=lambda votes, k=key: self._others_loaded(k, votes), priority=1)
 
     def _others_loaded(self, key: Key, votes) -> None:
@@ -229,7 +202,7 @@ class ReviewSession(QObject):
         self.others[key] = votes
         if votes and any(v.reviewer_id not in self.names for v in votes):
             # A panelist who joined after the queue was loaded: fetch the names again.
-            self.reader.submit(reviewer_names, self.project, on_done=self._names_loaded)
+            self.reader.submit(acts.names, self.project, on_done=self._names_loaded)
 
     def _names_loaded(self, names: dict[int, str]) -> None:
         self.names = names
@@ -261,7 +234,7 @@ class ReviewSession(QObject):
             return None
         key = entry.key
         state = replace(self.my_vote(key), **changes)
-        if state.category != "fine_grained_oov":
+        if state.category is None or not Category(state.category).needs_name:
             state = replace(state, oov_name=None)
         self.my_votes[key] = state
         self.pending[key] = self.pending.get(key, 0) + 1
@@ -274,9 +247,8 @@ class ReviewSession(QObject):
         return state
 
     def _write_vote(self, key: Key, changes: dict):
-        row = cast_vote(self.project, reviewer_id=self.reviewer.id, image_id=key[0], predicted=key[1], **changes)
-        others = visible_votes(self.project, viewer_id=self.reviewer.id, image_id=key[0], predicted=key[1],
-                               blind=self.blind)
+        row = acts.vote(self.project, reviewer_id=self.reviewer.id, item=key, **changes).value
+        others = acts.others(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind)
         return key, VoteState.of(row), others, True
 
     def _vote_written(self, result) -> None:
@@ -301,8 +273,8 @@ class ReviewSession(QObject):
         self.my_votes.pop(key, None)
         self.message.emit(f"Your vote was NOT recorded: {error}", True)
         # Show what the database really holds.
-        self.reader.submit(current_vote, self.project, reviewer_id=self.reviewer.id, image_id=key[0],
-                           predicted=key[1], on_done=lambda s, k=key: self._reloaded_vote(k, s))
+        self.reader.submit(acts.my_vote, self.project, reviewer_id=self.reviewer.id, item=key,
+                           on_done=lambda s, k=key: self._reloaded_vote(k, s))
         self.vote_changed.emit(key)
 
     def _reloaded_vote(self, key: Key, state: VoteState) -> None:
@@ -316,13 +288,12 @@ class ReviewSession(QObject):
         self.writer.submit(self._write_undo, on_done=self._undone, on_error=self._failed)
 
     def _write_undo(self):
-        row = undo_last(self.project, reviewer_id=self.reviewer.id)
-        undo = can_undo(self.project, reviewer_id=self.reviewer.id)
+        row = acts.undo(self.project, reviewer_id=self.reviewer.id).value
+        undo = acts.undo_available(self.project, reviewer_id=self.reviewer.id)
         if row is None:
             return None, None, None, undo
-        key = (row.image_id, row.predicted)
-        others = visible_votes(self.project, viewer_id=self.reviewer.id, image_id=key[0], predicted=key[1],
-                               blind=self.blind)
+        key = Item(row.image_id, row.predicted)
+        others = acts.others(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind)
         return key, VoteState.of(row), others, undo
 
     def _undone(self, result) -> None:
@@ -339,7 +310,7 @@ class ReviewSession(QObject):
             row = self.queue.row_of(key)
             if row is not None and row != self.row:
                 self.go_to(row)  # show the panelist what was undone
-        self.message.emit("Undone: your vote is back to " + (_describe(state) if not state.empty else "no vote"), False)
+        self.message.emit(f"Undone: your vote is back to {state.describe()}", False)
         self.vote_changed.emit(key)
         self.others_changed.emit(key)
 
@@ -356,11 +327,3 @@ class ReviewSession(QObject):
         self._poll.stop()
         self.writer.shutdown(msecs=-1)
         self.reader.shutdown()
-
-
-def _describe(state: VoteState) -> str:
-    parts = [state.verdict or "no verdict"]
-    parts += [p for p in (state.severity, state.category) if p]
-    if state.problematic:
-        parts.append("problematic")
-    return ", ".join(parts)

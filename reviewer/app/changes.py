@@ -1,0 +1,100 @@
+"""Changes as records: what a user act changed, so each view refreshes only that.
+
+In the spirit of Anki's `OpChanges`: every act of `reviewer.app` returns a
+`Changes` record (the items whose votes, decision or notes changed; runs
+added or finished; labels imported; the panel's membership), and what other
+windows and processes did arrives through one poll, `changes_since`, which
+produces the same record from a `Cursor` (the highest ids and the runs'
+states a view has seen). A view keeps one cursor and asks for the changes
+after it on a timer; the poll reads only rows past the cursor (primary-key
+ranges), so it costs little however large the project.
+
+The record says *what* changed, never what it now is: a view re-reads what
+it shows of those items through the domain, where blind review applies, so a
+change by another panelist is never shown to a viewer who may not see it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from db.tables import Decision, DiscussionNote, LabelSource, Reviewer, Run, Vote
+from reviewer.panel.state import Item, item_of
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Changes:
+    items: frozenset[Item] = frozenset()  # items whose votes, decision or notes changed
+    votes: bool = False
+    decisions: bool = False
+    notes: bool = False
+    runs: frozenset[int] = frozenset()  # runs added, or whose status changed (their mistakes may be new)
+    labels: bool = False  # labels or published reviews imported: any item's facts may have changed
+    panel: bool = False  # panelists added, or the chair changed
+
+    def __or__(self, other: "Changes") -> "Changes":
+        return Changes(items=self.items | other.items, votes=self.votes or other.votes,
+                       decisions=self.decisions or other.decisions, notes=self.notes or other.notes,
+                       runs=self.runs | other.runs, labels=self.labels or other.labels,
+                       panel=self.panel or other.panel)
+
+    @property
+    def empty(self) -> bool:
+        return self == Changes()
+
+
+@dataclass(frozen=True)
+class Done(Generic[T]):
+    """An act's result: what it made (a row, a list of rows, a summary) and what changed."""
+
+    value: T
+    changes: Changes
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """How far a view has seen: the highest row ids, and each run's status."""
+
+    vote_id: int = 0
+    decision_id: int = 0
+    note_id: int = 0
+    reviewer_id: int = 0
+    label_source_id: int = 0
+    runs: frozenset[tuple[int, str]] = field(default_factory=frozenset)  # (run id, status)
+    chairs: frozenset[int] = field(default_factory=frozenset)
+
+
+def latest_cursor(*, session: Session) -> Cursor:
+    """The cursor of 'now': a view that just loaded polls from here."""
+    def top(column) -> int:
+        return session.execute(select(func.max(column))).scalar_one() or 0
+
+    return Cursor(vote_id=top(Vote.id), decision_id=top(Decision.id), note_id=top(DiscussionNote.id),
+                  reviewer_id=top(Reviewer.id), label_source_id=top(LabelSource.id),
+                  runs=frozenset(tuple(row) for row in session.execute(select(Run.id, Run.status)).all()),
+                  chairs=frozenset(session.execute(select(Reviewer.id).where(Reviewer.is_chair)).scalars().all()))
+
+
+def changes_since(*, session: Session, cursor: Cursor) -> tuple[Changes, Cursor]:
+    """Everything done after `cursor`, by anyone (another window, another process, another
+    machine), and the cursor to poll from next. Pass a read session: the rows and the
+    next cursor come from one snapshot, so nothing is missed between two polls."""
+    new_votes = session.execute(select(Vote.image_id, Vote.predicted).where(Vote.id > cursor.vote_id)).all()
+    new_decisions = session.execute(select(Decision.image_id, Decision.predicted)
+                                    .where(Decision.id > cursor.decision_id)).all()
+    new_notes = session.execute(select(DiscussionNote.image_id, DiscussionNote.predicted)
+                                .where(DiscussionNote.id > cursor.note_id)).all()
+    now = latest_cursor(session=session)  # the same snapshot as the rows just read
+    changed_runs = frozenset(run_id for run_id, _ in now.runs - cursor.runs)
+    changes = Changes(
+        items=frozenset(item_of(r) for r in [*new_votes, *new_decisions, *new_notes]),
+        votes=bool(new_votes), decisions=bool(new_decisions), notes=bool(new_notes), runs=changed_runs,
+        labels=now.label_source_id != cursor.label_source_id,
+        panel=now.reviewer_id != cursor.reviewer_id or now.chairs != cursor.chairs)
+    return changes, now

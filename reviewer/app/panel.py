@@ -1,0 +1,171 @@
+"""The panel's acts and reads for any front end: one function per user act, each
+one unit of work, returning what it made and what changed (`changes.Done`).
+
+A thin layer over `reviewer.panel`: the window calls these from its worker
+threads, the command line from a command; both get the same rules, the same
+transaction boundaries and the same change records. A batch of votes is one
+transaction: all of it is recorded, or none.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from sqlalchemy.exc import IntegrityError
+
+from db.tables import Decision, DiscussionNote, Reviewer, Vote
+from reviewer.app.changes import Changes, Cursor, Done, changes_since, latest_cursor
+from reviewer.panel import decisions as decisions_mod
+from reviewer.panel.discussion import add_note
+from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel, agreement_summary, item_panel, load_group
+from reviewer.panel.phases import reopen
+from reviewer.panel.snapshot import PanelSnapshot
+from reviewer.panel.state import Item
+from reviewer.panel.votes import (SeenVote, VoteState, amend_vote, can_undo, cast_vote, current_vote, get_reviewer,
+                                  reviewer_names, undo_last, visible_votes)
+from reviewer.project import Project
+
+
+def _voted(items: Iterable[Item]) -> Changes:
+    return Changes(items=frozenset(items), votes=True)
+
+
+# -- panelists -------------------------------------------------------------------------
+def add_panelist(project: Project, name: str, *, chair: bool | None = None) -> Done[Reviewer]:
+    """The panelist of that name, created on first use; `chair` sets the chair role."""
+    def work(session):
+        return get_reviewer(session=session, name=name, chair=chair)
+
+    try:
+        row = project.write(work)
+    except IntegrityError:
+        # Another process created the same name at the same moment (PostgreSQL does not
+        # serialise the two inserts as SQLite's BEGIN IMMEDIATE does): it exists now.
+        row = project.write(work)
+    return Done(row, Changes(panel=True))
+
+
+def names(project: Project) -> dict[int, str]:
+    """{reviewer id: name} of the panel."""
+    with project.read() as session:
+        return reviewer_names(session=session)
+
+
+# -- votes -----------------------------------------------------------------------------
+def vote(project: Project, *, reviewer_id: int, item: Item, **fields) -> Done[Vote]:
+    """Record a change to the panelist's own vote on an item."""
+    row = project.write(lambda s: cast_vote(session=s, reviewer_id=reviewer_id, item=item, **fields))
+    return Done(row, _voted([item]))
+
+
+def vote_batch(project: Project, *, reviewer_id: int, votes: list[tuple[Item, dict]]) -> Done[list[Vote]]:
+    """Record many votes of one panelist in one transaction: every one, or none."""
+    def work(session):
+        return [cast_vote(session=session, reviewer_id=reviewer_id, item=item, **fields) for item, fields in votes]
+
+    rows = project.write(work)
+    return Done(rows, _voted(item for item, _ in votes))
+
+
+def amend(project: Project, *, reviewer_id: int, vote_id: int, **fields) -> Done[Vote]:
+    """Change the vote shown as row `vote_id` (one's own only), checked and written at once."""
+    row = project.write(lambda s: amend_vote(session=s, reviewer_id=reviewer_id, vote_id=vote_id, **fields))
+    return Done(row, _voted([Item(row.image_id, row.predicted)]))
+
+
+def undo(project: Project, *, reviewer_id: int) -> Done[Vote | None]:
+    """Reverse the panelist's latest act not yet undone (None: nothing to undo)."""
+    row = project.write(lambda s: undo_last(session=s, reviewer_id=reviewer_id))
+    return Done(row, _voted([Item(row.image_id, row.predicted)]) if row is not None else Changes())
+
+
+def undo_available(project: Project, *, reviewer_id: int) -> bool:
+    with project.read() as session:
+        return can_undo(session=session, reviewer_id=reviewer_id)
+
+
+def my_vote(project: Project, *, reviewer_id: int, item: Item) -> VoteState:
+    with project.read() as session:
+        return current_vote(session=session, reviewer_id=reviewer_id, item=item)
+
+
+def item_votes(project: Project, *, viewer_id: int, item: Item, blind: bool = True
+               ) -> tuple[VoteState, list[SeenVote] | None]:
+    """(the viewer's own vote, the others' as the viewer may see them) from one snapshot."""
+    with project.read() as session:
+        return (current_vote(session=session, reviewer_id=viewer_id, item=item),
+                visible_votes(session=session, viewer_id=viewer_id, item=item, blind=blind))
+
+
+def others(project: Project, *, viewer_id: int, item: Item, blind: bool = True) -> list[SeenVote] | None:
+    with project.read() as session:
+        return visible_votes(session=session, viewer_id=viewer_id, item=item, blind=blind)
+
+
+# -- discussion and decisions ------------------------------------------------------------
+def note(project: Project, *, reviewer_id: int, item: Item, text: str) -> Done[DiscussionNote]:
+    row = project.write(lambda s: add_note(session=s, reviewer_id=reviewer_id, item=item, text=text))
+    return Done(row, Changes(items=frozenset([item]), notes=True))
+
+
+def reopen_item(project: Project, *, reviewer_id: int, item: Item, reason: str = "") -> Done[Decision]:
+    row = project.write(lambda s: reopen(session=s, reviewer_id=reviewer_id, item=item, reason=reason))
+    return Done(row, Changes(items=frozenset([item]), decisions=True))
+
+
+def lock(project: Project, *, chair_id: int, item: Item) -> Done[Decision]:
+    row = project.write(lambda s: decisions_mod.lock_decision(session=s, chair_id=chair_id, item=item))
+    return Done(row, Changes(items=frozenset([item]), decisions=True))
+
+
+def lock_all(project: Project, *, chair_id: int, unanimous_only: bool = False) -> Done[list[Decision]]:
+    """Lock every fully voted undecided item, in one transaction."""
+    rows = project.write(lambda s: decisions_mod.lock_all(session=s, chair_id=chair_id,
+                                                          unanimous_only=unanimous_only))
+    return Done(rows, Changes(items=frozenset(Item(r.image_id, r.predicted) for r in rows), decisions=bool(rows)))
+
+
+def override(project: Project, *, chair_id: int, item: Item, **decision) -> Done[Decision]:
+    row = project.write(lambda s: decisions_mod.override_decision(session=s, chair_id=chair_id, item=item,
+                                                                  **decision))
+    return Done(row, Changes(items=frozenset([item]), decisions=True))
+
+
+# -- the group view -------------------------------------------------------------------------
+def group_state(project: Project, *, viewer_id: int, field: str | None = None,
+                pair: tuple[int, int] | None = None) -> tuple[GroupState, Cursor]:
+    """What the group view lists, and the cursor to poll from (one snapshot: nothing done
+    after it is missed by the next poll)."""
+    with project.read() as session:
+        return load_group(session=session, viewer_id=viewer_id, field=field, pair=pair), \
+            latest_cursor(session=session)
+
+
+def group_item(project: Project, *, snapshot: PanelSnapshot, item: Item, viewer_id: int) -> ItemPanel:
+    with project.read() as session:
+        return item_panel(session=session, snapshot=snapshot, item=item, viewer_id=viewer_id)
+
+
+def agreement(project: Project, *, resamples: int = 1000, seed: int = 0) -> AgreementSummary:
+    with project.read() as session:
+        return agreement_summary(session=session, resamples=resamples, seed=seed)
+
+
+def poll(project: Project, *, cursor: Cursor) -> tuple[Changes, Cursor]:
+    """What anyone did after `cursor` (`changes.changes_since`)."""
+    with project.read() as session:
+        return changes_since(session=session, cursor=cursor)
+
+
+def cursor(project: Project) -> Cursor:
+    with project.read() as session:
+        return latest_cursor(session=session)
+
+
+# -- the review queue -------------------------------------------------------------------------
+def review_queue(project: Project, *, run_id: int, reviewer_id: int | None, queue_filter=None):
+    """A run's mistakes as the panelist works through them (`reviewer.panel.queue`)."""
+    from reviewer.panel.queue import load_queue
+
+    with project.read() as session:
+        return load_queue(session=session, run_id=run_id, reviewer_id=reviewer_id, queue_filter=queue_filter)

@@ -1,0 +1,62 @@
+"""Model runs for any front end: run a model, import scores, list runs and slices.
+
+A run is computed as many units of work by design (each batch is committed
+so a killed run resumes); its act returns the run's result and a change
+record naming the run, whose mistakes are new questions for the panel.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select
+
+from db.tables import Model, Run
+from reviewer.app.changes import Changes, Done
+from reviewer.evaluation.slices import slice_names
+from reviewer.project import Project
+from reviewer.runs.records import RunResult, top1_counts
+
+
+def run_model(project: Project, model: str, **options) -> Done[RunResult]:
+    """Run (or resume) a model over the project's images (`reviewer.runs.compute.predict`)."""
+    from reviewer.runs.compute import predict
+
+    result = predict(project, model, **options)
+    return Done(result, Changes(runs=frozenset([result.run_id])))
+
+
+def import_scores(project: Project, path: str | Path, *, model: str, kind: str = "auto") -> Done[RunResult]:
+    """A run from precomputed logits or probabilities (`reviewer.runs.logits`)."""
+    from reviewer.runs.logits import import_logits
+
+    result = import_logits(project, path, model=model, kind=kind)
+    return Done(result, Changes(runs=frozenset([result.run_id])))
+
+
+def run_list(project: Project) -> list[tuple[int, str, str, int]]:
+    """(run id, model name, status, images) of the project's runs, newest first."""
+    with project.read() as session:
+        return [tuple(r) for r in session.execute(
+            select(Run.id, Model.name, Run.status, Run.num_images).join(Model, Model.id == Run.model_id)
+            .order_by(Run.id.desc())).all()]
+
+
+def slices(project: Project) -> dict[str, int]:
+    """{slice name: images} of the project."""
+    with project.read() as session:
+        return slice_names(session=session)
+
+
+def top1_of_run(project: Project, run_id: int) -> tuple[int, int]:
+    """(correct, labelled) top-1 predictions of a run against the original labels."""
+    with project.read() as session:
+        return top1_counts(session=session, run_id=run_id)
+
+
+def pending_summary(project: Project, run_id: int) -> dict:
+    """How the run's mistakes split between new questions and ones already answered."""
+    from reviewer.panel.queue import rerun_summary
+
+    with project.read() as session:
+        return rerun_summary(session=session, run_id=run_id)

@@ -1,0 +1,143 @@
+"""The panel's current state, read one way: items, the latest row of each key,
+and whether a decision settles its item.
+
+Votes, decisions and notes are append-only: the current vote of a panelist
+on an item is the latest vote row of (reviewer, item), the item's decision
+the latest decision row of the item. `latest_ids` is the one query for "the
+latest row per key"; `is_settled` the one test of whether a decision stands
+(a majority lock or an override does, a reopening does not); every reader
+of decisions (the queue, the labels after review, the analysis, the export,
+the split) goes through `latest_decisions` / `standing_decisions`, and a
+decision is put into words by `describe_decision` alone.
+
+Functions take the caller's session (`session=`): a screen or a report reads
+one snapshot, an act writes in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, NamedTuple
+
+import pandas as pd
+from sqlalchemy import func, select
+from sqlalchemy.sql import ColumnElement
+from sqlmodel import Session, SQLModel
+
+from db.tables import Decision, Reviewer, Vote
+from reviewer.terms import DecisionMethod
+
+
+class Item(NamedTuple):
+    """What the panel votes on: one image and one predicted class (two runs making the
+    same prediction on the same image ask the panel one question)."""
+
+    image_id: int
+    predicted: int
+
+
+def item_of(row) -> Item:
+    """The item of a vote, decision, note or mistake row."""
+    return Item(int(row.image_id), int(row.predicted))
+
+
+def latest_ids(table: type[SQLModel], *keys: ColumnElement, where: Iterable[ColumnElement] = ()):
+    """A scalar subquery of the id of the latest row of `table` per `keys`."""
+    return select(func.max(table.id)).where(*where).group_by(*keys).scalar_subquery()
+
+
+def is_settled(decision: Decision | None) -> bool:
+    """Whether a decision row stands as the item's final decision."""
+    return decision is not None and DecisionMethod(decision.method).settles
+
+
+# -- decisions -----------------------------------------------------------------------
+def latest_decisions(*, session: Session, items: Iterable[Item] | None = None) -> dict[Item, Decision]:
+    """The latest decision row of each item that has one (a reopening included)."""
+    where = []
+    if items is not None:
+        wanted = list(items)
+        if not wanted:
+            return {}
+        where.append(Decision.image_id.in_(sorted({i.image_id for i in wanted})))
+    rows = session.execute(select(Decision).where(
+        Decision.id.in_(latest_ids(Decision, Decision.image_id, Decision.predicted, where=where)))).scalars()
+    found = {item_of(d): d for d in rows}
+    return found if items is None else {i: found[i] for i in wanted if i in found}
+
+
+def standing_decisions(*, session: Session, items: Iterable[Item] | None = None) -> dict[Item, Decision]:
+    """The final decision of each decided item: its latest row, when that settles it."""
+    return {item: d for item, d in latest_decisions(session=session, items=items).items() if is_settled(d)}
+
+
+def decision_history(*, session: Session, item: Item) -> list[Decision]:
+    return list(session.execute(select(Decision).where(
+        Decision.image_id == item.image_id, Decision.predicted == item.predicted).order_by(Decision.id)).scalars())
+
+
+DECISION_COLUMNS = ["image_id", "predicted", "verdict", "problematic", "severity", "category", "oov_name",
+                    "method", "reason", "decided_by", "reviewer", "created_at"]
+
+
+def decisions_table(*, session: Session) -> pd.DataFrame:
+    """The standing decisions as a table, one row per decided item (the analysis, the
+    export and the split read this): `DECISION_COLUMNS`, `reviewer` the chair's name."""
+    names = dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
+    rows = [(d.image_id, d.predicted, d.verdict, bool(d.problematic), d.severity, d.category, d.oov_name,
+             d.method, d.reason, d.decided_by, names.get(d.decided_by), d.created_at)
+            for d in standing_decisions(session=session).values()]
+    frame = pd.DataFrame(rows, columns=DECISION_COLUMNS).astype(
+        {"image_id": "int64", "predicted": "int64", "problematic": bool})
+    return frame.sort_values(["image_id", "predicted"], ignore_index=True)
+
+
+@dataclass(frozen=True)
+class DecisionWords:
+    """A decision put into words, in parts a view can style."""
+
+    verdict: str | None  # None: reopened
+    details: tuple[str, ...]  # severity, category, the object's name, "problematic"
+    method: str  # "majority, locked by the chair" | "chair's override" | "reopened for a correctness vote"
+    reason: str
+
+
+def decision_words(decision: Decision) -> DecisionWords:
+    if not is_settled(decision):
+        return DecisionWords(None, (), "reopened for a correctness vote", decision.reason or "")
+    details = tuple(str(getattr(decision, f)) for f in ("severity", "category", "oov_name") if getattr(decision, f))
+    method = ("chair's override" if decision.method == DecisionMethod.OVERRIDE
+              else "majority, locked by the chair")
+    return DecisionWords(decision.verdict, details + (("problematic",) if decision.problematic else ()), method,
+                         decision.reason or "")
+
+
+def describe_decision(decision: Decision | None, *, full: bool = False) -> str:
+    """A decision in words: '' (none), 'reopened', 'wrong (majority)'; with `full`, every
+    field, how it was decided and why: 'wrong, major, fine_grained (majority, locked by
+    the chair): verdict: wrong 3'."""
+    if decision is None:
+        return ""
+    words = decision_words(decision)
+    if not full:
+        return "reopened" if words.verdict is None else f"{words.verdict} ({decision.method})"
+    head = words.method if words.verdict is None else ", ".join((words.verdict, *words.details)) + f" ({words.method})"
+    return head + (f": {words.reason}" if words.reason else "")
+
+
+# -- votes -----------------------------------------------------------------------------
+def current_votes(*, session: Session, item: Item | None = None, reviewer_id: int | None = None,
+                  image_ids: Iterable[int] | None = None) -> list[Vote]:
+    """The current (latest, not retracted) vote of every panelist: on one item, of one
+    panelist, on some images, or all; ordered by item and panelist."""
+    where = []
+    if item is not None:
+        where += [Vote.image_id == item.image_id, Vote.predicted == item.predicted]
+    if reviewer_id is not None:
+        where.append(Vote.reviewer_id == reviewer_id)
+    if image_ids is not None:
+        where.append(Vote.image_id.in_(sorted(set(image_ids))))
+    latest = latest_ids(Vote, Vote.reviewer_id, Vote.image_id, Vote.predicted, where=where)
+    rows = session.execute(select(Vote).where(Vote.id.in_(latest))
+                           .order_by(Vote.image_id, Vote.predicted, Vote.reviewer_id)).scalars().all()
+    return [r for r in rows if not r.retracted]
