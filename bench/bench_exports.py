@@ -22,12 +22,12 @@ from db.engine import read_session, write_session
 from db.tables import Decision, Mistake, Reviewer
 from reviewer.analysis.render import write_report
 from reviewer.analysis.report import build_report
+from reviewer.evaluation.leaderboard import leaderboard
+from reviewer.evaluation.split import SplitRule, apply_split_rule, resolve_members
 from reviewer.export import export_project
 from reviewer.importers import init_project
-from reviewer.evaluation.leaderboard import leaderboard
+from reviewer.panel.queue import pending_items
 from reviewer.runs.mistakes import store_mistakes
-from reviewer.panel.reruns import review_queue
-from reviewer.evaluation.split import SplitRule, apply_split_rule, resolve_members
 from reviewer.terms import Category, Severity, values
 
 
@@ -70,7 +70,7 @@ def main() -> None:
         annotated, tfds, original = synthetic_files(tmp, args.images, rng)
         project, _ = init_project(tmp / "project", labels=[annotated, tfds])
         run_ids = [add_run(project, f"model{i}", original, 0.7 + 0.05 * i, rng) for i in range(args.runs)]
-        mistakes = sum(store_mistakes(project, run_id) for run_id in run_ids)
+        mistakes = sum(project.write(lambda s, r=run_id: store_mistakes(session=s, run_id=r)) for run_id in run_ids)
         decided = decide_share(project, args.decided, rng)
         print(f"synthetic set: {args.images} images, {args.runs} runs, {mistakes} mistakes, {decided} decided items")
         result = timed("export (json + csv)", export_project, project, tmp / "exports")
@@ -78,11 +78,14 @@ def main() -> None:
         print(f"    {len(result.manifest['outputs'])} files, {sizes / 1e6:.1f} MB")
         report = timed("build the analysis report", build_report, project)
         timed("write the Markdown report with plots", write_report, report, tmp / "report")
-        members = resolve_members(project, [str(r) for r in run_ids])
-        split = timed(f"split rule (3 of {len(members)})", apply_split_rule, project, SplitRule(members, k=3))
-        print(f"    {split.counts()}")
-        timed("leaderboard", leaderboard, project)
-        queue = timed("review queue of all runs", review_queue, project)
+        with project.read() as session:
+            members = resolve_members(session=session, specs=[str(r) for r in run_ids])
+            k = min(3, len(members))
+            split = timed(f"split rule ({k} of {len(members)})", apply_split_rule, session=session,
+                          rule=SplitRule(members, k=k))
+            print(f"    {split.counts()}")
+            timed("leaderboard", leaderboard, session=session)
+            queue = timed("items still to review, all runs", pending_items, session=session)
         print(f"    {len(queue)} items to review")
 
 

@@ -17,13 +17,13 @@ from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Model, Prediction, Run
-from reviewer.importers import init_project
-from reviewer.labels.labelset import load_labelset
+from reviewer.classes.vocabulary import load_classes
 from reviewer.evaluation.metrics import multilabel_accuracy, real_accuracy, top1_accuracy
 from reviewer.evaluation.topk import multilabel_variable_topk
+from reviewer.importers import init_project
+from reviewer.labels.labelset import load_labelset
 from reviewer.runs.mistakes import store_mistakes
 from reviewer.runs.predictions import load_predictions
-from reviewer.classes.vocabulary import load_classes
 
 
 def synthetic_files(folder: Path, n: int, rng: np.random.Generator) -> tuple[Path, Path, np.ndarray]:
@@ -69,9 +69,9 @@ def add_run(project, name: str, original: np.ndarray, accuracy: float, rng: np.r
     return run_id
 
 
-def timed(label: str, fn, *args):
+def timed(label: str, fn, *args, **kwargs):
     start = time.perf_counter()
-    result = fn(*args)
+    result = fn(*args, **kwargs)
     seconds = time.perf_counter() - start
     print(f"  {label:<40} {seconds * 1000:9.1f} ms")
     return result, seconds
@@ -90,11 +90,13 @@ def main() -> None:
         (project, _), init_s = timed("init (20k-list + TFDS labels)", lambda: init_project(
             tmp / "project", labels=[annotated, tfds]))
         run_ids = [add_run(project, f"model{i}", original, 0.7 + 0.05 * i, rng) for i in range(args.runs)]
-        labels, load_s = timed("load labels from the database", load_labelset, project)
+        with project.read() as session:
+            labels, load_s = timed("load labels from the database", load_labelset, session=session)
         worst = 0.0
         for run_id in run_ids:
             print(f"run {run_id}:")
-            preds, _ = timed("load predictions", load_predictions, project, run_id)
+            with project.read() as session:
+                preds, _ = timed("load predictions", load_predictions, session=session, run_id=run_id)
             pos = labels.positions(preds.image_ids)
             for name, fn, extra in [("top-1", top1_accuracy, preds.top1), ("MLA (all/organisms/objects)",
                                     multilabel_accuracy, preds.top1), ("ReaL", real_accuracy, preds.top1),
@@ -102,7 +104,7 @@ def main() -> None:
                                      preds.topk)]:
                 _, s = timed(name, fn, labels, pos, extra)
                 worst = max(worst, s)
-            timed("find + store mistakes", store_mistakes, project, run_id)
+            timed("find + store mistakes", project.write, lambda session, r=run_id: store_mistakes(session=session, run_id=r))
         print(f"\ninit: {init_s:.2f} s (target < 10 s, ratio {init_s / 10:.2f})")
         print(f"slowest metric: {worst * 1000:.1f} ms (target < 500 ms, ratio {worst / 0.5:.2f}); "
               f"label load {load_s * 1000:.0f} ms")

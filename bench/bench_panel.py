@@ -27,13 +27,14 @@ from sqlalchemy import func, insert, select
 
 from db.engine import read_session, write_session
 from db.tables import Image, Mistake, Model, Run, Vote
-from reviewer.panel.votes import get_reviewer
+from reviewer.app import panel as acts
 from reviewer.project import Project
 
 WORKER = r"""
 import os, sys, time
 from reviewer.project import Project
-from reviewer.panel.votes import cast_vote
+from reviewer.app.panel import vote
+from reviewer.panel.state import Item
 root, reviewer_id, ready, go, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
 project = Project.open(root)
 open(ready, "w").close()
@@ -42,7 +43,7 @@ while not os.path.exists(go):
 slowest = 0.0
 for n in range(count):
     t = time.perf_counter()
-    cast_vote(project, reviewer_id=reviewer_id, image_id=1 + n % 50, predicted=7, verdict=("wrong", "correct")[n % 2])
+    vote(project, reviewer_id=reviewer_id, item=Item(1 + n % 50, 7), verdict=("wrong", "correct")[n % 2])
     slowest = max(slowest, time.perf_counter() - t)
 print(time.time(), slowest)
 """
@@ -65,7 +66,7 @@ def make_project(root: Path, db_url: str | None, items: int) -> Project:
 
 
 def concurrent_votes(project: Project, processes: int, votes: int, tmp: Path) -> None:
-    ids = [get_reviewer(project, f"bench {k}").id for k in range(processes)]
+    ids = [acts.add_panelist(project, f"bench {k}").value.id for k in range(processes)]
     go = tmp / f"go-{uuid.uuid4().hex}"
     children = [subprocess.Popen([sys.executable, "-c", WORKER, str(project.root), str(rid), str(tmp / f"ready{rid}"),
                                   str(go), str(votes)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -89,12 +90,11 @@ def concurrent_votes(project: Project, processes: int, votes: int, tmp: Path) ->
 
 def reads(project: Project, items: int, resamples: int) -> None:
     from reviewer.panel.agreement import agreement_report, pairwise_kappa
-    from reviewer.panel.changes import changes_since, latest_cursor
     from reviewer.panel.decisions import non_unanimous_items
     from reviewer.panel.phases import progress
     from reviewer.panel.snapshot import load_snapshot
 
-    ids = [get_reviewer(project, name).id for name in ("ann", "bob", "cy")]
+    ids = [acts.add_panelist(project, name).value.id for name in ("ann", "bob", "cy")]
     verdicts = ("wrong", "correct", "unclear")
     with write_session(project.engine) as session:
         session.execute(insert(Vote), [
@@ -102,19 +102,24 @@ def reads(project: Project, items: int, resamples: int) -> None:
              "severity": ("major", "minor")[(i + k) % 2], "category": "fine_grained", "problematic": False,
              "note": "", "retracted": False} for i in range(items) for k, rid in enumerate(ids)])
 
+    def read(function):
+        with project.read() as session:
+            return function(session=session)
+
     def timed(label, fn):
         t = time.perf_counter()
         result = fn()
         print(f"  {label}: {1000 * (time.perf_counter() - t):.0f} ms")
         return result
 
-    snap = timed(f"snapshot of {items} items x 3 panelists", lambda: load_snapshot(project))
+    snap = timed(f"snapshot of {items} items x 3 panelists", lambda: read(load_snapshot))
     timed("non-unanimous items", lambda: non_unanimous_items(snap))
     timed("progress", lambda: progress(snapshot=snap))
     timed("Cohen's kappa matrix (verdict)", lambda: pairwise_kappa(snap, "verdict"))
     timed(f"agreement report, 4 fields, {resamples} resamples", lambda: agreement_report(snap, resamples=resamples))
-    cursor = latest_cursor(project)
-    timed("changes_since poll (nothing new)", lambda: changes_since(project, viewer_id=ids[0], cursor=cursor))
+    timed("group list (the group view's rows)", lambda: acts.group_state(project, viewer_id=ids[0]))
+    cursor = acts.cursor(project)
+    timed("poll for changes (nothing new)", lambda: acts.poll(project, cursor=cursor))
 
 
 def main() -> None:

@@ -48,12 +48,21 @@ from timm.data import ImageNetInfo, create_transform, resolve_data_config  # noq
 
 from db.engine import write_session  # noqa: E402
 from db.tables import Image  # noqa: E402
-from models import (BatchLoader, Classifier, InferenceConfig, PipelineConfig, ProbabilityWriter,  # noqa: E402
-                    default_batch_size, default_streams, load_model)
+from models import (  # noqa: E402
+    BatchLoader,
+    Classifier,
+    InferenceConfig,
+    PipelineConfig,
+    ProbabilityWriter,
+    default_batch_size,
+    default_streams,
+    load_model,
+)
 from models.bundled import BUNDLED  # noqa: E402
 from models.pipeline import create_image_transform, decode_image, draft_size  # noqa: E402
+from reviewer.app.runs import top1_of_run  # noqa: E402
 from reviewer.project import Project  # noqa: E402
-from reviewer.runs.compute import predict, top1_accuracy  # noqa: E402
+from reviewer.runs.compute import predict  # noqa: E402
 
 MODEL = "tf_efficientnet_lite0"
 
@@ -194,7 +203,7 @@ def main() -> int:
               f"{forward_ms / (forward_ms + decode_ms):.2f} ({os.cpu_count()} cores here)")
         print(f"RSS after imports {baseline:.0f} MB (torch, timm); peak RSS through (a) and (b) "
               f"{peak_predict:.0f} MB")
-        correct, labelled = top1_accuracy(project, run_id)
+        correct, labelled = top1_of_run(project, run_id)
         print(f"top-1 {MODEL}: {100 * correct / max(labelled, 1):.1f}% ({correct}/{labelled})")
         if not args.no_accuracy:
             for arch in ("tf_efficientnet_lite1", "tf_efficientnet_lite2"):
@@ -202,7 +211,7 @@ def main() -> int:
                     print(f"top-1 {arch}: skipped, {BUNDLED[arch][1]} is not installed")
                     continue
                 result = predict(project, arch, batch_size=args.batch_size)
-                correct, labelled = top1_accuracy(project, result.run_id)
+                correct, labelled = top1_of_run(project, result.run_id)
                 print(f"top-1 {arch}: {100 * correct / max(labelled, 1):.1f}% ({correct}/{labelled}), "
                       f"{result.images_per_second:.1f} images/s")
         project.close()

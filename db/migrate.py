@@ -54,6 +54,24 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
             "of the app does not know; update the app to open it"
         )
     cfg = alembic_config()
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, revision)
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as conn:
+        raw = conn.connection.driver_connection if sqlite else None
+        if sqlite:
+            # Alembic rebuilds a SQLite table to change its constraints (copy, drop, rename);
+            # dropping a table others reference needs foreign keys off, and the pragma only
+            # takes effect outside a transaction (so on the driver's connection, before SQLAlchemy
+            # begins one). They are checked once the schema is done.
+            raw.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with conn.begin():
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, revision)
+                if sqlite:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise RuntimeError(f"the schema upgrade left {len(broken)} broken references "
+                                           f"(first: {tuple(broken[0])}); the database is unchanged")
+        finally:
+            if sqlite:
+                raw.execute("PRAGMA foreign_keys=ON")

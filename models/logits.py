@@ -9,6 +9,7 @@ from __future__ import annotations
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
 import numpy as np
 
 from models.errors import ModelInputError

@@ -24,8 +24,7 @@ import torch
 from timm.data import resolve_data_config
 from timm.models import get_pretrained_cfg, split_model_name_tag
 
-from models.bundled import (bundled_architecture, bundled_weights_file, install_hint,
-                            map_bundled_state_dict)
+from models.bundled import bundled_architecture, bundled_weights_file, install_hint, map_bundled_state_dict
 from models.errors import ModelInputError
 
 CHECKPOINT_SUFFIXES = (".pth", ".pt", ".bin", ".ckpt", ".safetensors")
@@ -91,7 +90,7 @@ def load_model(name: str, *, checkpoint: str | Path | None = None, device: str |
     else:
         model, path = _from_hub(name, hint=install_hint(arch) if arch else None)
         source = "hub"
-    sha = sha256_file(path) if path is not None else None
+    sha = _file_sha256(path) if path is not None else None
     _check_classes(model, name)
     model.eval().to(target)
     data_config = resolve_data_config({}, model=model)
@@ -99,7 +98,7 @@ def load_model(name: str, *, checkpoint: str | Path | None = None, device: str |
                        weights_sha256=sha, weights_file=path, device=target)
 
 
-def sha256_file(path: Path) -> str:
+def _file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

@@ -11,16 +11,7 @@ from __future__ import annotations
 from sqlalchemy import func, insert, select
 
 from db.engine import write_session
-from db.tables import (
-    Decision,
-    Image,
-    Label,
-    LabelSource,
-    Model,
-    Prediction,
-    Reviewer,
-    Run,
-)
+from db.tables import Decision, Image, Label, LabelSource, Model, Prediction, Reviewer, Run
 from reviewer.project import Project
 from reviewer.runs.mistakes import store_mistakes
 

@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2_contingency
 from sqlalchemy import select
-
 from sqlmodel import Session
 
 from db.tables import Model, Prediction, Run
@@ -50,7 +49,7 @@ def compared_runs(*, session: Session) -> dict[str, int]:
     return dict(sorted({name: run_id for name, run_id in rows}.items()))
 
 
-def _run_mistakes(session: Session, run_id: int) -> pd.DataFrame:
+def _mistakes_of_run(session: Session, run_id: int) -> pd.DataFrame:
     return mistakes_frame(stored_mistakes(session=session, run_id=run_id))[["image_id", "predicted", "novel"]]
 
 
@@ -61,7 +60,7 @@ def _predicted_images(session: Session, run_id: int) -> np.ndarray:
 
 def mistake_overlap(*, session: Session, runs: dict[str, int]) -> pd.DataFrame:
     """One row per pair of models: the overlap of their mistakes (module docstring)."""
-    mistakes = {model: _run_mistakes(session, run_id) for model, run_id in runs.items()}
+    mistakes = {model: _mistakes_of_run(session, run_id) for model, run_id in runs.items()}
     predicted = {model: _predicted_images(session, run_id) for model, run_id in runs.items()}
     rows = []
     for a, b in combinations(runs, 2):
@@ -82,7 +81,7 @@ def novel_judgements(*, session: Session, runs: dict[str, int], decisions: pd.Da
     decided = decisions.set_index(["image_id", "predicted"])
     rows = []
     for model, run_id in runs.items():
-        novel = _run_mistakes(session, run_id)
+        novel = _mistakes_of_run(session, run_id)
         novel = novel[novel["novel"]]
         index = pd.MultiIndex.from_frame(novel[["image_id", "predicted"]])
         verdict = decided["verdict"].reindex(index)

@@ -26,24 +26,29 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 from sqlalchemy import select
-
 from sqlmodel import Session
 
 from db.tables import Run
 from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_calibration, run_calibration
 from reviewer.analysis.class_balance import ClassBalance, run_class_balance
 from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
-from reviewer.analysis.tables import (PAPER_FINE_GRAINED_SHARE, category_by_distance, category_severity_counts,
-                                      chi_square_tests, confused_pairs, shares)
-from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.labelset import load_labelset
+from reviewer.analysis.tables import (
+    PAPER_FINE_GRAINED_SHARE,
+    category_by_distance,
+    category_severity_counts,
+    chi_square_tests,
+    confused_pairs,
+    shares,
+)
 from reviewer.evaluation.leaderboard import leaderboard
-from reviewer.runs.predictions import load_predictions, run_probabilities
-from reviewer.project import Project
+from reviewer.evaluation.summary import project_summary
+from reviewer.labels.labelset import load_labelset
+from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.labels.reviewed_mistakes import reviewed_mistakes
 from reviewer.panel.state import decisions_table
+from reviewer.project import Project
+from reviewer.runs.predictions import load_predictions, run_probabilities
 from reviewer.terms import RunStatus
-from reviewer.evaluation.summary import project_summary
 
 
 @dataclass(frozen=True)

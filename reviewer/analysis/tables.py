@@ -15,17 +15,16 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 from scipy.stats import chi2_contingency
 
+from reviewer.classes.vocabulary import load_classes
+from reviewer.classes.wordnet import hierarchy_levels
 from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.terms import Category, Severity, values
-from reviewer.classes.vocabulary import load_classes
-from reviewer.classes.wordnet import load_hierarchy, to_wnid
 
 
 def severity_levels(keep_borderline: bool) -> tuple[str, ...]:
@@ -125,7 +124,7 @@ def mistake_distances(reviewed: pd.DataFrame, labels: LabelSet, *, to: str = "or
     if to == "original":
         rows = labels.positions(reviewed["image_id"].to_numpy())
         original = np.where(rows >= 0, labels.original[np.maximum(rows, 0)], -1).astype(np.int64)
-        distance = [_distance(int(p), int(o)) if o >= 0 and p != o else np.nan
+        distance = [hierarchy_levels(int(p), int(o)) if o >= 0 and p != o else np.nan
                     for p, o in zip(reviewed["predicted"], original)]
         return pd.Series(distance, index=reviewed.index, dtype=float)
     if to != "nearest_correct":
@@ -133,23 +132,9 @@ def mistake_distances(reviewed: pd.DataFrame, labels: LabelSet, *, to: str = "or
     pairs = _label_pairs(reviewed, labels)
     if not len(pairs):
         return pd.Series(np.nan, index=reviewed.index, dtype=float)
-    distance = [_distance(int(p), int(q)) for p, q in zip(pairs["predicted"], pairs["label"])]
+    distance = [hierarchy_levels(int(p), int(q)) for p, q in zip(pairs["predicted"], pairs["label"])]
     nearest = pd.Series(distance, index=pairs["item"].to_numpy()).groupby(level=0).min()
     return nearest.reindex(reviewed.index).astype(float)
-
-
-@lru_cache(maxsize=1000)
-def _levels_up(cls: int) -> dict[str, int]:
-    return load_hierarchy().ancestors(to_wnid(cls))
-
-
-@lru_cache(maxsize=1 << 18)
-def _distance(a: int, b: int) -> int:
-    """`hierarchy_distance(a, b).distance` without the paths, which a table of
-    thousands of mistakes does not need (same definition: the fewest levels from
-    the farther class up to a common ancestor)."""
-    up_a, up_b = _levels_up(a), _levels_up(b)
-    return min(max(up_a[c], up_b[c]) for c in up_a.keys() & up_b.keys())
 
 
 # The paper's figures (§4.1, ViT-3B): the share of mistakes rated fine-grained at a distance.

@@ -24,12 +24,12 @@ from sqlalchemy import select
 
 from db.tables import Image, Model, Prediction, Run
 from reviewer.classes.collapsed import acceptance_matrix
-from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.labelset import CORRECT, LabelSet
-from reviewer.runs.predictions import PROB_COLUMNS, TOPK_COLUMNS
-from reviewer.project import Project
 from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import hierarchy_distance, load_hierarchy
+from reviewer.labels.labelset import CORRECT, LabelSet
+from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.project import Project
+from reviewer.runs.predictions import PROB_COLUMNS, TOPK_COLUMNS
 
 EXEMPLARS = 12
 

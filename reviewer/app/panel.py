@@ -21,8 +21,18 @@ from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel, agreem
 from reviewer.panel.phases import reopen
 from reviewer.panel.snapshot import PanelSnapshot
 from reviewer.panel.state import Item
-from reviewer.panel.votes import (SeenVote, VoteState, amend_vote, can_undo, cast_vote, current_vote, get_reviewer,
-                                  reviewer_names, undo_last, visible_votes)
+from reviewer.panel.votes import (
+    SeenVote,
+    VoteState,
+    amend_vote,
+    can_undo,
+    cast_vote,
+    current_vote,
+    get_reviewer,
+    reviewer_names,
+    undo_last,
+    visible_votes,
+)
 from reviewer.project import Project
 
 

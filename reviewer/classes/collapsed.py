@@ -17,8 +17,8 @@ from itertools import permutations
 
 import numpy as np
 
-from reviewer.paths import asset
 from reviewer.classes.vocabulary import load_classes
+from reviewer.paths import asset
 
 
 @lru_cache(maxsize=1)

@@ -62,17 +62,23 @@ class Hierarchy:
             path.append(came_from[path[-1]])
         return tuple(reversed(path))
 
+    def levels(self, a: str, b: str) -> int:
+        """The distance of `a` and `b` (below) as a number only, without the paths."""
+        up_a, up_b = self._ancestors[self._known(a)], self._ancestors[self._known(b)]
+        common = up_a.keys() & up_b.keys()
+        if not common:  # cannot happen for nouns (all reach entity.n.01)
+            raise ValueError(f"{a} and {b} have no common ancestor")
+        return min(max(up_a[c], up_b[c]) for c in common)
+
     def distance(self, a: str, b: str) -> HierarchyDistance:
         """Levels from the farther of `a`, `b` up to their nearest common ancestor.
 
         The minimum over common ancestors c of max(levels a->c, levels b->c):
         identical 0, siblings or parent/child 1, same grandparent 2.
         """
-        up_a, up_b = self._ancestors[self._known(a)], self._ancestors[self._known(b)]
+        best = self.levels(a, b)
+        up_a, up_b = self._ancestors[a], self._ancestors[b]
         common = up_a.keys() & up_b.keys()
-        if not common:  # cannot happen for nouns (all reach entity.n.01)
-            raise ValueError(f"{a} and {b} have no common ancestor")
-        best = min(max(up_a[c], up_b[c]) for c in common)
         # Ties: the ancestor closest to both in total first, then by wnid.
         nearest = sorted((c for c in common if max(up_a[c], up_b[c]) == best),
                          key=lambda c: (up_a[c] + up_b[c], c))
@@ -151,6 +157,13 @@ def hierarchy_distance(a: ClassRef, b: ClassRef) -> HierarchyDistance:
 @lru_cache(maxsize=1 << 16)
 def _distance(a: str, b: str) -> HierarchyDistance:
     return load_hierarchy().distance(a, b)
+
+
+@lru_cache(maxsize=1 << 18)
+def hierarchy_levels(a: ClassRef, b: ClassRef) -> int:
+    """`hierarchy_distance(a, b).distance` without the paths, for tables of thousands of
+    mistakes (cached; the same definition, `Hierarchy.levels`)."""
+    return load_hierarchy().levels(to_wnid(a), to_wnid(b))
 
 
 def is_organism(ref: ClassRef) -> bool:

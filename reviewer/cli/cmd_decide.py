@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from reviewer.terms import Category, Severity, Verdict, values
 from reviewer.project import Project
+from reviewer.terms import Category, Severity, Verdict, values
 
 PHASE_TITLES = {1: "Phase 1, correctness", 2: "Phase 2, severity and category"}
 

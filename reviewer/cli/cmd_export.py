@@ -101,8 +101,18 @@ def run_export_probabilities(args: argparse.Namespace) -> int:
 
 def run_split(args: argparse.Namespace) -> int:
     from reviewer._files import atomic_write_text
-    from reviewer.evaluation.split import (EXCLUDED, EXCLUDED_MINOR, NEEDS_REVIEW, NOT_CANDIDATE, NOT_ENOUGH, SELECTED,
-                                SplitRule, apply_split_rule, resolve_members, save_split)
+    from reviewer.evaluation.split import (
+        EXCLUDED,
+        EXCLUDED_MINOR,
+        NEEDS_REVIEW,
+        NOT_CANDIDATE,
+        NOT_ENOUGH,
+        SELECTED,
+        SplitRule,
+        apply_split_rule,
+        resolve_members,
+        save_split,
+    )
 
     project = Project.open(args.project)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from reviewer.terms import RunStatus
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("gui", help="open the review window (on a project, or at the start screen)")
@@ -39,7 +41,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
     if status.run_id is None:
         result = run_demo_model(project, progress=_TerminalProgress())
         print(file=sys.stderr)
-        if result.status != "complete":
+        if result.status != RunStatus.COMPLETE:
             print(f"the run stopped ({result.status}); run 'reviewer demo --no-gui' again to resume")
             return 1
         status = demo_status(project)

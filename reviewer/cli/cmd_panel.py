@@ -11,8 +11,8 @@ import argparse
 import csv
 import sys
 
-from reviewer.terms import Category, Severity, Verdict, values
 from reviewer.project import Project
+from reviewer.terms import Category, Severity, Verdict, values
 
 VOTE_COLUMNS = ("image", "predicted", "verdict", "problematic", "severity", "category", "oov_name", "note")
 
@@ -47,20 +47,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_vote)
 
     p = subparsers.add_parser("reopen", help="put a mistake judged wrong before back to the correctness vote")
-    p.add_argument("project")
-    p.add_argument("--reviewer", required=True, metavar="NAME")
-    p.add_argument("--image", required=True, metavar="FILE")
-    p.add_argument("--predicted", required=True, metavar="CLASS")
+    _item_arguments(p)
     p.add_argument("--reason", default="", help="why (kept in the item's history)")
     p.set_defaults(func=run_reopen)
 
     p = subparsers.add_parser("note", help="add a discussion note on a mistake")
-    p.add_argument("project")
-    p.add_argument("--reviewer", required=True, metavar="NAME")
-    p.add_argument("--image", required=True, metavar="FILE")
-    p.add_argument("--predicted", required=True, metavar="CLASS")
+    _item_arguments(p)
     p.add_argument("text")
     p.set_defaults(func=run_note)
+
+
+
+def _item_arguments(p: argparse.ArgumentParser) -> None:
+    """The project, the panelist acting and the item (image, predicted class) acted on."""
+    p.add_argument("project")
+    p.add_argument("--reviewer", required=True, metavar="NAME", help="the panelist acting")
+    p.add_argument("--image", required=True, metavar="FILE", help="the image's file name")
+    p.add_argument("--predicted", required=True, metavar="CLASS", help="the predicted class: index 0-999 or wnid")
 
 
 def run_panelist(args: argparse.Namespace) -> int:

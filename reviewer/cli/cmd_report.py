@@ -8,6 +8,7 @@ import json
 import math
 
 from reviewer.project import Project
+from reviewer.terms import RunStatus
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,14 +34,14 @@ def _pct(score: dict | None) -> str:
     return f"{100 * score['value']:6.2f}"
 
 
-def _finite(value):
+def _json_safe(value):
     """NaN (nothing evaluated) becomes null: NaN is not JSON."""
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return [_json_safe(v) for v in value]
     return value
 
 
@@ -56,7 +57,7 @@ def run_report(args: argparse.Namespace) -> int:
     report = build_report(project, options)
     summary = report.summary
     if args.json:
-        print(json.dumps(_finite({**summary, "analysis": report_json(report)}), indent=2, default=str))
+        print(json.dumps(_json_safe({**summary, "analysis": report_json(report)}), indent=2, default=str))
         return 0
     if args.format:
         path = write_report(report, Path(args.out) if args.out else project.root / "report", fmt=args.format)
@@ -74,7 +75,7 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"  #{run['id']:<3} {run['model'][:30]:30} {_pct(m.get('top1'))} {_pct(mla.get('all'))} "
                   f"{_pct(mla.get('organisms'))} {_pct(mla.get('objects'))} {_pct(m.get('real'))}  "
                   f"{run['mistakes']['total']} ({run['mistakes']['novel']})"
-                  + ("" if run["status"] == "complete" else f"  [{run['status']}]")
+                  + ("" if run["status"] == RunStatus.COMPLETE else f"  [{run['status']}]")
                   + ("  [fast JPEG decoding, not timm's exact preprocessing]" if run["fast_decode"] else ""))
         reasons = sorted({r["metrics"]["mla"]["reason"] for r in summary["runs"]
                           if r["metrics"] and r["metrics"]["mla"]["reason"]})

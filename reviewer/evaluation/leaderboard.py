@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sqlalchemy import select
-
 from sqlmodel import Session
 
 from db.tables import Model, Run

@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from reviewer.classes.collapsed import acceptance_matrix
-from reviewer.labels.labelset import WRONG, LabelSet
 from reviewer.classes.wordnet import organism_mask
+from reviewer.labels.labelset import WRONG, LabelSet
 
 NO_MULTILABEL_SET = ("the project has no multi-label set: import the TFDS imagenet2012_multilabel labels "
                      "(the v3 JSON or its CSV dump) with 'reviewer import-labels'")

@@ -12,7 +12,6 @@ import json
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select
-
 from sqlmodel import Session
 
 from db.tables import Image, ImageSlice, ProjectSetting

@@ -35,21 +35,20 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 from sqlalchemy import select
-from statsmodels.stats.proportion import proportion_confint
-
 from sqlmodel import Session
+from statsmodels.stats.proportion import proportion_confint
 
 from db.tables import ImportedReview, ImportedReviewItem, Model, Run
 from reviewer.errors import UserError
-from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.labelset import LabelSet
 from reviewer.evaluation.metrics import accepted
-from reviewer.runs.predictions import load_predictions
+from reviewer.evaluation.slices import save_slice, slice_image_ids
+from reviewer.labels.labelset import LabelSet
+from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.labels.reviewed_mistakes import image_table
 from reviewer.panel.state import decisions_table
 from reviewer.runs.mistakes import stored_mistakes
+from reviewer.runs.predictions import load_predictions
 from reviewer.terms import RunStatus, Severity, Verdict
-from reviewer.evaluation.slices import save_slice, slice_image_ids
 
 SELECTED, NEEDS_REVIEW, NOT_ENOUGH = "selected", "needs review", "below k"
 EXCLUDED = "excluded: correct or unclear new label"

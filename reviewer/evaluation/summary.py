@@ -9,24 +9,23 @@ from collections import Counter
 
 import numpy as np
 from sqlalchemy import Integer, cast, func, select
-
 from sqlmodel import Session
 
 from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, ProjectSetting, Run
 from reviewer import __version__
-from reviewer.runs.records import fast_decoded
-from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.labelset import LabelSet
 from reviewer.evaluation.metrics import mla_images, multilabel_accuracy, real_accuracy, top1_accuracy
 from reviewer.evaluation.topk import multilabel_variable_topk, real_variable_topk
-from reviewer.runs.predictions import RunPredictions, load_predictions, ranked_classes
+from reviewer.labels.labelset import LabelSet
+from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.project import Project
+from reviewer.runs.predictions import RunPredictions, load_predictions, ranked_classes
+from reviewer.runs.records import fast_decoded
 from reviewer.terms import Category, RunStatus, Severity, values
 
 TOPK_FOR_VARIABLE = 10  # ReaL lists at most 9 labels of an image
 
 
-def shares(counts: Counter, keys: tuple[str, ...]) -> dict:
+def _counts_and_shares(counts: Counter, keys: tuple[str, ...]) -> dict:
     total = sum(counts.values())
     return {k: {"count": counts.get(k, 0), "share": counts.get(k, 0) / total if total else math.nan} for k in keys}
 
@@ -96,8 +95,8 @@ def project_summary(project: Project, *, session: Session, before: LabelSet | No
         out_reviews.append({
             "id": review.id, "model": model.name, "path": review.path, "sha256": review.sha256,
             "items": len(items),
-            "categories": shares(Counter(c for c, _ in items), values(Category)),
-            "severities": shares(Counter(s for _, s in items), values(Severity)),
+            "categories": _counts_and_shares(Counter(c for c, _ in items), values(Category)),
+            "severities": _counts_and_shares(Counter(s for _, s in items), values(Severity)),
         })
     return {
         "app_version": __version__,

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.evaluation.metrics import NO_MULTILABEL_SET
+from reviewer.labels.labelset import CORRECT, LabelSet
 
 MAX_LABELS = 5  # Anzaku et al.'s comparison protocol: images with 1-5 labels
 REAL, MULTILABEL = "real", "multilabel"

@@ -34,14 +34,14 @@ from sqlmodel import Session
 
 from reviewer._files import atomic_write_bytes, sha256_file
 from reviewer.errors import UserError
+from reviewer.evaluation.slices import slice_names
 from reviewer.export import manifest as manifest_mod
 from reviewer.export.labels import annotation_file, label_table, original_labels
 from reviewer.export.mistakes import model_mistakes, models_with_reviews
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.project import Project
 from reviewer.labels.reviewed_mistakes import image_table, reviewed_mistakes
 from reviewer.panel.state import decisions_table
-from reviewer.evaluation.slices import slice_names
+from reviewer.project import Project
 
 FORMATS = ("json", "csv", "parquet")
 ANNOTATIONS = "multilabel_annotations.json"

@@ -34,12 +34,12 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from db.tables import Decision, Image, ImportedReviewItem, ProblematicMark, Reviewer
+from reviewer.classes.vocabulary import load_classes
+from reviewer.evaluation.slices import slice_file_names, slice_image_ids, slice_names
 from reviewer.labels.labelset import KIND_CODES, LabelSet
 from reviewer.labels.reviewed_mistakes import image_table
 from reviewer.panel.state import decisions_table
 from reviewer.terms import DecisionMethod
-from reviewer.evaluation.slices import slice_file_names, slice_image_ids, slice_names
-from reviewer.classes.vocabulary import load_classes
 
 PANEL_REASON = "marked as problematic by the review panel"
 

@@ -5,16 +5,25 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import func, select
-
 from sqlmodel import Session
 
-from db.tables import (Image, ImportedReview, ImportedReviewItem, LabelSource, Model, Prediction, ProjectSetting,
-                       Reviewer, Run, Vote)
+from db.tables import (
+    Image,
+    ImportedReview,
+    ImportedReviewItem,
+    LabelSource,
+    Model,
+    Prediction,
+    ProjectSetting,
+    Reviewer,
+    Run,
+    Vote,
+)
 from reviewer import __version__
 from reviewer._files import sha256_file
-from reviewer.project import Project
-from reviewer.panel.state import decisions_table
 from reviewer.evaluation.slices import slice_names, slice_rule
+from reviewer.panel.state import decisions_table
+from reviewer.project import Project
 
 FORMAT_NAME = "imagenet-mistake-reviewer export"
 FORMAT_VERSION = 1

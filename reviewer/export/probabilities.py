@@ -22,8 +22,8 @@ from sqlalchemy import select
 
 from db.tables import Image, Model, Prediction, Run
 from reviewer.errors import UserError
-from reviewer.runs.predictions import run_probabilities
 from reviewer.project import Project
+from reviewer.runs.predictions import run_probabilities
 
 BLOCK = 4096
 

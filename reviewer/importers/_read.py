@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reviewer.errors import InputError
 from reviewer.classes.vocabulary import load_classes
+from reviewer.errors import InputError
 
 WNID_HINT = "labels are ImageNet-1k wnids, e.g. n01440764 for tench"
 INDEX_HINT = "class indices are 0-999 in sorted-wnid order, as in timm"

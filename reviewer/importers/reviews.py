@@ -13,9 +13,9 @@ from db.engine import write_session
 from db.tables import Image, ImportedReview, ImportedReviewItem, Model
 from reviewer._files import sha256_file
 from reviewer.errors import InputError, UserError
+from reviewer.importers import real
 from reviewer.importers._plan import val_index
 from reviewer.importers._read import class_of_index, read_json, shown
-from reviewer.importers import real
 from reviewer.importers.folders import IMAGE_SUFFIXES
 from reviewer.project import Project
 from reviewer.terms import normalise_category, normalise_severity

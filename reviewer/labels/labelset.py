@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from sqlalchemy import select
-
 from sqlmodel import Session
 
 from db.tables import Image, Label

@@ -44,7 +44,7 @@ def _imported_items(session: Session) -> pd.DataFrame:
     return frame.assign(source="imported")
 
 
-def _run_mistakes(session: Session) -> pd.DataFrame:
+def _mistakes_by_model(session: Session) -> pd.DataFrame:
     """(model, image_id, predicted) of every stored mistake of every run, once per model."""
     models = dict(session.execute(select(Run.id, Model.name).join(Model, Model.id == Run.model_id)).all())
     frame = mistakes_frame(stored_mistakes(session=session))
@@ -67,7 +67,7 @@ def reviewed_mistakes(*, session: Session, decisions: pd.DataFrame | None = None
     decisions = decisions_table(session=session) if decisions is None else decisions
     decided = decisions.set_index(["image_id", "predicted"])
     imported = _imported_items(session)
-    runs = _run_mistakes(session)
+    runs = _mistakes_by_model(session)
     known = set(zip(imported["model"], imported["image_id"], imported["predicted"]))
     runs = runs[[k not in known for k in zip(runs["model"], runs["image_id"], runs["predicted"])]]
     frame = pd.concat([imported, runs.assign(item_id=-1)], ignore_index=True)

@@ -79,7 +79,7 @@ def value_counts(ratings: Ratings, *, values: Sequence) -> tuple[np.ndarray, lis
     return counts, units
 
 
-def _finite(x) -> float | None:
+def _finite_or_none(x) -> float | None:
     x = float(x)
     return x if np.isfinite(x) else None
 
@@ -101,7 +101,7 @@ def alpha(counts: np.ndarray, *, level: str = "nominal") -> float | None:
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            return _finite(krippendorff.alpha(value_counts=counts, level_of_measurement=level))
+            return _finite_or_none(krippendorff.alpha(value_counts=counts, level_of_measurement=level))
     except (ValueError, ZeroDivisionError):
         return None
 
@@ -117,7 +117,7 @@ def fleiss(counts: np.ndarray, *, raters: int) -> float | None:
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return _finite(fleiss_kappa(full, method="fleiss"))
+        return _finite_or_none(fleiss_kappa(full, method="fleiss"))
 
 
 def bootstrap(statistic, counts: np.ndarray, *, resamples: int, seed: int) -> tuple[float | None, float | None]:
@@ -190,7 +190,7 @@ def cohen(a: Mapping, b: Mapping, *, values: Sequence) -> tuple[float | None, in
         table[index[a[u]], index[b[u]]] += 1
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return _finite(cohens_kappa(table).kappa), len(common)
+        return _finite_or_none(cohens_kappa(table).kappa), len(common)
 
 
 @dataclass(frozen=True)

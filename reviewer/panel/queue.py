@@ -50,25 +50,12 @@ SORTS = {
 
 
 @dataclass(frozen=True)
-class QueueEntry:
-    """One mistake of the run, with what the queue filters and shows on it."""
+class QueueEntry(StoredMistake):
+    """One mistake of the run, with what the queue filters and shows on it besides the
+    mistake itself: this panelist's current verdict and whether the item is decided."""
 
-    mistake_id: int
-    image_id: int
-    predicted: int
-    probability: float
-    novel: bool
-    hierarchy_distance: int | None
-    file_name: str
-    original_label: int | None
-    has_file: bool
     my_verdict: str | None = None
     decided: bool = False
-
-    @property
-    def key(self) -> Item:
-        """The voted item."""
-        return Item(self.image_id, self.predicted)
 
 
 @dataclass(frozen=True)
@@ -161,7 +148,7 @@ class ReviewQueue:
     _voted_shown: int = 0
 
     def __post_init__(self) -> None:
-        self._index_of = {e.key: i for i, e in enumerate(self.entries)}
+        self._index_of = {e.item: i for i, e in enumerate(self.entries)}
         self.apply(self.filter)
 
     # -- filtering -----------------------------------------------------------
@@ -244,10 +231,7 @@ def load_queue(*, session: Session, run_id: int, reviewer_id: int | None,
             if reviewer_id is not None else {})
     decided = set(standing_decisions(session=session))
     entries = [
-        QueueEntry(mistake_id=m.mistake_id, image_id=m.image_id, predicted=m.predicted, probability=m.probability,
-                   novel=m.novel, hierarchy_distance=m.hierarchy_distance, file_name=m.file_name,
-                   original_label=m.original_label, has_file=m.has_file, my_verdict=mine.get(m.item),
-                   decided=m.item in decided)
+        QueueEntry(**vars(m), my_verdict=mine.get(m.item), decided=m.item in decided)
         for m in mistakes
     ]
     return ReviewQueue(run_id=run_id, reviewer_id=reviewer_id, entries=entries,

@@ -29,16 +29,38 @@ from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Prediction, Run, utcnow
-from models import (BatchLoader, Classifier, InferenceConfig, ModelInputError, PipelineConfig, ProbabilityWriter,
-                    default_batch_size, load_model, top_k)
+from models import (
+    BatchLoader,
+    Classifier,
+    InferenceConfig,
+    ModelInputError,
+    PipelineConfig,
+    ProbabilityWriter,
+    default_batch_size,
+    load_model,
+    top_k,
+)
 from models.sources import LoadedModel
 from models.store import written_rows
-from reviewer.runs.records import (RunLock, RunResult, forget_predictions, image_files, load_image_ids,
-                                   matching_runs, model_row, predicted_rows, prediction_count, probs_relpath,
-                                   run_images, save_image_ids, store_run_mistakes)
 from reviewer.errors import InputError
 from reviewer.project import Project
+from reviewer.runs.records import (
+    RunLock,
+    RunResult,
+    forget_predictions,
+    image_files,
+    load_image_ids,
+    matching_runs,
+    model_row,
+    predicted_rows,
+    prediction_count,
+    probs_relpath,
+    run_images,
+    save_image_ids,
+    store_run_mistakes,
+)
 from reviewer.terms import RunStatus
+
 
 @dataclass(frozen=True)
 class RunProgress:

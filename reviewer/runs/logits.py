@@ -12,11 +12,18 @@ from db.tables import Image, Prediction, Run, utcnow
 from models import ModelInputError, ProbabilityWriter, top_k
 from models.logits import CHUNK, ScoreFile, read_scores
 from reviewer._files import sha256_file
-from reviewer.runs.records import (RunResult, matching_runs, model_row, prediction_count, probs_relpath,
-                                   save_image_ids, store_run_mistakes)
-from reviewer.terms import RunStatus
 from reviewer.errors import InputError
 from reviewer.project import Project
+from reviewer.runs.records import (
+    RunResult,
+    matching_runs,
+    model_row,
+    prediction_count,
+    probs_relpath,
+    save_image_ids,
+    store_run_mistakes,
+)
+from reviewer.terms import RunStatus
 
 
 def import_logits(project: Project, path: str | Path, *, model: str, kind: str = "auto"):

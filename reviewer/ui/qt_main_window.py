@@ -12,18 +12,19 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QStackedWidget
 
-from reviewer.errors import UserError
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
+from reviewer.app.panel import add_panelist
 from reviewer.app.preferences import Preferences, load_preferences, save_preferences
+from reviewer.app.runs import run_list
+from reviewer.errors import UserError
 from reviewer.project import Project
+from reviewer.terms import RunStatus
+from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.review.qt_review_page import QtReviewPage
 from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
-from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
-from reviewer.app.panel import add_panelist
-from reviewer.app.runs import run_list
 from reviewer.ui.review.review_session import ReviewSession
-from reviewer.ui.theme import KIND_COLOURS, MUTED, set_text_colour, style_widgets
+from reviewer.ui.theme import ERROR, MUTED, set_text_colour, style_widgets
 from reviewer.ui.workers import Worker
 
 MENUS = {"Verdict": "&Review", "Severity (wrong)": "&Review", "Category (wrong)": "&Review", "Move": "&Review",
@@ -124,7 +125,7 @@ class QtMainWindow(QMainWindow):
         self.help.set_keymap(keymap)
 
     def show_message(self, text: str, error: bool = False) -> None:
-        colour = KIND_COLOURS["wrong"] if error else MUTED
+        colour = ERROR if error else MUTED
         set_text_colour(self.status_text, colour)
         self.status_text.setText(text)
         self._message_timer.start()
@@ -226,7 +227,7 @@ class QtMainWindow(QMainWindow):
     def _fill_runs(self) -> None:
         self.run_combo.clear()
         for run_id, model, status, images in self.runs:
-            suffix = "" if status == "complete" else f" ({status})"
+            suffix = "" if status == RunStatus.COMPLETE else f" ({status})"
             self.run_combo.addItem(f"#{run_id} {model} · {images} images{suffix}", run_id)
 
     def _default_run(self) -> int | None:
@@ -234,7 +235,7 @@ class QtMainWindow(QMainWindow):
         ids = [r[0] for r in self.runs]
         if remembered in ids:
             return remembered
-        complete = [r[0] for r in self.runs if r[2] == "complete"]
+        complete = [r[0] for r in self.runs if r[2] == RunStatus.COMPLETE]
         return (complete or ids or [None])[0]
 
     def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:

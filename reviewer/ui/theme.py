@@ -15,13 +15,17 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QAbstractButton, QApplication, QFrame, QLabel, QPushButton, QWidget
 
+from reviewer.terms import Verdict
+
+# A verdict's colour; None is "not yet reviewed". Verdict is a StrEnum, so the stored strings look up too.
 KIND_COLOURS = {
-    "correct": "#3fb950",
-    "wrong": "#f85149",
-    "unclear": "#d29922",
+    Verdict.CORRECT: "#3fb950",
+    Verdict.WRONG: "#f85149",
+    Verdict.UNCLEAR: "#d29922",
     None: "#8b949e",
 }
-KIND_TITLES = {"correct": "correct", "wrong": "wrong", "unclear": "unclear", None: "unreviewed"}
+KIND_TITLES = {**{verdict: verdict.value for verdict in Verdict}, None: "unreviewed"}
+ERROR = KIND_COLOURS[Verdict.WRONG]  # an error message reads in the colour of "wrong"
 ACCENT = "#4c8dff"
 PRIMARY_BUTTON = "#245bb8"
 MUTED = "#9aa0a6"

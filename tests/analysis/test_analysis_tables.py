@@ -159,13 +159,3 @@ def test_confused_pairs_with_the_v3_labels_against_the_published_list(with_v3_la
         (shared_data / "imagenet-mistakes" / "class_confusion_wnids.json").read_text())}
     same = [k for k in theirs if mine.get(k) == theirs[k]]
     assert len(same) == 475 and sum(mine.values()) == 540 and sum(theirs.values()) == 545
-
-
-def test_fast_distance_is_the_wordnet_distance():
-    from reviewer.analysis.tables import _distance
-    from reviewer.classes.wordnet import hierarchy_distance
-
-    rng = np.random.default_rng(1)
-    for a, b in rng.integers(0, 1000, (300, 2)):
-        assert _distance(int(a), int(b)) == hierarchy_distance(int(a), int(b)).distance
-    assert _distance(248, 250) == hierarchy_distance(248, 250).distance  # Eskimo dog, husky

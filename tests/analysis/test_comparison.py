@@ -8,12 +8,7 @@ import pytest
 from review_data import add_images, add_run, decide, decisions_table_of, read_with
 from scipy.stats import chi2
 
-from reviewer.analysis.comparison import (
-    compared_runs,
-    mistake_overlap,
-    novel_judgements,
-    novel_share_tests,
-)
+from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
 from reviewer.analysis.report import ReportOptions, build_report, report_json
 from reviewer.project import Project
 

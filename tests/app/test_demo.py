@@ -9,16 +9,11 @@ import shutil
 import pytest
 
 import reviewer.app.demo
-from reviewer.app.demo import (
-    demo_root,
-    demo_status,
-    prepare_demo_project,
-    run_demo_model,
-)
-from reviewer.cli import main
-from reviewer.paths import asset
 from reviewer.app import panel as acts
+from reviewer.app.demo import demo_root, demo_status, prepare_demo_project, run_demo_model
+from reviewer.cli import main
 from reviewer.panel.state import Item
+from reviewer.paths import asset
 
 # Four images the bundled model gets wrong and two it gets right (assets/demo/manifest.json).
 FEW = ["n01494475_hammerhead.JPEG", "n01534433_junco.JPEG", "n01608432_kite.JPEG", "n01616318_vulture.JPEG",

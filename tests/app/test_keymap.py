@@ -6,20 +6,8 @@ import json
 
 import pytest
 
-from reviewer.app.keymap import (
-    DEFAULTS,
-    Keymap,
-    find_conflicts,
-    keymap_path,
-    load_keymap,
-    normalise_key,
-    save_keymap,
-)
-from reviewer.app.preferences import (
-    load_preferences,
-    preferences_path,
-    save_preferences,
-)
+from reviewer.app.keymap import DEFAULTS, Keymap, find_conflicts, keymap_path, load_keymap, normalise_key, save_keymap
+from reviewer.app.preferences import load_preferences, preferences_path, save_preferences
 from reviewer.errors import InputError
 
 

@@ -10,13 +10,7 @@ import numpy as np
 import pytest
 
 from reviewer.classes.vocabulary import load_classes
-from reviewer.classes.wordnet import (
-    ORGANISM,
-    hierarchy_distance,
-    is_organism,
-    load_hierarchy,
-    organism_mask,
-)
+from reviewer.classes.wordnet import ORGANISM, hierarchy_distance, is_organism, load_hierarchy, organism_mask
 from reviewer.paths import asset
 
 REPO = Path(__file__).resolve().parents[2]
@@ -221,3 +215,14 @@ def test_without_debian_wordnet_the_builder_falls_back_to_nltk(builder, tmp_path
             assert wordnet.get_version() == "3.0"
     except builder.WordNetUnavailable as exc:  # no nltk data either: say how to get WordNet
         assert "wordnet-base" in str(exc) and "nltk.download('wordnet')" in str(exc)
+
+
+def test_distance_without_paths_is_the_length_of_the_longer_path():
+    """`hierarchy_levels` (what the analysis tables use) against the paths of the full
+    distance: the farther class's path up to the nearest common ancestor."""
+    from reviewer.classes.wordnet import hierarchy_distance, hierarchy_levels
+
+    rng = np.random.default_rng(1)
+    for a, b in [*rng.integers(0, 1000, (300, 2)), (248, 250)]:  # + Eskimo dog, husky
+        full = hierarchy_distance(int(a), int(b))
+        assert hierarchy_levels(int(a), int(b)) == max(len(full.path_a), len(full.path_b)) - 1

@@ -140,3 +140,47 @@ def test_a_project_made_today_opens_with_the_next_version(tmp_path, shared_data,
     monkeypatch.undo()  # today's app again: refuses the newer schema instead of damaging it
     with pytest.raises(ProjectError, match="update the app"):
         Project.open(tmp_path / "p")
+
+
+def test_the_database_refuses_values_outside_the_vocabularies(tmp_path):
+    """CHECK constraints (0004): a verdict, category or run status written around the app
+    is refused by the database itself."""
+    from sqlalchemy.exc import IntegrityError
+
+    project = Project.create(tmp_path / "p")
+    with project.engine.begin() as conn:
+        conn.execute(text("INSERT INTO image (id, file_name, problematic, multilabel) VALUES (1, 'a.JPEG', 0, 0)"))
+        conn.execute(text("INSERT INTO reviewer (id, name, is_chair, created_at) VALUES (1, 'ann', 0, '2026-01-01')"))
+    good = ("INSERT INTO vote (image_id, predicted, reviewer_id, verdict, problematic, severity, category, note, "
+            "retracted, created_at) VALUES (1, 5, 1, {}, 0, {}, {}, '', 0, '2026-01-01')")
+    with project.engine.begin() as conn:
+        conn.execute(text(good.format("'wrong'", "'major'", "'fine_grained'")))
+        conn.execute(text(good.format("NULL", "NULL", "NULL")))
+    for verdict, severity, category in (("'Wrong'", "NULL", "NULL"), ("NULL", "'borderline'", "NULL"),
+                                        ("NULL", "NULL", "'fine grained'")):
+        with pytest.raises(IntegrityError, match="CHECK constraint failed"):
+            with project.engine.begin() as conn:
+                conn.execute(text(good.format(verdict, severity, category)))
+    with pytest.raises(IntegrityError, match="CHECK constraint failed"):
+        with project.engine.begin() as conn:
+            conn.execute(text("INSERT INTO model (id, name, source) VALUES (1, 'm', 'hub')"))
+            conn.execute(text("INSERT INTO run (model_id, status, num_images, device, preprocessing, report, "
+                              "created_at) VALUES (1, 'done', 0, '', '{}', '{}', '2026-01-01')"))
+
+
+def test_the_checks_are_the_vocabularies_of_the_app():
+    """The values 0004 writes out are reviewer.terms' (so the two cannot drift apart)."""
+    import importlib.util
+
+    from reviewer.terms import Category, DecisionMethod, RunStatus, Severity, Verdict, values
+
+    path = migrate.MIGRATIONS_DIR / "versions" / "0004_vocabulary_checks.py"
+    spec = importlib.util.spec_from_file_location("checks", path)
+    checks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checks)
+    assert list(checks.VERDICTS) == values(Verdict)
+    assert list(checks.SEVERITIES) == values(Severity)
+    assert list(checks.PANEL_SEVERITIES) == [s.value for s in Severity.panel()]
+    assert list(checks.CATEGORIES) == values(Category)
+    assert list(checks.RUN_STATUSES) == values(RunStatus)
+    assert list(checks.DECISION_METHODS) == values(DecisionMethod)

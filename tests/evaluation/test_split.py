@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from review_data import read_with, add_images, add_run, decide, val_name
+from review_data import add_images, add_run, decide, read_with, val_name
 from scipy.stats import beta
 
 from reviewer.cli import main

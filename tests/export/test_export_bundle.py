@@ -12,11 +12,11 @@ import pytest
 from review_data import add_images, add_run, decide, val_name
 
 from reviewer._files import sha256_file
+from reviewer.app import panel as acts
 from reviewer.classes.vocabulary import load_classes
 from reviewer.cli import main
 from reviewer.export import ExportError, export_project
 from reviewer.importers import import_review, init_project
-from reviewer.app import panel as acts
 from reviewer.panel.state import Item
 
 WNIDS = load_classes().wnids

@@ -11,15 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from db.engine import read_session
-from db.tables import (
-    Image,
-    ImageSlice,
-    ImportedReview,
-    ImportedReviewItem,
-    Label,
-    LabelSource,
-    ProblematicMark,
-)
+from db.tables import Image, ImageSlice, ImportedReview, ImportedReviewItem, Label, LabelSource, ProblematicMark
 from reviewer.cli import main
 from reviewer.importers.real import default_path as real_labels_path
 

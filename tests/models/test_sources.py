@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -11,14 +13,13 @@ from run_data import TINY_MODEL as TINY
 
 from models import ModelInputError, load_model, resolve_device
 from models.bundled import BUNDLED, bundled_weights_file
-from models.sources import sha256_file
 
 
 def test_bundled_lite0_loads_offline_with_its_own_preprocessing():
     loaded = load_model("tf_efficientnet_lite0")
     assert loaded.source == "bundled"
     assert loaded.weights_file == bundled_weights_file("tf_efficientnet_lite0")
-    assert loaded.weights_sha256 == sha256_file(loaded.weights_file)
+    assert loaded.weights_sha256 == hashlib.sha256(Path(loaded.weights_file).read_bytes()).hexdigest()
     assert loaded.data_config["input_size"] == (3, 224, 224)
     assert loaded.data_config["interpolation"] == "bicubic"
     assert loaded.data_config["mean"] == (0.5, 0.5, 0.5)
@@ -39,7 +40,7 @@ def test_bundled_lite1_lite2_map_onto_timm(arch, size):
 def test_checkpoint_safetensors_and_pth(tmp_path, tiny_checkpoint, tiny_state_dict):
     loaded = load_model(TINY, checkpoint=tiny_checkpoint)
     assert loaded.source == "checkpoint"
-    assert loaded.weights_sha256 == sha256_file(tiny_checkpoint)
+    assert loaded.weights_sha256 == hashlib.sha256(Path(tiny_checkpoint).read_bytes()).hexdigest()
     assert loaded.data_config["input_size"] == (3, 160, 160)
     for key, value in loaded.model.state_dict().items():
         assert torch.equal(value, tiny_state_dict[key])

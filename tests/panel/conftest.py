@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.project import Project
 from reviewer.app import panel as acts
+from reviewer.project import Project
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -4,16 +4,10 @@ the same statistics computed from a project's votes."""
 from __future__ import annotations
 
 import pytest
-
-from reviewer.panel.agreement import (
-    agreement_report,
-    cohen,
-    disagreeing_items,
-    field_agreement,
-    pairwise_kappa,
-)
-from reviewer.app import panel as acts
 from review_data import snapshot_of
+
+from reviewer.app import panel as acts
+from reviewer.panel.agreement import agreement_report, cohen, disagreeing_items, field_agreement, pairwise_kappa
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C:
 # 4 observers, 12 units, values 1-5, missing data; nominal alpha = 0.743, ordinal 0.815.

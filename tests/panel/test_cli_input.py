@@ -8,8 +8,8 @@ from sqlalchemy import func, select
 
 from db.engine import read_session
 from db.tables import Vote
-from reviewer.cli import main
 from reviewer.app import panel as acts
+from reviewer.cli import main
 
 
 def vote_rows(project) -> int:

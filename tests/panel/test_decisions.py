@@ -4,17 +4,12 @@ lock and override, notes and the item's history."""
 from __future__ import annotations
 
 import pytest
+from review_data import read_with, snapshot_of, standing_decisions_of
 
-from reviewer.panel.decisions import (
-    DecisionError,
-    field_unanimity,
-    lockable_items,
-    non_unanimous_items,
-)
+from reviewer.app import panel as acts
+from reviewer.panel.decisions import DecisionError, field_unanimity, lockable_items, non_unanimous_items
 from reviewer.panel.discussion import NoteError, item_history, notes
 from reviewer.panel.votes import current_votes
-from reviewer.app import panel as acts
-from review_data import read_with, snapshot_of, standing_decisions_of
 
 
 def vote(project, reviewer, item, **fields):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from reviewer.panel.group import load_group
-from reviewer.app import panel as acts
 from review_data import read_with
+
+from reviewer.app import panel as acts
+from reviewer.panel.group import load_group
 
 
 def vote(project, reviewer, item, **fields):

@@ -4,18 +4,10 @@ category; a reopen brings one back; progress per phase and per panelist."""
 from __future__ import annotations
 
 import pytest
-
-from reviewer.panel.phases import (
-    AWAITS_GROUP,
-    DECIDED,
-    VOTING,
-    PhaseError,
-    phase_items,
-    progress,
-    status,
-)
-from reviewer.app import panel as acts
 from review_data import snapshot_of, standing_decisions_of
+
+from reviewer.app import panel as acts
+from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, PhaseError, phase_items, progress, status
 
 
 def vote(project, reviewer, item, **fields):

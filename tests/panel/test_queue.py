@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from review_data import read_with, add_images, add_run, decide
+from review_data import add_images, add_run, decide, read_with
 
-from reviewer.panel.queue import QueueFilter, load_queue
-from reviewer.project import Project
 from reviewer.app import panel as acts
+from reviewer.panel.queue import QueueFilter, load_queue
 from reviewer.panel.state import Item
+from reviewer.project import Project
 
 DOG, HUSKY, CAT, CAR = 208, 207, 281, 817  # Labrador retriever, golden retriever, tabby, sports car
 
@@ -78,7 +78,7 @@ def test_sorting_and_navigation(project):
     queue.apply(QueueFilter())
     assert queue.next_row(None) == 0 and queue.next_row(3) is None and queue.previous_row(0) is None
     # A vote updates the queue in memory; "next unvoted" skips it and wraps round.
-    queue.set_my_verdict(queue[1].key, "wrong")
+    queue.set_my_verdict(queue[1].item, "wrong")
     assert queue.next_row(0, unvoted=True) == 2
     assert queue.next_row(3, unvoted=True) == 0
     assert queue.counts().voted_shown == 1

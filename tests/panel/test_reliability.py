@@ -12,13 +12,13 @@ import sys
 import time
 
 import pytest
+from review_data import snapshot_of
 from sqlalchemy import func, select
 
 from db.engine import read_session
 from db.tables import Vote
-from reviewer.cli import main
 from reviewer.app import panel as acts
-from review_data import snapshot_of
+from reviewer.cli import main
 
 pytestmark = pytest.mark.slow
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from review_data import read_with
 
-from db.tables import Image
 from db.engine import write_session
-from reviewer.panel.votes import (VoteError, can_undo, current_votes,
-                                  panelists, vote_history)
+from db.tables import Image
 from reviewer.app import panel as acts
 from reviewer.panel.state import Item
-from review_data import read_with
+from reviewer.panel.votes import VoteError, can_undo, current_votes, panelists, vote_history
 
 
 @pytest.fixture

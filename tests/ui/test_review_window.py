@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog
 
-from reviewer.ui.qt_image_view import QtImageView
 from reviewer.app import panel as acts
+from reviewer.ui.qt_image_view import QtImageView
 
 pytestmark = pytest.mark.gui
 
@@ -118,7 +118,7 @@ def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_proj
     qtbot.waitUntil(lambda: "bob" in plain(others), timeout=10_000)
     assert "wrong" in plain(others)
     # Not blind: another mistake shows others' votes before one's own.
-    second = window.session.queue[1].key
+    second = window.session.queue[1].item
     acts.vote(review_project, reviewer_id=bob, item=second, verdict="unclear")
     press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert not window.blind_box.isChecked()

@@ -11,10 +11,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
+from reviewer.app import panel as acts
 from reviewer.app.preferences import Preferences
 from reviewer.ui.app import create_app
 from reviewer.ui.qt_main_window import QtMainWindow
-from reviewer.app import panel as acts
 
 pytestmark = pytest.mark.gui
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"

@@ -5,11 +5,20 @@ is refused with both actions named."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QMessageBox, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from reviewer.errors import UserError
 from reviewer.app.keymap import ACTIONS, DEFAULTS, Keymap, normalise_key, save_keymap
+from reviewer.errors import UserError
 from reviewer.ui.theme import style_muted
 
 

@@ -8,11 +8,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reviewer.errors import UserError
-from reviewer.ui.theme import KIND_COLOURS, MUTED, set_text_colour
+from reviewer.ui.theme import ERROR, MUTED, set_text_colour
 from reviewer.ui.workers import Worker
 
 
@@ -102,7 +113,7 @@ class QtNewProjectDialog(QDialog):
         self._say(message, error=True)
 
     def _say(self, text: str, *, error: bool = False) -> None:
-        set_text_colour(self.message, KIND_COLOURS["wrong"] if error else MUTED)
+        set_text_colour(self.message, ERROR if error else MUTED)
         self.message.setText(text)
 
     def done(self, result: int) -> None:

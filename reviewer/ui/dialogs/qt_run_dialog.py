@@ -13,13 +13,24 @@ from __future__ import annotations
 import threading
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QProgressBar, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reviewer.errors import UserError
-from reviewer.terms import RunStatus
 from reviewer.project import Project
-from reviewer.ui.theme import KIND_COLOURS, MUTED, set_text_colour, style_headline, style_muted, style_primary
+from reviewer.terms import RunStatus
+from reviewer.ui.theme import ERROR, MUTED, set_text_colour, style_headline, style_muted, style_primary
 from reviewer.ui.workers import Worker
 
 BUNDLED_MODELS = ("tf_efficientnet_lite0", "tf_efficientnet_lite1", "tf_efficientnet_lite2")
@@ -232,7 +243,7 @@ class QtRunDialog(QDialog):
         self.run_failed.emit(message)
 
     def _say(self, text: str, *, error: bool = False) -> None:
-        set_text_colour(self.status, KIND_COLOURS["wrong"] if error else MUTED)
+        set_text_colour(self.status, ERROR if error else MUTED)
         self.status.setText(text)
 
     def closeEvent(self, event) -> None:  # noqa: N802

@@ -9,13 +9,23 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QSizePolicy,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reviewer.panel.agreement import Estimate, FieldAgreement, PairwiseKappa
 from reviewer.panel.snapshot import FIELDS
-from reviewer.ui.group._group_looks import muted
 from reviewer.ui.review.qt_detail_panel import section_title
+from reviewer.ui.theme import style_muted
 
 FIELD_TITLES = {"verdict": "Verdict", "problematic": "Problematic", "severity": "Severity", "category": "Category"}
 STAT_ROWS = ("Phase", "Items", "Agreement", "α nominal", "α ordinal", "Fleiss κ")
@@ -72,7 +82,7 @@ class QtAgreementPanel(QWidget):
         self.stats.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.note = QLabel("Computing…")
         self.note.setWordWrap(True)
-        muted(self.note)
+        style_muted(self.note)
         self.field = QComboBox()
         for name in FIELDS:
             self.field.addItem(FIELD_TITLES[name], name)
@@ -85,7 +95,7 @@ class QtAgreementPanel(QWidget):
         self.matrix.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.matrix.cellClicked.connect(self._cell_clicked)
         self.matrix_hint = QLabel("Click a cell to list the images where those two disagree.")
-        muted(self.matrix_hint)
+        style_muted(self.matrix_hint)
         self.matrix_hint.setWordWrap(True)
 
         picker = QHBoxLayout()

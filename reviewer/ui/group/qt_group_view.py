@@ -17,24 +17,36 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSizePolicy, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from reviewer.app.mistake_detail import DetailSource, MistakeDetail
 from reviewer.app import panel as acts
+from reviewer.app.mistake_detail import DetailSource, MistakeDetail
 from reviewer.panel.group import GroupRow, GroupState
 from reviewer.panel.snapshot import FIELDS
 from reviewer.panel.state import Item
 from reviewer.project import Project
-from reviewer.ui.group._group_looks import apply_named_looks, muted, title
-from reviewer.ui.image_loader import Decoded, ImageLoader, fit_key
 from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES, QtAgreementPanel
 from reviewer.ui.group.qt_group_list import GroupListModel
-from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.group.qt_group_votes import QtGroupVotes
+from reviewer.ui.image_loader import Decoded, ImageLoader, fit_key
 from reviewer.ui.qt_image_view import QtImageView
-from reviewer.ui.theme import KIND_COLOURS, MUTED
+from reviewer.ui.review.qt_detail_panel import QtDetailPanel
+from reviewer.ui.theme import ERROR, MUTED, style_headline, style_muted, style_widgets
 from reviewer.ui.workers import Worker
+
 
 class QtGroupView(QWidget):
     loaded = Signal()  # the list is on screen
@@ -67,18 +79,18 @@ class QtGroupView(QWidget):
         self.loader.loaded.connect(self._image_loaded)
 
         self.title = QLabel()
-        title(self.title)
+        style_headline(self.title, point_size=14)
         self.field_filter = QComboBox()
         self.field_filter.addItem("Every field", None)
         for name in FIELDS:
             self.field_filter.addItem(FIELD_TITLES[name], name)
         self.field_filter.currentIndexChanged.connect(self._field_changed)
         self.pair_label = QLabel()
-        muted(self.pair_label)
+        style_muted(self.pair_label)
         self.clear_pair = QPushButton("Show all split images")
         self.clear_pair.clicked.connect(lambda: self.set_pair_filter(None))
         self.status = QLabel()
-        muted(self.status)
+        style_muted(self.status)
         top = QHBoxLayout()
         top.addWidget(self.title)
         top.addSpacing(12)
@@ -153,7 +165,7 @@ class QtGroupView(QWidget):
         self._timer.start()
         self._refit = QTimer(self, singleShot=True, interval=150, timeout=self._show_image)
         self.image.resized.connect(self._refit.start)
-        apply_named_looks(self)
+        style_widgets(self)
         self._show_filter()
         self.reload()
         self.reload_stats()
@@ -221,7 +233,7 @@ class QtGroupView(QWidget):
             self.reload_stats()
 
     def _failed(self, error: BaseException) -> None:
-        self.status.setText(f'<span style="color:{KIND_COLOURS["wrong"]}">{escape(str(error))}</span>')
+        self.status.setText(f'<span style="color:{ERROR}">{escape(str(error))}</span>')
         self.action_failed.emit(str(error))
 
     # -- the current item ------------------------------------------------------------------

@@ -11,8 +11,16 @@ from html import escape
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QIcon, QPixmap
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListView, QListWidget, QListWidgetItem, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reviewer.app.mistake_detail import ClassInfo, Exemplar
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader

@@ -9,12 +9,27 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
-from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListView,
-                               QSpinBox, QStyle, QStyledItemDelegate, QToolTip, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QSpinBox,
+    QStyle,
+    QStyledItemDelegate,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
+from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.queue import SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
 from reviewer.ui.theme import KIND_COLOURS, MUTED, style_headline, style_muted
-from reviewer.classes.vocabulary import load_classes
+
 
 class QueueModel(QStringListModel):
     """The rows of the list view. The entries live in the `ReviewQueue`; this
@@ -68,7 +83,7 @@ class QueueDelegate(QStyledItemDelegate):
         entry = model.entry(index.row())
         if entry is None:
             return
-        pending = entry.key in model.pending
+        pending = entry.item in model.pending
         painter.save()
         selected = option.state & QStyle.StateFlag.State_Selected
         painter.fillRect(option.rect, option.palette.highlight() if selected else option.palette.base())

@@ -16,18 +16,18 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QSizePolicy, QSplitt
 
 from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
+from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.queue import QueueEntry
 from reviewer.panel.votes import VoteError, implied_changes
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key, full_key
+from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.review.qt_exemplars import QtExemplars
-from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.review_session import PREFETCH_AHEAD, ReviewSession
 from reviewer.ui.theme import MUTED, WARNING, style_headline, style_muted
-from reviewer.classes.vocabulary import load_classes
 
 VOTE_ACTIONS = {
     **{f"verdict_{v}": {"verdict": v} for v in Verdict},
@@ -173,9 +173,9 @@ class QtReviewPage(QWidget):
         if entry.decided:
             flags.append("decided")
         self.subheadline.setText(" · ".join(flags))
-        self._show_vote(entry.key)
-        self._show_others(entry.key)
-        detail = self.session.detail(entry.key)
+        self._show_vote(entry.item)
+        self._show_others(entry.item)
+        detail = self.session.detail(entry.item)
         if detail is not None:
             self._show_detail(detail)
         else:
@@ -289,7 +289,7 @@ class QtReviewPage(QWidget):
             return
         bounds = self.image.fit_bounds()
         for row in range(session.row + 1, min(len(session.queue), session.row + 1 + PREFETCH_AHEAD)):
-            detail = session.detail(session.queue[row].key)
+            detail = session.detail(session.queue[row].item)
             if detail is not None and detail.image_exists:
                 self.loader.request(fit_key(detail.image_path, bounds), priority=0)
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from reviewer.app.keymap import Keymap
 from reviewer.panel.votes import VoteState
-from reviewer.terms import Category, Severity
+from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
-from reviewer.ui.theme import CHECKED_TINTS, KIND_COLOURS, MUTED, QtCard, chip, muted, tint_when_checked
+from reviewer.ui.theme import CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
 
 BUTTONS = (  # (action, label, row, column, column span) on a grid of six columns
     ("verdict_correct", "Correct", 0, 0, 2),
@@ -105,7 +104,7 @@ class QtVotePanel(QtCard):
             checked.add("toggle_problematic")
         for name, button in self.buttons.items():
             button.setChecked(name in checked)
-        wrong = state.verdict in (None, "wrong")
+        wrong = state.verdict in (None, Verdict.WRONG)
         for name, button in self.buttons.items():
             if name.startswith(("severity_", "category_")):
                 button.setEnabled(wrong)
@@ -120,7 +119,7 @@ class QtVotePanel(QtCard):
 
     def set_status(self, status: str) -> None:
         texts = {"saving": muted("saving…"), "recorded": chip("correct", "✓ recorded"), "none": muted("not voted")}
-        self.status.setText(texts.get(status, f'<span style="color:{KIND_COLOURS["wrong"]}">{escape(status)}</span>'))
+        self.status.setText(texts.get(status, f'<span style="color:{ERROR}">{escape(status)}</span>'))
 
     def show_others(self, votes: list | None, names: dict[int, str], *, blind: bool) -> None:
         """Others' votes (SeenVote rows), or why they are hidden."""

@@ -108,7 +108,7 @@ class ReviewSession(QObject):
 
     def current_key(self) -> Key | None:
         entry = self.current()
-        return entry.key if entry else None
+        return entry.item if entry else None
 
     def go_to(self, row: int | None) -> None:
         if self.queue is None or row == self.row and row is not None:
@@ -120,10 +120,10 @@ class ReviewSession(QObject):
         self.current_changed.emit(entry)
         if entry is None:
             return
-        self.request_detail(entry.key, priority=2)
+        self.request_detail(entry.item, priority=2)
         # The rest waits for the event loop: the worker threads then do not compete
         # (for the GIL) with showing this mistake.
-        QTimer.singleShot(0, lambda r=row, k=entry.key: self._prefetch_around(r, k))
+        QTimer.singleShot(0, lambda r=row, k=entry.item: self._prefetch_around(r, k))
 
     def _prefetch_around(self, row: int, key: Key) -> None:
         if self.queue is None or self.row != row:
@@ -131,9 +131,9 @@ class ReviewSession(QObject):
         self.refresh_others(key)
         for ahead in range(1, PREFETCH_AHEAD + 1):
             if row + ahead < len(self.queue):
-                self.request_detail(self.queue[row + ahead].key, priority=1)
+                self.request_detail(self.queue[row + ahead].item, priority=1)
         if row > 0:
-            self.request_detail(self.queue[row - 1].key, priority=0)
+            self.request_detail(self.queue[row - 1].item, priority=0)
 
     def next(self) -> bool:
         return self._move(self.queue.next_row(self.row) if self.queue else None)
@@ -232,7 +232,7 @@ class ReviewSession(QObject):
         entry = self.current()
         if entry is None:
             return None
-        key = entry.key
+        key = entry.item
         state = replace(self.my_vote(key), **changes)
         if state.category is None or not Category(state.category).needs_name:
             state = replace(state, oov_name=None)
