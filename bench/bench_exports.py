@@ -22,10 +22,10 @@ from db.engine import read_session, write_session
 from db.tables import Decision, Mistake, Reviewer
 from reviewer.analysis.render import write_report
 from reviewer.analysis.report import build_report
+from reviewer.app.imports import init_project
 from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.evaluation.split import SplitRule, apply_split_rule, resolve_members
 from reviewer.export import export_project
-from reviewer.importers import init_project
 from reviewer.panel.queue import pending_items
 from reviewer.runs.mistakes import store_mistakes
 from reviewer.terms import Category, Severity, values

@@ -17,10 +17,10 @@ from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Model, Prediction, Run
+from reviewer.app.imports import init_project
 from reviewer.classes.vocabulary import load_classes
 from reviewer.evaluation.metrics import multilabel_accuracy, real_accuracy, top1_accuracy
 from reviewer.evaluation.topk import multilabel_variable_topk
-from reviewer.importers import init_project
 from reviewer.labels.labelset import load_labelset
 from reviewer.runs.mistakes import store_mistakes
 from reviewer.runs.predictions import load_predictions

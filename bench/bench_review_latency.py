@@ -57,7 +57,7 @@ def build_project(work: Path, *, large_share: float, seed: int):
 
     from db.engine import read_session, write_session
     from db.tables import Image
-    from reviewer.importers import init_project
+    from reviewer.app.imports import init_project
     from reviewer.project import Project
 
     root = work / "project"

@@ -113,14 +113,11 @@ class Project:
     # -- settings ----------------------------------------------------------
     def setting(self, key: str, default: str | None = None) -> str | None:
         with read_session(self.engine) as session:
-            row = session.get(ProjectSetting, key)
-            return row.value if row else default
+            return read_setting(session=session, key=key, default=default)
 
     def set_setting(self, key: str, value: str) -> None:
         with write_session(self.engine) as session:
-            row = session.get(ProjectSetting, key) or ProjectSetting(key=key)
-            row.value = value
-            session.add(row)
+            write_setting(session=session, key=key, value=value)
 
     @property
     def name(self) -> str:
@@ -154,3 +151,14 @@ class Project:
         with read_session(self.engine) as session:
             return session.exec(select(func.count()).select_from(Image)).one()
 
+
+def read_setting(*, session: Session, key: str, default: str | None = None) -> str | None:
+    """A project setting ("name", "images_root", ...) within a unit of work."""
+    row = session.get(ProjectSetting, key)
+    return row.value if row else default
+
+
+def write_setting(*, session: Session, key: str, value: str) -> None:
+    row = session.get(ProjectSetting, key) or ProjectSetting(key=key)
+    row.value = value
+    session.add(row)

@@ -55,7 +55,7 @@ def demo_images() -> Path:
 def prepare_demo_project(root: Path | None = None) -> Project:
     """The demo project, made from the shipped images when it is not there (or was
     left half-made by an interrupted first launch)."""
-    from reviewer.importers import init_project
+    from reviewer.app.imports import init_project
 
     root = Path(root) if root is not None else demo_root()
     if (root / PROJECT_FILE).exists():

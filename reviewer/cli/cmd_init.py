@@ -63,7 +63,7 @@ def _print_summaries(summaries) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from reviewer.importers import init_project
+    from reviewer.app.imports import init_project
 
     try:
         project, summaries = init_project(args.project, images=args.images, labels=args.labels, db_url=args.db)
@@ -75,31 +75,29 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_import_images(args: argparse.Namespace) -> int:
-    from reviewer.importers import import_images
+    from reviewer.app.imports import import_images
 
     project = Project.open(args.project)
     with _nothing_imported():
-        _print_summaries([import_images(project, args.directory)])
+        _print_summaries([import_images(project, args.directory).value])
     return 0
 
 
 def run_import_labels(args: argparse.Namespace) -> int:
-    from reviewer.importers import import_labels, parse_labels
+    from reviewer.app.imports import import_labels
 
     project = Project.open(args.project)
-    with _nothing_imported():
-        for path in args.files:  # validate all files before importing any
-            parse_labels(path)
-    _print_summaries([import_labels(project, path) for path in args.files])
+    with _nothing_imported():  # every file is checked before any is written; all in one transaction
+        _print_summaries(import_labels(project, args.files).value)
     return 0
 
 
 def run_import_review(args: argparse.Namespace) -> int:
-    from reviewer.importers import import_review
+    from reviewer.app.imports import import_review
 
     project = Project.open(args.project)
     with _nothing_imported():
-        count = import_review(project, args.file, model=args.model)
+        count = import_review(project, args.file, model=args.model).value
     print(f"imported a review of {args.model}: {count} reviewed mistakes")
     return 0
 

@@ -1,22 +1,29 @@
 """Importers of image sets, label files and published reviews.
 
-Each importer validates the whole input first and writes it in one
-transaction: malformed input raises an `InputError` naming the file, the
-record and the problem, and nothing is imported.
+Each importer validates the whole input first (`parse_labels`, `folders.scan`,
+`reviews.read_review`: plain data, nothing written), then writes it in the
+caller's transaction (`apply_plan`, `add_images`, `reviews.store_review`):
+malformed input raises an `InputError` naming the file, the record and the
+problem, and nothing is imported. `reviewer.app.imports` holds the acts.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from sqlalchemy import select
+from sqlmodel import Session
+
+from db.tables import Image
 from reviewer.errors import InputError
 from reviewer.importers import annotated, folders, real, tfds, tfds_csv
 from reviewer.importers._plan import ImportPlan, ImportSummary, apply_plan
 from reviewer.importers._read import read_json, shown
-from reviewer.importers.reviews import import_review
-from reviewer.project import Project
+from reviewer.project import read_setting, write_setting
 
-__all__ = ["import_images", "import_labels", "import_review", "init_project", "parse_labels", "ImportSummary"]
+__all__ = ["ImportPlan", "ImportSummary", "add_images", "apply_plan", "image_names", "parse_label_files",
+           "parse_labels"]
 
 
 def parse_labels(path: str | Path, *, project_images: set[str] | None = None) -> ImportPlan:
@@ -74,52 +81,37 @@ def _starts_like_json(path: Path) -> bool:
     return head[:1] in (b"{", b"[")
 
 
-def import_labels(project: Project, path: str | Path) -> ImportSummary:
-    from sqlalchemy import select
-
-    from db.engine import read_session
-    from db.tables import Image
-
-    with read_session(project.engine) as session:
-        names = set(session.execute(select(Image.file_name)).scalars())
-    return apply_plan(project, parse_labels(path, project_images=names))
+def image_names(*, session: Session) -> set[str]:
+    """The file names of the project's images (what a label file is checked against)."""
+    return set(session.execute(select(Image.file_name)).scalars())
 
 
-def import_images(project: Project, directory: str | Path) -> ImportSummary:
-    """Add the images of a folder.
+def parse_label_files(paths: list[str | Path], *, project_images: set[str]) -> list[ImportPlan]:
+    """Parse and check every file before any is written; each later file is checked
+    against the project's images and those the earlier files add."""
+    names, plans = set(project_images), []
+    for path in paths:
+        plan = parse_labels(path, project_images=names)
+        names.update(plan.images)
+        plans.append(plan)
+    return plans
+
+
+def add_images(*, session: Session, plan: ImportPlan) -> ImportSummary:
+    """Add the images of a scanned folder (`folders.scan`).
 
     The first folder becomes the project's images root and its paths are kept
     relative to it (the project survives moving the folder with the root
     setting). A later folder elsewhere keeps its images' paths absolute, so
     the images of the first one still resolve.
     """
-    plan = folders.scan(directory)
-    root = project.images_root
+    root = read_setting(session=session, key="images_root")
     if root is None:
-        summary = apply_plan(project, plan)
-        project.set_setting("images_root", plan.source_path)
-        return summary
-    for entry in plan.images.values():
+        write_setting(session=session, key="images_root", value=str(plan.source_path))
+        return apply_plan(session=session, plan=plan)
+    root = Path(root)
+    images = {}
+    for name, entry in plan.images.items():  # a copy: the plan stays as scanned if the transaction is retried
         path = Path(plan.source_path) / entry.path
-        entry.path = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-    return apply_plan(project, plan)
-
-
-def init_project(root: str | Path, *, images: str | Path | None = None, labels: list[str | Path] = (),
-                 db_url: str | None = None) -> tuple[Project, list[ImportSummary]]:
-    """Create a project and import its images and label files (`reviewer init`).
-
-    All inputs are parsed before the project folder is made, so a bad file
-    leaves no half-made project behind.
-    """
-    plans = [folders.scan(images)] if images is not None else []
-    names: set[str] = set(plans[0].images) if plans else set()
-    for path in labels:
-        plan = parse_labels(path, project_images=names)
-        names.update(plan.images)
-        plans.append(plan)
-    project = Project.create(root, db_url=db_url)
-    summaries = [apply_plan(project, plan) for plan in plans]
-    if images is not None:
-        project.set_setting("images_root", plans[0].source_path)
-    return project, summaries
+        images[name] = replace(entry, path=path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path))
+    return apply_plan(session=session, plan=replace(plan, images=images))

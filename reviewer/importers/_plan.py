@@ -20,10 +20,8 @@ from pathlib import Path
 from sqlalchemy import delete, insert, select, update
 from sqlmodel import Session
 
-from db.engine import write_session
 from db.tables import Image, ImageSlice, Label, LabelSource, ProblematicMark
 from reviewer._files import sha256_file
-from reviewer.project import Project
 
 VAL_NAME = re.compile(r"^ILSVRC2012_val_(\d{8})\.JPEG$")
 
@@ -97,38 +95,37 @@ class ImportSummary:
         return ", ".join(parts[:1]) + " " + ", ".join(parts[1:])
 
 
-def apply_plan(project: Project, plan: ImportPlan) -> ImportSummary:
-    """Write `plan` into the project in one transaction."""
+def apply_plan(*, session: Session, plan: ImportPlan) -> ImportSummary:
+    """Write `plan` into the project (in the caller's transaction: all of it or nothing)."""
     summary = ImportSummary(kind=plan.kind, source=plan.source_path, notes=list(plan.notes),
                             warnings=list(plan.warnings))
     sha = sha256_file(plan.source_path) if Path(plan.source_path).is_file() else ""
-    with write_session(project.engine) as session:
-        source = LabelSource(kind=plan.kind, path=str(plan.source_path), sha256=sha)
-        session.add(source)
-        session.flush()
-        ids = _write_images(session, plan, summary)
-        members = [ids[name] for name in plan.multilabel_images]
-        _replace_labels(session, "multilabel", plan.labels, members, ids, source.id)
-        _replace_labels(session, "real", [(f, c, "correct") for f, c in plan.real_labels],
-                        [ids[name] for name in plan.real_images], ids, source.id)
-        for chunk in _chunks(members):
-            # The file decides these images' problematic flag: those it lists are set below.
-            session.execute(update(Image).where(Image.id.in_(chunk)).values(multilabel=True, problematic=False))
-        summary.labels, summary.real_labels = len(set(plan.labels)), len(set(plan.real_labels))
-        summary.multilabel_images = len(members)
-        if plan.problematic:
-            for chunk in _chunks([ids[name] for name in plan.problematic]):
-                session.execute(update(Image).where(Image.id.in_(chunk)).values(problematic=True))
-            session.connection().execute(
-                insert(ProblematicMark.__table__),
-                [{"image_id": ids[n], "source_id": source.id, "meta": meta} for n, meta in plan.problematic.items()],
-            )
-            summary.problematic = len(plan.problematic)
-        for name, files in plan.slices.items():
-            session.execute(ImageSlice.__table__.delete().where(ImageSlice.name == name))
-            if files:
-                session.connection().execute(insert(ImageSlice.__table__), [{"name": name, "image_id": ids[f]} for f in files])
-            summary.slices[name] = len(files)
+    source = LabelSource(kind=plan.kind, path=str(plan.source_path), sha256=sha)
+    session.add(source)
+    session.flush()
+    ids = _write_images(session, plan, summary)
+    members = [ids[name] for name in plan.multilabel_images]
+    _replace_labels(session, "multilabel", plan.labels, members, ids, source.id)
+    _replace_labels(session, "real", [(f, c, "correct") for f, c in plan.real_labels],
+                    [ids[name] for name in plan.real_images], ids, source.id)
+    for chunk in _chunks(members):
+        # The file decides these images' problematic flag: those it lists are set below.
+        session.execute(update(Image).where(Image.id.in_(chunk)).values(multilabel=True, problematic=False))
+    summary.labels, summary.real_labels = len(set(plan.labels)), len(set(plan.real_labels))
+    summary.multilabel_images = len(members)
+    if plan.problematic:
+        for chunk in _chunks([ids[name] for name in plan.problematic]):
+            session.execute(update(Image).where(Image.id.in_(chunk)).values(problematic=True))
+        session.connection().execute(
+            insert(ProblematicMark.__table__),
+            [{"image_id": ids[n], "source_id": source.id, "meta": meta} for n, meta in plan.problematic.items()],
+        )
+        summary.problematic = len(plan.problematic)
+    for name, files in plan.slices.items():
+        session.execute(ImageSlice.__table__.delete().where(ImageSlice.name == name))
+        if files:
+            session.connection().execute(insert(ImageSlice.__table__), [{"name": name, "image_id": ids[f]} for f in files])
+        summary.slices[name] = len(files)
     return summary
 
 

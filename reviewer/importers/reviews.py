@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import insert, select
+from sqlmodel import Session
 
-from db.engine import write_session
 from db.tables import Image, ImportedReview, ImportedReviewItem, Model
 from reviewer._files import sha256_file
 from reviewer.errors import InputError, UserError
@@ -17,7 +17,6 @@ from reviewer.importers import real
 from reviewer.importers._plan import val_index
 from reviewer.importers._read import class_of_index, read_json, shown
 from reviewer.importers.folders import IMAGE_SUFFIXES
-from reviewer.project import Project
 from reviewer.terms import normalise_category, normalise_severity
 
 
@@ -77,37 +76,50 @@ def parse(path: str | Path) -> list[ReviewRecord]:
     return records
 
 
-def import_review(project: Project, path: str | Path, *, model: str) -> int:
-    """Import a published review of `model`; returns the number of records.
+@dataclass(frozen=True)
+class PublishedReview:
+    """A review file read and checked, not yet stored."""
+
+    path: Path
+    sha256: str
+    records: list[ReviewRecord]
+
+
+def read_review(path: str | Path) -> PublishedReview:
+    """Parse and check a published review (nothing is written)."""
+    records = parse(path)
+    return PublishedReview(path=Path(path).resolve(), sha256=sha256_file(path), records=records)
+
+
+def store_review(*, session: Session, review: PublishedReview, model: str) -> int:
+    """Store a published review of `model`; returns the number of records.
 
     Images the project does not have yet are added (without a file), so the
-    review is kept whole. One transaction: a bad record imports nothing.
+    review is kept whole. In the caller's transaction: a refused review stores nothing.
     """
-    records = parse(path)
-    with write_session(project.engine) as session:
-        model_row = session.execute(select(Model).where(Model.name == model)).scalars().first()
-        if model_row is None:
-            model_row = Model(name=model, source="review")
-            session.add(model_row)
-            session.flush()
-        sha = sha256_file(path)
-        earlier = session.execute(select(ImportedReview.id).where(
-            ImportedReview.model_id == model_row.id, ImportedReview.sha256 == sha)).scalars().first()
-        if earlier is not None:  # a second copy would count every reviewed mistake twice
-            raise UserError(f"{path} is already imported as review {earlier} of {model}; nothing was changed")
-        review = ImportedReview(model_id=model_row.id, path=str(Path(path).resolve()), sha256=sha)
-        session.add(review)
+    model_row = session.execute(select(Model).where(Model.name == model)).scalars().first()
+    if model_row is None:
+        model_row = Model(name=model, source="review")
+        session.add(model_row)
         session.flush()
+    earlier = session.execute(select(ImportedReview.id).where(
+        ImportedReview.model_id == model_row.id, ImportedReview.sha256 == review.sha256)).scalars().first()
+    if earlier is not None:  # a second copy would count every reviewed mistake twice
+        raise UserError(f"{review.path} is already imported as review {earlier} of {model}; nothing was changed")
+    row = ImportedReview(model_id=model_row.id, path=str(review.path), sha256=review.sha256)
+    session.add(row)
+    session.flush()
+    records = review.records
+    ids = dict(session.execute(select(Image.file_name, Image.id)).all())
+    missing = sorted({r.file_name for r in records} - set(ids))
+    if missing:
+        session.connection().execute(insert(Image.__table__), [
+            {"file_name": n, "path": None, "original_label": None, "problematic": False, "val_index": val_index(n)}
+            for n in missing])
         ids = dict(session.execute(select(Image.file_name, Image.id)).all())
-        missing = sorted({r.file_name for r in records} - set(ids))
-        if missing:
-            session.connection().execute(insert(Image.__table__), [
-                {"file_name": n, "path": None, "original_label": None, "problematic": False, "val_index": val_index(n)}
-                for n in missing])
-            ids = dict(session.execute(select(Image.file_name, Image.id)).all())
-        if records:
-            session.connection().execute(insert(ImportedReviewItem.__table__), [
-                {"review_id": review.id, "image_id": ids[r.file_name], "predicted": r.predicted,
-                 "category": r.category, "severity": r.severity, "category_raw": r.category_raw,
-                 "severity_raw": r.severity_raw} for r in records])
+    if records:
+        session.connection().execute(insert(ImportedReviewItem.__table__), [
+            {"review_id": row.id, "image_id": ids[r.file_name], "predicted": r.predicted,
+             "category": r.category, "severity": r.severity, "category_raw": r.category_raw,
+             "severity_raw": r.severity_raw} for r in records])
     return len(records)

@@ -13,8 +13,8 @@ from scipy.stats import chi2
 
 from reviewer.analysis.report import ReportOptions, build_report, report_json
 from reviewer.analysis.tables import shares
+from reviewer.app.imports import import_review, init_project
 from reviewer.classes.vocabulary import load_classes
-from reviewer.importers import import_review, init_project
 
 FILES = {"vit3b": "vit3b_mistakes.json", "greedy_soups": "greedy_soups_mistakes.json"}
 # The files' spellings, mapped by hand from the README of the data (not through reviewer.terms).

@@ -116,7 +116,7 @@ def test_a_project_made_today_opens_with_the_next_version(tmp_path, shared_data,
     a review and the ImageNet-M slice) is upgraded on open and keeps all of it."""
     import shutil
 
-    from reviewer.importers import import_review, init_project
+    from reviewer.app.imports import import_review, init_project
 
     project, _ = init_project(tmp_path / "p", labels=[shared_data / "formats" / "tfds_v3_sample.json"])
     import_review(project, shared_data / "imagenet-mistakes" / "vit3b_mistakes.json", model="vit3b")

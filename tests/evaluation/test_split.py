@@ -9,6 +9,7 @@ import pytest
 from review_data import add_images, add_run, decide, read_with, val_name
 from scipy.stats import beta
 
+from reviewer.app.imports import import_review
 from reviewer.cli import main
 from reviewer.errors import UserError
 from reviewer.evaluation.slices import save_slice, slice_file_names, slice_rule
@@ -25,7 +26,6 @@ from reviewer.evaluation.split import (
     resolve_members,
     save_split,
 )
-from reviewer.importers import import_review
 from reviewer.project import Project
 
 HUSKY, ESKIMO_DOG = 250, 248

@@ -13,10 +13,10 @@ from review_data import add_images, add_run, decide, val_name
 
 from reviewer._files import sha256_file
 from reviewer.app import panel as acts
+from reviewer.app.imports import import_review, init_project
 from reviewer.classes.vocabulary import load_classes
 from reviewer.cli import main
 from reviewer.export import ExportError, export_project
-from reviewer.importers import import_review, init_project
 from reviewer.panel.state import Item
 
 WNIDS = load_classes().wnids

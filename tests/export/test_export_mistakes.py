@@ -7,10 +7,10 @@ import json
 import pytest
 from review_data import add_run, decide, read_with
 
+from reviewer.app.imports import import_review, init_project
 from reviewer.cli import main
 from reviewer.errors import UserError
 from reviewer.export import model_mistakes, write_model_mistakes
-from reviewer.importers import import_review, init_project
 from reviewer.labels.reviewed_mistakes import image_table, reviewed_mistakes
 from reviewer.project import Project
 

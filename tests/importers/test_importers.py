@@ -11,9 +11,9 @@ from sqlalchemy import func, select
 
 from db.engine import read_session
 from db.tables import Image, ImageSlice, ImportedReviewItem, Label, ProblematicMark
+from reviewer.app.imports import import_labels, import_review, init_project
 from reviewer.classes.vocabulary import load_classes
 from reviewer.errors import InputError
-from reviewer.importers import import_labels, import_review, init_project
 from reviewer.importers.real import default_path as real_labels_path
 from reviewer.project import Project
 
@@ -57,7 +57,7 @@ def test_annotated_list_and_tfds_together(tmp_path, shared_data):
 
 def test_real_labels_restricted_to_project_images(tmp_path, shared_data):
     project, _ = init_project(tmp_path / "p", labels=[shared_data / "formats" / "tfds_v3_sample.json"])
-    summary = import_labels(project, real_labels_path())
+    [summary] = import_labels(project, [real_labels_path()]).value
     assert project.image_count() == 11 + 10  # annotated + problematic images, no more
     real = json.loads(real_labels_path().read_text())
     expected = sum(len(set(real[i])) for i in (0, 3, 4, 10, 11, 13, 15, 16, 17, 18, 21))
@@ -104,7 +104,8 @@ def test_folder_per_wnid_and_val_names_with_label_file(tmp_path, shared_data):
 def test_published_reviews(tmp_path, shared_data):
     project = Project.create(tmp_path / "p")
     path = shared_data / "imagenet-mistakes" / "vit3b_mistakes.json"
-    assert import_review(project, path, model="vit3b") == 378
+    done = import_review(project, path, model="vit3b")
+    assert done.value == 378 and done.changes.labels
     with read_session(project.engine) as session:
         cats = Counter(session.execute(select(ImportedReviewItem.category)).scalars())
         sevs = Counter(session.execute(select(ImportedReviewItem.severity)).scalars())
@@ -133,7 +134,7 @@ def test_malformed_tfds_imports_nothing(tmp_path, shared_data, mutate, message):
     bad.write_text(json.dumps(data))
     project = Project.create(tmp_path / "p")
     with pytest.raises(InputError) as err:
-        import_labels(project, bad)
+        import_labels(project, [bad])
     assert str(err.value).startswith(str(bad))
     assert message in str(err.value)
     assert _label_count(project) == 0 and project.image_count() == 0
@@ -180,15 +181,38 @@ def test_empty_image_folder(tmp_path):
 
 
 def test_a_second_image_folder_keeps_the_first_folders_files(tmp_path, shared_data):
-    from reviewer.importers import import_images
+    from reviewer.app.imports import import_images
 
     samples = sorted((shared_data / "imagenet-samples").iterdir())
     for folder, sample in (("first", samples[0]), ("second", samples[1])):
         (tmp_path / folder).mkdir()
         shutil.copy(sample, tmp_path / folder / sample.name)
     project, _ = init_project(tmp_path / "p", images=tmp_path / "first")
-    assert import_images(project, tmp_path / "second").images_added == 1
+    assert import_images(project, tmp_path / "second").value.images_added == 1
     with read_session(project.engine) as session:
         files = {image.file_name: project.image_file(image) for image in session.execute(select(Image)).scalars()}
     assert files == {samples[0].name: (tmp_path / "first" / samples[0].name).resolve(),
                      samples[1].name: (tmp_path / "second" / samples[1].name).resolve()}
+
+
+def test_import_labels_of_several_files_is_one_transaction(tmp_path, shared_data, capsys):
+    """`reviewer import-labels P A B`: a database failure while B is written leaves A unwritten too."""
+    from sqlalchemy import text
+
+    from db.tables import LabelSource
+    from reviewer.cli import main
+
+    sample = shared_data / "formats" / "tfds_v3_sample.json"
+    project, _ = init_project(tmp_path / "p", labels=[sample])
+    with project.engine.begin() as conn:  # the disk fails at the second file's label source row
+        conn.execute(text("CREATE TRIGGER fail_second BEFORE INSERT ON label_source "
+                          "WHEN (SELECT count(*) FROM label_source) >= 2 BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END"))
+    with read_session(project.engine) as session:
+        before = session.execute(select(func.count(Label.id))).scalar_one()
+    with pytest.raises(Exception, match="disk I/O error"):
+        main(["import-labels", str(project.root), str(real_labels_path()), str(sample)])
+    assert "ReaL labels" not in capsys.readouterr().out  # nothing was said to be imported
+    with read_session(project.engine) as session:
+        assert session.execute(select(func.count(LabelSource.id))).scalar_one() == 1
+        assert session.execute(select(func.count(Label.id))).scalar_one() == before
+        assert session.execute(select(func.count(Label.id)).where(Label.label_set == "real")).scalar_one() == 0

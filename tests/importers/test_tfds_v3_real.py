@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from db.engine import read_session
 from db.tables import Image, Label
-from reviewer.importers import import_labels, init_project
+from reviewer.app.imports import import_labels, init_project
 
 KINDS = {"correct": "proposed_labels", "unclear": "unclear_multi_labels", "wrong": "wrong_multi_labels"}
 
@@ -99,5 +99,5 @@ def test_importing_the_file_again_changes_nothing(tmp_path, shared_data):
                     session.execute(select(func.count()).select_from(Image).where(Image.problematic)).scalar_one())
 
     before = snapshot()
-    import_labels(project, csv_path(shared_data))
+    import_labels(project, [csv_path(shared_data)])
     assert snapshot() == before

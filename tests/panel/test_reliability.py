@@ -141,7 +141,7 @@ def demo_project(project):
     from sqlalchemy import select as sql_select
 
     from db.tables import Image
-    from reviewer.importers import import_images
+    from reviewer.app.imports import import_images
     from reviewer.paths import asset
 
     manifest = json.loads(asset("demo", "manifest.json").read_text())

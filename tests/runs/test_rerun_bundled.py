@@ -13,10 +13,10 @@ from sqlalchemy import select
 
 from db.engine import read_session
 from db.tables import Model, Run
+from reviewer.app.imports import init_project
 from reviewer.cli import main
 from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.evaluation.slices import save_slice
-from reviewer.importers import init_project
 from reviewer.panel.queue import pending_items, rerun_summary
 from reviewer.paths import asset
 from reviewer.runs.mistakes import stored_mistakes

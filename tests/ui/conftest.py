@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from db.engine import read_session, write_session
 from db.tables import Image
-from reviewer.importers import init_project
+from reviewer.app.imports import init_project
 
 pytest.importorskip("pytestqt", reason="pytest-qt is not installed (pip install -e '.[test]')")
 

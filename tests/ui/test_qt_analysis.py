@@ -8,8 +8,8 @@ import os
 import pytest
 from review_data import add_images, add_run, decide
 
+from reviewer.app.imports import import_review
 from reviewer.evaluation.slices import save_slice
-from reviewer.importers import import_review
 from reviewer.project import Project
 
 pytestmark = pytest.mark.gui

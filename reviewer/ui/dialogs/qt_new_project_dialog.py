@@ -28,7 +28,7 @@ from reviewer.ui.workers import Worker
 
 
 def _create(root: str, images: str | None, labels: list[str]) -> str:
-    from reviewer.importers import init_project
+    from reviewer.app.imports import init_project
 
     project, _ = init_project(root, images=images or None, labels=labels)
     path = str(project.root)
