@@ -16,6 +16,7 @@ from reviewer.app.changes import Changes, Done
 from reviewer.evaluation.slices import slice_names
 from reviewer.project import Project
 from reviewer.runs.records import RunResult, top1_counts
+from reviewer.terms import RunStatus
 
 
 def run_model(project: Project, model: str, **options) -> Done[RunResult]:
@@ -40,6 +41,16 @@ def run_list(project: Project) -> list[tuple[int, str, str, int]]:
         return [tuple(r) for r in session.execute(
             select(Run.id, Model.name, Run.status, Run.num_images).join(Model, Model.id == Run.model_id)
             .order_by(Run.id.desc())).all()]
+
+
+def default_run(runs: list[tuple[int, str, str, int]], remembered: int | None) -> int | None:
+    """The run a window opens on (`runs` as `run_list` gives them): the one the panelist
+    had open last, else the newest complete run, else the newest run."""
+    ids = [run[0] for run in runs]
+    if remembered in ids:
+        return remembered
+    complete = [run[0] for run in runs if run[2] == RunStatus.COMPLETE]
+    return (complete or ids or [None])[0]
 
 
 def slices(project: Project) -> dict[str, int]:

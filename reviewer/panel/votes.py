@@ -63,6 +63,12 @@ class VoteState:
             return bool(self.oov_name) or not Category(self.category).needs_name
         return False
 
+    def can_rate(self, *, judged_wrong: bool = False) -> bool:
+        """Whether severity and category may be set now (`implied_changes`' rule): the vote
+        says wrong or has no verdict yet (rating then implies wrong), or the item already
+        stands wrong (phase 2)."""
+        return judged_wrong or self.verdict in (None, Verdict.WRONG)
+
     def describe(self) -> str:
         """'wrong, major, fine_grained, problematic' or 'no vote'."""
         if self.empty:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QStackedWidget
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
 from reviewer.app.panel import add_panelist
 from reviewer.app.preferences import Preferences, load_preferences, save_preferences
-from reviewer.app.runs import run_list
+from reviewer.app.runs import default_run, run_list
 from reviewer.errors import UserError
 from reviewer.project import Project
 from reviewer.terms import RunStatus
@@ -231,12 +231,7 @@ class QtMainWindow(QMainWindow):
             self.run_combo.addItem(f"#{run_id} {model} · {images} images{suffix}", run_id)
 
     def _default_run(self) -> int | None:
-        remembered = self.prefs.last_run.get(str(self.project.root))
-        ids = [r[0] for r in self.runs]
-        if remembered in ids:
-            return remembered
-        complete = [r[0] for r in self.runs if r[2] == RunStatus.COMPLETE]
-        return (complete or ids or [None])[0]
+        return default_run(self.runs, self.prefs.last_run.get(str(self.project.root)))
 
     def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:
         if run_id is None or self.session is None:

@@ -83,3 +83,21 @@ def test_blind_per_field_and_others_votes_cannot_be_changed(project):
     assert [v.severity for v in read_with(project, vote_history, item=Item(1, 5)) if v.reviewer_id == ann] == [
         "major", "minor"]
     assert [p.name for p in read_with(project, panelists)] == ["ann", "bob"]
+
+
+@pytest.mark.parametrize("verdict", [None, "correct", "wrong", "unclear"])
+@pytest.mark.parametrize("judged_wrong", [False, True])
+def test_rating_is_offered_exactly_when_the_act_is_accepted(verdict, judged_wrong):
+    """The window enables the severity/category keys by `can_rate`; the act itself is
+    `implied_changes`: they must agree for every vote state, in phase 1 and phase 2."""
+    from reviewer.panel.votes import VoteError, VoteState, implied_changes
+
+    state = VoteState(verdict=verdict)
+    try:
+        changes = implied_changes(state, judged_wrong=judged_wrong, severity="major")
+        accepted = True
+    except VoteError:
+        accepted = False
+    assert state.can_rate(judged_wrong=judged_wrong) == accepted
+    if accepted and not judged_wrong:
+        assert (changes.get("verdict") or verdict) == "wrong"  # rating alone means wrong

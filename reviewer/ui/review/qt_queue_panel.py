@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.classes.search import class_names_for_completion, search_classes
 from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.queue import SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
 from reviewer.ui.theme import KIND_COLOURS, MUTED, style_headline, style_muted
@@ -144,12 +145,8 @@ class QtQueuePanel(QWidget):
         self.class_filter = QLineEdit()
         self.class_filter.setPlaceholderText("class name, wnid or index")
         self.class_filter.setClearButtonEnabled(True)
-        names = load_classes().names
-        self._name_index: dict[str, list[int]] = {}  # a few names are two classes ("crane", "maillot")
-        for i, name in enumerate(names):
-            self._name_index.setdefault(name.lower(), []).append(i)
         # The list of matching names pops up while typing, to pick one class exactly.
-        completer = QCompleter(sorted(set(names), key=str.lower), self.class_filter)
+        completer = QCompleter(class_names_for_completion(), self.class_filter)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setMaxVisibleItems(12)
@@ -220,32 +217,13 @@ class QtQueuePanel(QWidget):
         self.status.setCurrentIndex(self.status.findData(status))
 
     def _classes(self, text: str) -> frozenset[int] | None:
-        """The class named, or every class a partial name matches (None: no filter); the hint says which."""
-        text = text.strip()
-        self.class_hint.hide()
-        if not text:
-            return None
-        classes = load_classes()
-        lowered = text.lower()
-        if text.isdigit() and int(text) < len(classes):
-            index = int(text)
-        elif text in classes.wnids:
-            index = classes.index(text)
+        """The classes the filter text names (None: no filter); the hint says which."""
+        found = search_classes(text)
+        if found.description:
+            self._hint(found.description)
         else:
-            matches = self._name_index.get(lowered) or [i for i, n in enumerate(classes.names) if lowered in n.lower()]
-            if not matches:
-                self._hint(f"No class matches “{text}”.")
-                return frozenset()  # matches nothing, visibly
-            if len(matches) == 1:
-                index = matches[0]
-            else:
-                # "dog" means every dog class, not the first one in index order.
-                shown = ", ".join(classes.names[i] for i in matches[:4])
-                more = f" and {len(matches) - 4} more" if len(matches) > 4 else ""
-                self._hint(f"Predicted or labelled, any of {len(matches)} classes: {shown}{more}.")
-                return frozenset(matches)
-        self._hint(f"Predicted or labelled: {classes.names[index]} ({classes.wnids[index]})")
-        return frozenset({index})
+            self.class_hint.hide()
+        return found.classes
 
     def _hint(self, text: str) -> None:
         self.class_hint.setText(text)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPush
 
 from reviewer.app.keymap import Keymap
 from reviewer.panel.votes import VoteState
-from reviewer.terms import Category, Severity, Verdict
+from reviewer.terms import Category, Severity
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
 from reviewer.ui.theme import CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
 
@@ -104,7 +104,7 @@ class QtVotePanel(QtCard):
             checked.add("toggle_problematic")
         for name, button in self.buttons.items():
             button.setChecked(name in checked)
-        wrong = state.verdict in (None, Verdict.WRONG)
+        wrong = state.can_rate()
         for name, button in self.buttons.items():
             if name.startswith(("severity_", "category_")):
                 button.setEnabled(wrong)
