@@ -17,7 +17,9 @@ latest such run):
 - **the chi-square test of that difference**: Pearson's test of independence
   on the 2 x 2 table (model x judged correct or not), without Yates'
   correction by default, as the paper's printed 2 x 2 tests are (§4.2: the
-  uncorrected statistic reproduces "χ2(1,N=776)=0.36, p=.55").
+  uncorrected statistic reproduces "χ2(1,N=776)=0.36, p=.55"); where an
+  expected count is below 5, marked, with Fisher's exact p beside it
+  (`tables.independence_test`).
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import chi2_contingency
 from sqlalchemy import select
 from sqlmodel import Session
 
 from db.tables import Model, Prediction, Run
+from reviewer.analysis.tables import TEST_COLUMNS, independence_test
 from reviewer.runs.mistakes import mistakes_frame, stored_mistakes
 from reviewer.terms import RunStatus, Verdict
 
@@ -38,7 +40,6 @@ OVERLAP_COLUMNS = ["model_a", "model_b", "run_a", "run_b", "images", "mistakes_a
                    "both_same", "both_different"]
 NOVEL_COLUMNS = ["model", "run_id", "novel", "undecided", "decided", "correct", "unclear", "problematic", "wrong",
                  "judged_correct", "share"]
-TEST_COLUMNS = ["model_a", "model_b", "n_a", "n_b", "chi2", "dof", "p_value"]
 
 
 def compared_runs(*, session: Session) -> dict[str, int]:
@@ -101,16 +102,12 @@ def novel_judgements(*, session: Session, runs: dict[str, int], decisions: pd.Da
 
 def novel_share_tests(novel: pd.DataFrame, *, yates: bool = False) -> pd.DataFrame:
     """Pearson's chi-square test, for every pair of models, of whether their decided novel
-    predictions are judged correct (or their image problematic) at the same rate."""
+    predictions are judged correct (or their image problematic) at the same rate (with the
+    small-sample check of `independence_test`). Columns: `TEST_COLUMNS`."""
     rows = []
     table = novel.set_index("model")
     for a, b in combinations(table.index, 2):
         counts = np.array([[table.loc[m, "judged_correct"], table.loc[m, "decided"] - table.loc[m, "judged_correct"]]
                            for m in (a, b)], dtype=np.int64)
-        n_a, n_b = (int(x) for x in counts.sum(axis=1))
-        if not n_a or not n_b or (counts.sum(axis=0) == 0).any():
-            rows.append((a, b, n_a, n_b, np.nan, 0, np.nan))
-            continue
-        result = chi2_contingency(counts, correction=yates)
-        rows.append((a, b, n_a, n_b, float(result.statistic), int(result.dof), float(result.pvalue)))
+        rows.append({"model_a": a, "model_b": b, **independence_test(counts, yates=yates)})
     return pd.DataFrame(rows, columns=TEST_COLUMNS)

@@ -1,16 +1,20 @@
 """The report's figures, as PNG files (matplotlib's object API, Agg canvas).
 
 No pyplot: figures are plain `Figure` objects, so plotting holds no global
-state and is safe in a worker thread of the GUI.
+state and is safe in a worker thread of the GUI. Colours come from a
+`PlotStyle`: `LIGHT` (matplotlib's look) for the file report, or one a front
+end passes to match its theme (the window's is dark).
 """
 
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.colors import same_color
 from matplotlib.figure import Figure
 
 from reviewer.analysis.calibration import Calibration
@@ -21,9 +25,57 @@ SHORT_TITLES = {c.value: c.short_caption for c in Category}
 SEVERITY_TITLES = {s.value: s.caption for s in Severity}
 
 
-def _save(figure: Figure, path: Path) -> Path:
+@dataclass(frozen=True)
+class PlotStyle:
+    """A figure's colours: background, text (titles, labels, ticks, annotations),
+    muted (axes' frame and tick marks) and grid lines."""
+
+    background: str = "white"
+    text: str = "black"
+    muted: str = "black"
+    grid: str = "#b0b0b0"
+
+    def rc(self) -> dict:
+        """The same colours as matplotlib rcParams, for a figure drawn by code that takes
+        no style (`matplotlib.rc_context`)."""
+        return {"figure.facecolor": self.background, "axes.facecolor": self.background,
+                "savefig.facecolor": self.background, "axes.edgecolor": self.muted, "axes.labelcolor": self.text,
+                "axes.titlecolor": self.text, "text.color": self.text, "xtick.color": self.text,
+                "ytick.color": self.text, "grid.color": self.grid, "legend.facecolor": self.background,
+                "legend.edgecolor": self.muted, "legend.labelcolor": self.text}
+
+
+LIGHT = PlotStyle()
+
+
+def _apply(figure: Figure, style: PlotStyle) -> None:
+    """Colour a drawn figure: backgrounds, frames, ticks, titles, labels, legends, and the
+    texts and lines drawn in the default black."""
+    figure.set_facecolor(style.background)
+    for axes in figure.axes:
+        axes.set_facecolor(style.background)
+        for spine in axes.spines.values():
+            spine.set_edgecolor(style.muted)
+        axes.tick_params(which="both", color=style.muted, labelcolor=style.text)
+        for label in (axes.title, axes.xaxis.label, axes.yaxis.label):
+            label.set_color(style.text)
+        for line in axes.get_xgridlines() + axes.get_ygridlines():
+            line.set_color(style.grid)
+        for artist in axes.texts + axes.lines:
+            if same_color(artist.get_color(), "black"):
+                artist.set_color(style.text)
+        legend = axes.get_legend()
+        if legend is not None:
+            legend.get_frame().set_facecolor(style.background)
+            legend.get_frame().set_edgecolor(style.muted)
+            for text in legend.get_texts():
+                text.set_color(style.text)
+
+
+def _save(figure: Figure, path: Path, style: PlotStyle) -> Path:
+    _apply(figure, style)
     figure.tight_layout()
-    figure.savefig(path)
+    figure.savefig(path, facecolor=style.background)
     return path
 
 
@@ -40,20 +92,30 @@ def _stacked_bars(axes, table: pd.DataFrame, titles: dict[str, str]) -> None:
     axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(4, len(table.columns)))
 
 
-def plot_shares(categories: pd.DataFrame, severities: pd.DataFrame, path: Path) -> Path | None:
-    """Category and severity shares of each model's reviewed mistakes (stacked bars)."""
+def _with_n(counts: pd.DataFrame) -> pd.DataFrame:
+    """Row shares, each row named with its number of mistakes: 'model (n=17)'."""
+    table = shares(counts)
+    table.index = [f"{model} (n={int(n)})" for model, n in zip(counts.index, counts.sum(axis=1))]
+    return table
+
+
+def plot_shares(categories: pd.DataFrame, severities: pd.DataFrame, path: Path, *, style: PlotStyle = LIGHT,
+                title: str = "Failure categories of the reviewed mistakes") -> Path | None:
+    """Category and severity shares of each model's reviewed mistakes (stacked bars),
+    each model with its number of mistakes."""
     if categories.empty:
         return None
     figure = Figure(figsize=(8, 2.2 + 0.9 * len(categories)), dpi=100)
     top, bottom = figure.subplots(2, 1)
-    _stacked_bars(top, shares(categories), SHORT_TITLES)
-    top.set_title("Failure categories of the reviewed mistakes")
-    _stacked_bars(bottom, shares(severities), SEVERITY_TITLES)
+    _stacked_bars(top, _with_n(categories), SHORT_TITLES)
+    top.set_title(textwrap.fill(title, 80))
+    _stacked_bars(bottom, _with_n(severities), SEVERITY_TITLES)
     bottom.set_title("Severity")
-    return _save(figure, path)
+    return _save(figure, path, style)
 
 
-def plot_confusions(confusions: pd.DataFrame, path: Path, *, model: str, top: int = 20) -> Path | None:
+def plot_confusions(confusions: pd.DataFrame, path: Path, *, model: str, top: int = 20,
+                    style: PlotStyle = LIGHT) -> Path | None:
     """The most frequent confused class pairs of one model."""
     data = confusions[confusions["model"] == model].head(top)
     if data.empty:
@@ -67,11 +129,11 @@ def plot_confusions(confusions: pd.DataFrame, path: Path, *, model: str, top: in
     # is wrapped so the title stays inside the figure.
     axes.set_title(textwrap.fill(f"{model}: most confused class pairs", 60), fontsize=10)
     axes.tick_params(axis="y", labelsize=8)
-    return _save(figure, path)
+    return _save(figure, path, style)
 
 
 def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "",
-                              paper: dict[int, float] | None = None) -> Path | None:
+                              paper: dict[int, float] | None = None, style: PlotStyle = LIGHT) -> Path | None:
     """Share of each category at each WordNet distance (stacked bars, mistakes on top); one
     model's table, indexed by distance. `paper`: published fine-grained shares by distance,
     drawn as markers to compare with the blue bars."""
@@ -90,7 +152,7 @@ def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "
         axes.text(xi, 1.01, str(int(n)), ha="center", va="bottom", fontsize=7)
     shown = {str(d): v for d, v in (paper or {}).items() if str(d) in x}
     if shown:
-        axes.scatter(list(shown), list(shown.values()), marker="D", color="black", zorder=3,
+        axes.scatter(list(shown), list(shown.values()), marker="D", color=style.text, zorder=3,
                      label="paper, ViT-3B: fine-grained")
     axes.set_ylim(0, 1.08)
     axes.set_xlabel("WordNet distance between the prediction and the original label")
@@ -98,10 +160,10 @@ def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "
     if title:
         axes.set_title(textwrap.fill(title, 70), fontsize=10)
     axes.legend(fontsize=8, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.15))
-    return _save(figure, path)
+    return _save(figure, path, style)
 
 
-def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Path | None:
+def plot_reliability(calibration: Calibration, path: Path, *, title: str, style: PlotStyle = LIGHT) -> Path | None:
     """Reliability diagram: accuracy per confidence bin against the diagonal."""
     if not calibration.images:
         return None
@@ -114,7 +176,7 @@ def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Pat
     axes = figure.subplots()
     accuracy = bins["accuracy"].fillna(0).to_numpy()
     confidence = bins["confidence"].fillna(0).to_numpy()
-    axes.bar(centers, accuracy, width=width, color="tab:blue", edgecolor="black", linewidth=0.5, label="accuracy")
+    axes.bar(centers, accuracy, width=width, color="tab:blue", edgecolor=style.muted, linewidth=0.5, label="accuracy")
     # The gap as a hatched outline, not a translucent fill: over the blue bar (accuracy
     # above confidence) a fill mixed into an unlabelled dark colour.
     used = bins["count"].to_numpy() > 0
@@ -122,7 +184,7 @@ def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Pat
              edgecolor="tab:red", hatch="///", linewidth=0.8, label="gap to mean confidence")
     for x, n in zip(centers[used], bins["count"].to_numpy()[used]):  # how much each bar rests on
         axes.text(x, 0.01, str(int(n)), ha="center", va="bottom", fontsize=6, rotation=90, color="white")
-    axes.plot([0, 1], [0, 1], "k--", linewidth=1)
+    axes.plot([0, 1], [0, 1], linestyle="--", color=style.text, linewidth=1)
     axes.set_xlim(0, 1)
     axes.set_ylim(0, 1)
     axes.set_xlabel("top-1 confidence")
@@ -132,10 +194,10 @@ def plot_reliability(calibration: Calibration, path: Path, *, title: str) -> Pat
     axes.set_title(f"{title}\nECE {100 * calibration.ece:.2f}%{ace} ({calibration.images} images, {equal_width} bins)",
                    fontsize=9)
     axes.legend(fontsize=8, loc="upper left")
-    return _save(figure, path)
+    return _save(figure, path, style)
 
 
-def plot_topk(topk: pd.DataFrame, path: Path) -> Path | None:
+def plot_topk(topk: pd.DataFrame, path: Path, *, style: PlotStyle = LIGHT) -> Path | None:
     """Variable top-k hit rate per label-count subgroup, one line per run: ReaL labels
     (Anzaku et al.) solid, the multi-label-set variant dashed; images with more labels
     than the protocol's (reported apart) are not drawn."""
@@ -157,4 +219,4 @@ def plot_topk(topk: pd.DataFrame, path: Path) -> Path | None:
     axes.set_title("Variable top-k by label count")
     axes.legend(fontsize=7)
     axes.grid(alpha=0.3)
-    return _save(figure, path)
+    return _save(figure, path, style)

@@ -1,6 +1,6 @@
 """Write the analysis report as Markdown or HTML, with its plots as PNG files.
 
-    OUT/report.md (or report.html), shares.png, distance_<model>.png, confusions_<model>.png,
+    OUT/report.md (or report.html), shares.png (shares_provisional.png), distance_<model>.png, confusions_<model>.png,
     reliability_run<id>.png, topk.png, trend.png, confused_pairs.csv (every pair of every model)
 
 Both formats are rendered from the same list of sections, so they say the same.
@@ -21,7 +21,8 @@ from reviewer.errors import UserError
 
 FORMATS = ("markdown", "html")
 # The names of the plots a report writes: a reused folder loses those the new report does not show.
-OWN_PLOTS = re.compile(r"^(shares|distance|distance_.+|topk|trend|confusions_.+|reliability_run\d+)\.png$")
+OWN_PLOTS = re.compile(r"^(shares|shares_provisional|distance|distance_.+|topk|trend|confusions_.+|"
+                       r"reliability_run\d+)\.png$")
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -38,6 +39,7 @@ def to_markdown(sections: list[Section], title: str) -> str:
     parts = [f"# {title}"]
     for section in sections:
         parts.append(f"## {section.title}")
+        parts += [f"> **Warning:** {warning}" for warning in section.warnings]
         if section.text:
             parts.append(section.text)
         for caption, frame in section.tables:
@@ -51,11 +53,13 @@ def to_markdown(sections: list[Section], title: str) -> str:
 def to_html(sections: list[Section], title: str) -> str:
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
              "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
-             "font-size:14px}th{background:#f3f3f3}img{max-width:100%;margin:.5em 0}")
+             "font-size:14px}th{background:#f3f3f3}img{max-width:100%;margin:.5em 0}"
+             ".warning{background:#fff4d6;border-left:4px solid #e3b341;padding:.4em .8em}")
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
              f"<style>{style}</style></head><body><h1>{html.escape(title)}</h1>"]
     for section in sections:
         parts.append(f"<h2>{html.escape(section.title)}</h2>")
+        parts += [f"<p class='warning'><b>Warning:</b> {html.escape(warning)}</p>" for warning in section.warnings]
         if section.text:
             parts.append(f"<p>{html.escape(section.text)}</p>")
         for caption, frame in section.tables:

@@ -5,8 +5,13 @@ docstring gives the definition and its source):
 - MLA before and after the review for all / organism / object classes per run
   (Table 1), from `reviewer.evaluation.summary.project_summary` (`reviewer.evaluation.metrics`);
 - category and severity counts and shares of each model's reviewed mistakes
-  (Table 2; imported reviews and the panel's decisions), with chi-square tests
-  of independence between every two models (`tables`);
+  (Table 2; imported reviews and the panel's final decisions), with chi-square
+  tests of independence between every two models, marked with an exact test
+  where an expected count is below 5 (`tables`); how many of the panel's items
+  are locked and how many have votes only (`provisional.decision_status`),
+  and, with `ReportOptions.provisional`, the same counts with the current
+  majority of the votes of the items not locked, marked provisional
+  (`provisional`);
 - confused class pairs with frequencies; category shares per WordNet distance
   per model, to the original label and to the nearest correct label (`tables`);
 - model against model: the overlap of their mistakes, the share of novel
@@ -32,6 +37,13 @@ from db.tables import Run
 from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_calibration, run_calibration
 from reviewer.analysis.class_balance import ClassBalance, run_class_balance
 from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
+from reviewer.analysis.provisional import (
+    PROVISIONAL,
+    DecisionStatus,
+    decision_status,
+    provisional_decisions,
+    with_provisional,
+)
 from reviewer.analysis.tables import (
     PAPER_FINE_GRAINED_SHARE,
     category_by_distance,
@@ -45,6 +57,7 @@ from reviewer.evaluation.summary import project_summary
 from reviewer.labels.labelset import load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.labels.reviewed_mistakes import reviewed_mistakes
+from reviewer.panel.snapshot import load_snapshot
 from reviewer.panel.state import decisions_table
 from reviewer.project import Project
 from reviewer.runs.predictions import load_predictions, run_probabilities
@@ -59,6 +72,8 @@ class ReportOptions:
     ece_bins: int = ECE_BINS
     # Score with the paper's Appendix C collapsed class mappings (the reference applies none).
     collapsed_mappings: bool = False
+    # Also count the items not locked yet, by the majority of their current votes, in tables marked provisional.
+    provisional: bool = False
 
 
 @dataclass
@@ -82,6 +97,17 @@ class AnalysisReport:
     novel: pd.DataFrame = field(default_factory=pd.DataFrame)
     novel_tests: pd.DataFrame = field(default_factory=pd.DataFrame)
     leaderboard: pd.DataFrame = field(default_factory=pd.DataFrame)
+    status: DecisionStatus = DecisionStatus(0, 0, 0, 0)
+    # With options.provisional: the reviewed mistakes as if the provisional decisions were locked
+    # (source "provisional" for those items), and the counts of the models they change.
+    provisional_reviewed: pd.DataFrame = field(default_factory=pd.DataFrame)
+    provisional_categories: pd.DataFrame = field(default_factory=pd.DataFrame)
+    provisional_severities: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def note(self) -> str:
+        """What the final tables leave out of the panel's work ('' when nothing)."""
+        return self.status.note(provisional_shown=self.options.provisional)
 
     @property
     def unrated(self) -> dict[str, dict[str, int]]:
@@ -129,6 +155,24 @@ def _topk_table(summary: dict) -> pd.DataFrame:
                                        "all_in_topk", "asma"])
 
 
+def _provisional_tables(session: Session, decisions: pd.DataFrame, provisional: pd.DataFrame,
+                        final: tuple[pd.DataFrame, pd.DataFrame], *, keep_borderline: bool
+                        ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(reviewed mistakes with the provisional decisions, their category and severity counts
+    for the models they change)."""
+    reviewed = reviewed_mistakes(session=session, decisions=with_provisional(decisions, provisional))
+    items = set(zip(provisional["image_id"], provisional["predicted"]))
+    marked = [item in items for item in zip(reviewed["image_id"], reviewed["predicted"])]
+    reviewed.loc[marked, "source"] = PROVISIONAL
+    counts = category_severity_counts(reviewed, keep_borderline=keep_borderline)
+    changed = set(reviewed.loc[marked, "model"])
+    for table, before in zip(counts, final):
+        old = before.reindex(index=table.index, columns=table.columns, fill_value=0)
+        changed |= set(table.index[(table != old).any(axis=1)])
+    models = sorted(changed)
+    return reviewed, counts[0].loc[models], counts[1].loc[models]
+
+
 def build_report(project: Project, options: ReportOptions = ReportOptions()) -> AnalysisReport:
     """Compute every table of the report (nothing is written), all from one consistent
     snapshot of the database: a vote committed while the report is computed is in every
@@ -149,6 +193,14 @@ def _build(project: Project, options: ReportOptions, session: Session) -> Analys
     decisions = decisions_table(session=session)
     reviewed = reviewed_mistakes(session=session, decisions=decisions)
     categories, severities = category_severity_counts(reviewed, keep_borderline=options.keep_borderline)
+    snapshot = load_snapshot(session=session)
+    provisional = provisional_decisions(snapshot)
+    status = decision_status(snapshot, provisional)
+    if options.provisional:
+        tables = _provisional_tables(session, decisions, provisional, (categories, severities),
+                                     keep_borderline=options.keep_borderline)
+    else:
+        tables = (reviewed.iloc[:0], categories.iloc[:0], severities.iloc[:0])
     calibrations, balance = {}, {}
     for run_id, preds in predictions.items():
         probs = run_probabilities(project, runs[run_id])
@@ -170,6 +222,8 @@ def _build(project: Project, options: ReportOptions, session: Session) -> Analys
         novel_tests=novel_share_tests(novel, yates=options.yates),
         leaderboard=leaderboard(session=session, slice_name=options.slice_name, before=before, after=after,
                                 predictions=predictions),
+        status=status, provisional_reviewed=tables[0], provisional_categories=tables[1],
+        provisional_severities=tables[2],
     )
 
 
@@ -210,13 +264,22 @@ def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
     o = report.options
     return {
         "options": {"keep_borderline": o.keep_borderline, "yates": o.yates, "slice": o.slice_name,
-                    "ece_bins": o.ece_bins, "collapsed_mappings": o.collapsed_mappings},
+                    "ece_bins": o.ece_bins, "collapsed_mappings": o.collapsed_mappings,
+                    "provisional": o.provisional},
+        "decision_status": {"panel_items": report.status.items, "locked": report.status.locked,
+                            "voted_not_locked": report.status.voted,
+                            "provisional_items": report.status.provisional, "note": report.note},
         "reviewed_mistakes": {str(m): {"total": int(len(g)), "imported": int((g["source"] == "imported").sum()),
                                        "panel": int((g["source"] == "panel").sum())}
                               for m, g in report.reviewed.groupby("model")},
         "unrated": report.unrated,
         "categories": _count_table(report.categories),
         "severities": _count_table(report.severities),
+        "provisional": {
+            "reviewed_mistakes": {str(m): {"total": int(len(g)), PROVISIONAL: int((g["source"] == PROVISIONAL).sum())}
+                                  for m, g in report.provisional_reviewed.groupby("model")},
+            "categories": _count_table(report.provisional_categories),
+            "severities": _count_table(report.provisional_severities)} if o.provisional else None,
         "chi_square": {"categories": _records(report.chi_categories),
                        "severities": _records(report.chi_severities)},
         "confused_pairs": {str(m): _records(g.drop(columns="model").head(max_pairs))

@@ -3,7 +3,9 @@ Analysis view shows as tabs, each a title, a text, tables of strings and plots.
 
 Every section says what its figures are and where the definition comes from;
 the computations live in `report`, `tables`, `comparison`, `calibration`,
-`class_balance` and `reviewer.evaluation.topk`.
+`class_balance` and `reviewer.evaluation.topk`. Every share is shown with its
+count and denominator ("41.2% (7/17)"); what a reader must not miss (nothing
+locked yet, a chi-square on small expected counts) is a section's warning.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import matplotlib
 import pandas as pd
 
 from reviewer.analysis import plots
+from reviewer.analysis.plots import LIGHT, PlotStyle
+from reviewer.analysis.provisional import PROVISIONAL
 from reviewer.analysis.report import AnalysisReport
-from reviewer.analysis.tables import PAPER_FINE_GRAINED_SHARE, shares
+from reviewer.analysis.tables import PAPER_FINE_GRAINED_SHARE, SMALL_EXPECTED
 from reviewer.evaluation.leaderboard import off_trend, plot_trend
 from reviewer.terms import Category, Severity
 
@@ -32,6 +37,7 @@ class Section:
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)  # (caption, cells as strings)
     images: list[str] = field(default_factory=list)  # PNG names in the report folder
     short: str = ""  # a tab's title in the GUI
+    warnings: list[str] = field(default_factory=list)  # shown before the text, marked
 
     def __post_init__(self) -> None:
         self.short = self.short or self.title
@@ -43,17 +49,23 @@ def pct(value, digits: int = 1) -> str:
     return f"{100 * value:.{digits}f}%"
 
 
+def share(count, total) -> str:
+    """A share with its count and denominator: '41.2% (7/17)'; '– (0/0)' for none."""
+    count, total = int(count), int(total)
+    return f"{pct(count / total) if total else '–'} ({count}/{total})"
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
 
 
-def _count_share_table(counts: pd.DataFrame, titles: dict[str, str]) -> pd.DataFrame:
-    share = shares(counts)
-    out = pd.DataFrame(index=counts.index)
+def _count_share_table(counts: pd.DataFrame, titles: dict[str, str], *, suffix: str = "") -> pd.DataFrame:
+    totals = counts.sum(axis=1)
+    out = pd.DataFrame({"model": [f"{m}{suffix}" for m in counts.index]})
     for column in counts.columns:
-        out[titles.get(column, column)] = [f"{n} ({pct(s)})" for n, s in zip(counts[column], share[column])]
-    out["reviewed"] = counts.sum(axis=1).astype(str)
-    return out.reset_index()
+        out[titles.get(column, column)] = [share(n, t) for n, t in zip(counts[column], totals)]
+    out["reviewed"] = totals.astype(str).to_numpy()
+    return out
 
 
 def _chi_table(tests: pd.DataFrame) -> pd.DataFrame:
@@ -61,20 +73,39 @@ def _chi_table(tests: pd.DataFrame) -> pd.DataFrame:
                          "n A": tests["n_a"].astype(str), "n B": tests["n_b"].astype(str),
                          "chi²": [f"{v:.3f}" if pd.notna(v) else "–" for v in tests["chi2"]],
                          "dof": tests["dof"].astype(str),
-                         "p": [f"{v:.4f}" if pd.notna(v) else "–" for v in tests["p_value"]]})
+                         "p": [f"{v:.4f}" if pd.notna(v) else "–" for v in tests["p_value"]],
+                         "min expected": [f"{v:.2f}" + (f" (< {SMALL_EXPECTED})" if small else "")
+                                          if pd.notna(v) else "–"
+                                          for v, small in zip(tests["min_expected"], tests["small_sample"])],
+                         "exact p": [f"{p:.4f} ({name})" if small else ""
+                                     for p, name, small in zip(tests["fisher_p"], tests["fisher_test"],
+                                                               tests["small_sample"])]})
+
+
+def _small_sample_warning(*tests: pd.DataFrame) -> list[str]:
+    small = sum(int(t["small_sample"].sum()) for t in tests if len(t))
+    if not small:
+        return []
+    return [f"{small} test{'s have' if small > 1 else ' has'} an expected count below {SMALL_EXPECTED} (see "
+            "'min expected'): the chi-square p is not reliable there; read the exact p beside it (Fisher's exact "
+            "test on 2 × 2, Freeman-Halton on larger tables)."]
 
 
 def _plot(path: Path | None) -> list[str]:
     return [path.name] if path is not None else []
 
 
-def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
-    """The report's sections; writes their PNG files into `out_dir`."""
+def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle = LIGHT) -> list[Section]:
+    """The report's sections; writes their PNG files into `out_dir`, coloured by `style`
+    (the file report's light default, or a window's theme)."""
     o = report.options
     p = report.summary["project"]
+    note = [report.note] if report.note else []
     sections = [Section("Project", f"{p['name']}: {p['images']} images, {p['multilabel_set']} in the multi-label "
                                    f"set, {p['evaluable']} counted by MLA (its validation images, not problematic), "
-                                   f"{p['problematic']} problematic; app version {report.summary['app_version']}.")]
+                                   f"{p['problematic']} problematic; app version {report.summary['app_version']}. "
+                                   f"The panel: {report.status.locked} of {report.status.items} items with a final "
+                                   "decision.", warnings=note)]
 
     mla = report.mla
     # A run on a slice is scored on that slice only: say so beside its MLA.
@@ -83,6 +114,9 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
     for group in ("all", "organisms", "objects"):
         table[f"{group} before → after"] = [f"{pct(b)} → {pct(a)}" for b, a in zip(mla[f"{group}_before"],
                                                                                  mla[f"{group}_after"])]
+    # MLA is a mean of per-class accuracies, not one share: its n is the images it scores.
+    scored = {r["id"]: r["metrics"]["mla"]["all"]["total"] for r in report.summary["runs"] if r["metrics"]}
+    table["images scored"] = [str(scored.get(run_id) or 0) for run_id in mla["run_id"]]
     reasons = sorted({r["metrics"]["mla"]["reason"] for r in report.summary["runs"]
                       if r["metrics"] and r["metrics"]["mla"]["reason"]})
     text = ("MLA as the reference evaluation of the multi-label set (the ImageNet-M evaluation notebook of "
@@ -96,24 +130,17 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
     sections.append(Section("Multi-label accuracy before and after the review (Table 1)", text, short="MLA",
                             tables=[("", table)] if len(mla) else []))
 
-    severity_note = "Borderline kept apart." if o.keep_borderline else "Borderline counted as Minor (as the paper)."
-    unrated = {m: u for m, u in report.unrated.items() if u["category"] or u["severity"]}
-    text = (f"Reviewed mistakes of each model: imported published reviews and the panel's final decisions. "
-            f"{severity_note}")
-    if unrated:
-        text += " Left out where the panel set no value: " + "; ".join(
-            f"{m}: {u['category']} without category, {u['severity']} without severity" for m, u in unrated.items())
-    sections.append(Section(
-        "Failure categories and severities (Table 2)", text, short="Categories",
-        tables=[("Categories", _count_share_table(report.categories, CATEGORY_TITLES)),
-                ("Severities", _count_share_table(report.severities, SEVERITY_TITLES))],
-        images=_plot(plots.plot_shares(report.categories, report.severities, out_dir / "shares.png"))))
-
+    sections.append(_categories_section(report, out_dir, style))
     text = ("Pearson's chi-square test on each pair of models' counts (levels neither model has left out)"
-            + (", Yates-corrected on 2 × 2 tables." if o.yates else ", no continuity correction."))
+            + (", Yates-corrected on 2 × 2 tables." if o.yates else ", no continuity correction.")
+            + f" Where an expected count is below {SMALL_EXPECTED} (Cochran's rule) the test is marked and an exact "
+            "p given: Fisher's exact test on 2 × 2 tables, Freeman and Halton's extension on larger ones (exact "
+            "enumeration of the tables with the same margins, or Monte Carlo where there are too many: the "
+            "resamples and seed are named). Final decisions and imported reviews only.")
     sections.append(Section("Chi-square tests of independence between models", text, short="Chi-square",
                             tables=[("Categories", _chi_table(report.chi_categories)),
-                                    ("Severities", _chi_table(report.chi_severities))]))
+                                    ("Severities", _chi_table(report.chi_severities))],
+                            warnings=_small_sample_warning(report.chi_categories, report.chi_severities)))
 
     report.confusions.to_csv(out_dir / "confused_pairs.csv", index=False, lineterminator="\n")
     pairs_section = Section("Confused class pairs", "Each reviewed mistake pairs its prediction with every correct "
@@ -127,24 +154,28 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
                                          "class B": [f"{n} ({w})" for n, w in zip(top["name_b"], top["wnid_b"])],
                                          "frequency": top["frequency"].astype(str)})))
         pairs_section.images += _plot(plots.plot_confusions(report.confusions, out_dir / f"confusions_{_safe(model)}"
-                                                            f".png", model=str(model)))
+                                                            f".png", model=str(model), style=style))
     sections.append(pairs_section)
 
-    sections.append(_distance_section(report, out_dir))
+    sections.append(_distance_section(report, out_dir, style))
     sections.append(_comparison_section(report))
-    sections.append(_topk_section(report, out_dir))
-    sections.append(_calibration_section(report, out_dir, names=dict(zip(mla["run_id"], mla["model"]))))
+    sections.append(_topk_section(report, out_dir, style))
+    sections.append(_calibration_section(report, out_dir, style, names=dict(zip(mla["run_id"], mla["model"]))))
 
     board = report.leaderboard
     table = pd.DataFrame({
         "run": board["run_id"].astype(str), "model": board["model"],
-        "images": board["image_slice"].fillna("all").astype(str), "top-1": [pct(v) for v in board["top1"]],
+        "images": board["image_slice"].fillna("all").astype(str),
+        "top-1": ["–" if pd.isna(t) else share(c, t) for c, t in zip(board["top1_correct"], board["top1_total"])],
         "top-1 over": board["top1_scope"].fillna("–").astype(str),
         "MLA": [pct(v) for v in board["mla"]],
-        o.slice_name: ["–" if pd.isna(s) else f"{int(c)} of {int(t)} ({pct(s)}, CI {pct(lo)}–{pct(hi)})"
+        o.slice_name: ["–" if pd.isna(s) else f"{share(c, t)}, CI {pct(lo)}–{pct(hi)}"
                        for c, t, s, lo, hi in zip(board["slice_correct"], board["slice_total"], board["slice_score"],
                                                   board["slice_low"], board["slice_high"])]})
-    trend = plot_trend(board, out_dir / "trend.png", slice_name=o.slice_name)
+    # plot_trend takes no style: its colours come from matplotlib's rcParams, set around it when the
+    # style is not the default (global state, but the one worker that draws is the only plotter).
+    with matplotlib.rc_context(style.rc() if style != LIGHT else {}):
+        trend = plot_trend(board, out_dir / "trend.png", slice_name=o.slice_name)
     unplaced = off_trend(board)
     sections.append(Section(f"Leaderboard on {o.slice_name}", short="Leaderboard",
                             text="Slice score: predictions among the image's correct or unclear labels, with a "
@@ -159,7 +190,41 @@ def report_sections(report: AnalysisReport, out_dir: Path) -> list[Section]:
     return sections
 
 
-def _distance_section(report: AnalysisReport, out_dir: Path) -> Section:
+def _categories_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> Section:
+    """Table 2: category and severity shares per model, final; then, when asked, provisional."""
+    o = report.options
+    severity_note = "Borderline kept apart." if o.keep_borderline else "Borderline counted as Minor (as the paper)."
+    unrated = {m: u for m, u in report.unrated.items() if u["category"] or u["severity"]}
+    text = (f"Reviewed mistakes of each model: imported published reviews and the panel's final decisions. "
+            f"{severity_note}")
+    if unrated:
+        text += " Left out where the panel set no value: " + "; ".join(
+            f"{m}: {u['category']} without category, {u['severity']} without severity" for m, u in unrated.items())
+    section = Section(
+        "Failure categories and severities (Table 2)", text, short="Categories",
+        warnings=[report.note] if report.note else [],
+        tables=[("Categories", _count_share_table(report.categories, CATEGORY_TITLES)),
+                ("Severities", _count_share_table(report.severities, SEVERITY_TITLES))],
+        images=_plot(plots.plot_shares(report.categories, report.severities, out_dir / "shares.png", style=style)))
+    if o.provisional and len(report.provisional_categories):
+        reviewed = report.provisional_reviewed
+        marked = (reviewed["source"] == PROVISIONAL).groupby(reviewed["model"]).sum()
+        caption = ("PROVISIONAL, not locked: the final decisions plus the majority of the current votes on "
+                   f"{report.status.provisional} items without one")
+        for name, counts, titles in (("Categories", report.provisional_categories, CATEGORY_TITLES),
+                                     ("Severities", report.provisional_severities, SEVERITY_TITLES)):
+            table = _count_share_table(counts, titles, suffix=f" ({PROVISIONAL})")
+            table["of them provisional"] = [str(int(marked.get(m, 0))) for m in counts.index]
+            section.tables.append((f"{name}, {caption}", table))
+        section.images += _plot(plots.plot_shares(
+            report.provisional_categories, report.provisional_severities, out_dir / "shares_provisional.png",
+            style=style, title="PROVISIONAL (current votes, not locked): failure categories"))
+    elif o.provisional:
+        section.text += " Provisional: no item without a final decision has votes that decide it."
+    return section
+
+
+def _distance_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> Section:
     """Category shares per WordNet distance, per model (the paper reports ViT-3B's, §4.1)."""
     paper = ", ".join(f"{pct(v)} at distance {d}" for d, v in PAPER_FINE_GRAINED_SHARE.items())
     section = Section("Categories by WordNet distance", short="Distance", text=(
@@ -172,8 +237,9 @@ def _distance_section(report: AnalysisReport, out_dir: Path) -> Section:
         for model, group in table.groupby(level="model"):
             group = group.droplevel("model")
             cells = pd.DataFrame({"distance": group.index.astype(str)})
-            for column, title in CATEGORY_TITLES.items():
-                cells[title] = [pct(v) for v in group[column]]
+            for column, title in CATEGORY_TITLES.items():  # shares of `mistakes`: the count is exact
+                cells[title] = ["–" if pd.isna(v) else share(round(v * n), n)
+                                for v, n in zip(group[column], group["mistakes"])]
             cells["mistakes"] = group["mistakes"].astype(int).astype(str).to_numpy()
             if label == "to the original label":
                 cells["paper: fine-grained (ViT-3B)"] = [pct(PAPER_FINE_GRAINED_SHARE.get(int(d)))
@@ -181,7 +247,7 @@ def _distance_section(report: AnalysisReport, out_dir: Path) -> Section:
                                                          for d in group.index]
                 section.images += _plot(plots.plot_category_by_distance(
                     group, out_dir / f"distance_{_safe(str(model))}.png", title=f"{model}: categories by distance",
-                    paper=PAPER_FINE_GRAINED_SHARE))
+                    paper=PAPER_FINE_GRAINED_SHARE, style=style))
             section.tables.append((f"{model}, distance {label}", cells))
     return section
 
@@ -209,15 +275,16 @@ def _comparison_section(report: AnalysisReport) -> Section:
             "model": n["model"], "novel": n["novel"].astype(str), "decided": n["decided"].astype(str),
             "correct": n["correct"].astype(str), "unclear": n["unclear"].astype(str),
             "problematic": n["problematic"].astype(str),
-            "judged correct": [f"{j} ({pct(s)})" for j, s in zip(n["judged_correct"], n["share"])]})))
+            "judged correct": [share(j, d) for j, d in zip(n["judged_correct"], n["decided"])]})))
     if len(report.novel_tests):
         section.tables.append(("Chi-square tests of the shares", _chi_table(report.novel_tests)))
+        section.warnings += _small_sample_warning(report.novel_tests)
     if not section.tables:
         section.text += " No two models have a complete run over the whole set yet."
     return section
 
 
-def _topk_section(report: AnalysisReport, out_dir: Path) -> Section:
+def _topk_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> Section:
     topk = report.topk
     names = {"real": "ReaL (Anzaku et al.)", "multilabel": "multi-label set (variant)"}
     table = pd.DataFrame({"run": topk["run_id"].astype(str), "model": topk["model"],
@@ -225,7 +292,8 @@ def _topk_section(report: AnalysisReport, out_dir: Path) -> Section:
                           "labels (k)": ["more (apart)" if k == 0 else str(k) for k in topk["labels"]],
                           "images": topk["images"].astype(str),
                           "found in top-k": [pct(v) for v in topk["mean_hit_rate"]],
-                          "all in top-k": [pct(v) for v in topk["all_in_topk"]],
+                          "all in top-k": ["–" if pd.isna(v) else share(round(v * n), n)
+                                           for v, n in zip(topk["all_in_topk"], topk["images"])],
                           "ASMA": [pct(v) for v in topk["asma"]]})
     return Section("Variable top-k by label count (ASMA)", short="Top-k", text=(
         "Anzaku et al.: for an image with k valid labels (its ReaL labels), the share of them among the k most "
@@ -233,10 +301,10 @@ def _topk_section(report: AnalysisReport, out_dir: Path) -> Section:
         "unweighted mean of the subgroups. The papers' printed Hamming formula over 1000 classes cannot give "
         "their tables; the share of valid labels found is what they measure. The multi-label-set rows (valid "
         "labels: the correct ones) are this tool's variant."), tables=[("", table)] if len(topk) else [],
-        images=_plot(plots.plot_topk(topk, out_dir / "topk.png")))
+        images=_plot(plots.plot_topk(topk, out_dir / "topk.png", style=style)))
 
 
-def _calibration_section(report: AnalysisReport, out_dir: Path, *, names: dict) -> Section:
+def _calibration_section(report: AnalysisReport, out_dir: Path, style: PlotStyle, *, names: dict) -> Section:
     o = report.options
     section = Section("Calibration and class balance", short="Calibration", text=(
         f"QUBA: ECE with {o.ece_bins} equal-width bins of the top-1 probability against top-1 correctness on the "
@@ -257,7 +325,8 @@ def _calibration_section(report: AnalysisReport, out_dir: Path, *, names: dict) 
                      "authors' code": f"{balance.code_class_balance:.3f}" if balance else "–",
                      "multi-label ECE": pct(ml.ece, 2) if ml else "–"})
         section.images += _plot(plots.plot_reliability(result, out_dir / f"reliability_run{run_id}.png",
-                                                       title=f"{names.get(run_id, '')} (run {run_id})"))
+                                                       title=f"{names.get(run_id, '')} (run {run_id})",
+                                                       style=style))
     if rows:
         section.tables.append(("", pd.DataFrame(rows)))
     return section

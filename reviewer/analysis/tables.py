@@ -2,7 +2,9 @@
 
 - `category_severity_counts`: Table 2, categories and severities per model;
 - `chi_square_tests`: is the category (or severity) distribution of two models
-  the same? Pearson's chi-square test of independence on the 2 x C table;
+  the same? Pearson's chi-square test of independence on the 2 x C table, as
+  the paper's §4.2-4.3; where an expected count is below 5 the test is marked
+  and an exact test given beside it (`independence_test`, `freeman_halton`);
 - `confused_pairs`: class pairs (prediction, ground-truth label) with their
   frequency, as the published `class_confusion_*.json`;
 - `category_by_distance`: share of each category per WordNet hierarchy
@@ -19,7 +21,8 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import chi2_contingency
+from scipy.special import gammaln
+from scipy.stats import chi2_contingency, fisher_exact
 
 from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import hierarchy_levels
@@ -59,25 +62,103 @@ def shares(counts: pd.DataFrame) -> pd.DataFrame:
     return counts.div(totals.where(totals > 0), axis=0)
 
 
+# Cochran (1954)'s rule: the chi-square approximation is not to be trusted where an expected count is below 5.
+SMALL_EXPECTED = 5
+MAX_EXACT_TABLES = 2_000_000  # above this many tables with the margins, the exact test is Monte Carlo
+RESAMPLES = 100_000
+SEED = 0
+TEST_COLUMNS = ["model_a", "model_b", "n_a", "n_b", "chi2", "dof", "p_value", "min_expected", "small_sample",
+                "fisher_p", "fisher_test"]
+
+
+def _log_comb(n, k):
+    return gammaln(np.asarray(n) + 1.0) - gammaln(np.asarray(k) + 1.0) - gammaln(np.asarray(n) - k + 1.0)
+
+
+def _log_probabilities(columns: np.ndarray, first_total: int, *, limit: int) -> np.ndarray | None:
+    """Log probability of every 2 x C table with these column totals and first-row total
+    (None when there are more than `limit`): the first row x is multivariate
+    hypergeometric, P(x) = prod_j C(c_j, x_j) / C(n, n_1). Enumerated column by column;
+    the last column's cell is what the row total leaves."""
+    sums, logs = np.zeros(1, np.int64), np.zeros(1)
+    remaining = int(columns.sum())
+    for c in (int(c) for c in columns[:-1]):
+        remaining -= c
+        if len(sums) * (c + 1) > limit:
+            return None
+        x = np.arange(c + 1)
+        sums, logs = (sums[:, None] + x).ravel(), (logs[:, None] + _log_comb(c, x)).ravel()
+        reachable = (sums <= first_total) & (sums + remaining >= first_total)
+        sums, logs = sums[reachable], logs[reachable]
+    return logs + _log_comb(int(columns[-1]), first_total - sums) - _log_comb(int(columns.sum()), first_total)
+
+
+def freeman_halton(table: np.ndarray, *, limit: int = MAX_EXACT_TABLES, resamples: int = RESAMPLES,
+                   seed: int = SEED) -> tuple[float, str]:
+    """(p-value, how it was computed) of Freeman and Halton (1951)'s extension of Fisher's
+    exact test to a 2 x C table.
+
+    Given the margins, the probability of a table is hypergeometric; the p-value is the
+    total probability of the tables no more probable than the observed one (with scipy's
+    `fisher_exact` relative tolerance of 1e-7). Exact, by enumerating every table with the
+    observed margins, when there are at most about `limit`; else Monte Carlo: `resamples`
+    tables drawn with those margins (seed `seed`), p = (1 + hits) / (1 + resamples), as R's
+    `fisher.test(simulate.p.value = TRUE)`.
+    """
+    table = np.asarray(table, dtype=np.int64)
+    if table.ndim != 2 or table.shape[0] != 2:
+        raise ValueError("freeman_halton takes a 2 x C table")
+    columns, first_total = table.sum(axis=0), int(table[0].sum())
+    n = int(columns.sum())
+    observed = float(_log_comb(columns, table[0]).sum() - _log_comb(n, first_total))
+    threshold = observed + np.log1p(1e-7)
+    logs = _log_probabilities(columns, first_total, limit=limit)
+    if logs is not None:
+        return float(np.exp(logs[logs <= threshold]).sum()), "Freeman-Halton exact"
+    draws = np.random.default_rng(seed).multivariate_hypergeometric(columns, first_total, size=resamples)
+    logs = _log_comb(columns, draws).sum(axis=1) - _log_comb(n, first_total)
+    hits = int((logs <= threshold).sum())
+    return (1 + hits) / (1 + resamples), f"Freeman-Halton Monte Carlo ({resamples} resamples, seed {seed})"
+
+
+def independence_test(table: np.ndarray, *, yates: bool = False) -> dict:
+    """Pearson's chi-square test of independence on a 2 x C table of counts (columns
+    neither row has dropped), as the paper's §4.2-4.3 (no Yates' correction unless
+    `yates`, on 2 x 2 only, as scipy). Where an expected count is below 5 (`small_sample`)
+    the chi-square p is unreliable and an exact p is given beside it: Fisher's exact test
+    (scipy's `fisher_exact`, two-sided) on 2 x 2, Freeman-Halton on 2 x C (`freeman_halton`).
+    Keys: n_a, n_b, chi2, dof, p_value, min_expected, small_sample, fisher_p, fisher_test."""
+    table = np.asarray(table, dtype=np.int64)
+    table = table[:, table.sum(axis=0) > 0]
+    n_a, n_b = (int(x) for x in table.sum(axis=1))
+    out = {"n_a": n_a, "n_b": n_b, "chi2": np.nan, "dof": 0, "p_value": np.nan, "min_expected": np.nan,
+           "small_sample": False, "fisher_p": np.nan, "fisher_test": ""}
+    if table.shape[1] < 2 or not n_a or not n_b:
+        return out
+    result = chi2_contingency(table, correction=yates)
+    out.update(chi2=float(result.statistic), dof=int(result.dof), p_value=float(result.pvalue),
+               min_expected=float(result.expected_freq.min()))
+    if out["min_expected"] < SMALL_EXPECTED:
+        if table.shape == (2, 2):
+            fisher = (float(fisher_exact(table).pvalue), "Fisher exact")
+        else:
+            fisher = freeman_halton(table)
+        out.update(small_sample=True, fisher_p=fisher[0], fisher_test=fisher[1])
+    return out
+
+
 def chi_square_tests(counts: pd.DataFrame, *, yates: bool = False) -> pd.DataFrame:
-    """Chi-square test of independence for every pair of models (rows of `counts`).
+    """Chi-square test of independence for every pair of models (rows of `counts`),
+    with the small-sample check and exact test of `independence_test`.
 
     Levels neither model has are dropped (their expected count would be 0).
     `yates` applies Yates' continuity correction to 2 x 2 tables (scipy's
     default); off by default, so every table size gets the same Pearson test.
-    Columns: model_a, model_b, n_a, n_b, chi2, dof, p_value.
+    Columns: `TEST_COLUMNS`.
     """
-    rows = []
-    for a, b in combinations(counts.index, 2):
-        table = counts.loc[[a, b]].to_numpy()
-        table = table[:, table.sum(axis=0) > 0]
-        n_a, n_b = (int(x) for x in table.sum(axis=1))
-        if table.shape[1] < 2 or not n_a or not n_b:
-            rows.append((a, b, n_a, n_b, np.nan, 0, np.nan))
-            continue
-        result = chi2_contingency(table, correction=yates)
-        rows.append((a, b, n_a, n_b, float(result.statistic), int(result.dof), float(result.pvalue)))
-    return pd.DataFrame(rows, columns=["model_a", "model_b", "n_a", "n_b", "chi2", "dof", "p_value"])
+    rows = [{"model_a": a, "model_b": b, **independence_test(counts.loc[[a, b]].to_numpy(), yates=yates)}
+            for a, b in combinations(counts.index, 2)]
+    return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
 
 def _label_pairs(reviewed: pd.DataFrame, labels: LabelSet) -> pd.DataFrame:

@@ -61,6 +61,9 @@ ACTIONS: tuple[Action, ...] = (
     Action("analysis_view", "Analysis (report tables and plots)", "Window", ("Ctrl+Shift+A",)),
     Action("edit_keys", "Change keys…", "Window", ("Ctrl+K",)),
     Action("help", "Show or hide this help", "Window", ("?", "F1")),
+    # The group view's own keys (it also takes next, previous and write a note from above).
+    Action("lock_decision", "Lock the majority decision (chair)", "Group view", ("L",)),
+    Action("close_window", "Close the group view or the analysis", "Group view", ("Escape", "Ctrl+W")),
 )
 ACTION_NAMES = tuple(a.name for a in ACTIONS)
 DEFAULTS: dict[str, tuple[str, ...]] = {a.name: a.keys for a in ACTIONS}
@@ -73,8 +76,14 @@ def action(name: str) -> Action:
     raise KeyError(f"unknown action {name!r}")
 
 
+# Qt's portable names for keys also written out in full (what the window reads from a press).
+KEY_ALIASES = {"Escape": "Esc", "Delete": "Del", "Insert": "Ins", "Pageup": "PgUp", "Pagedown": "PgDown",
+               "Pgup": "PgUp", "Pgdown": "PgDown"}
+
+
 def normalise_key(key: str) -> str:
-    """One spelling per key ("ctrl+z" -> "Ctrl+Z"): modifiers in Qt's order, names capitalised."""
+    """One spelling per key ("ctrl+z" -> "Ctrl+Z", "escape" -> "Esc"): modifiers in Qt's
+    order, names as Qt's portable key names."""
     key = key.replace(" ", "")
     if key == "+":
         mods, base = [], "+"
@@ -85,6 +94,7 @@ def normalise_key(key: str) -> str:
     order = ["Ctrl", "Alt", "Shift", "Meta"]
     mods = sorted({m.capitalize() for m in mods if m}, key=lambda m: order.index(m) if m in order else len(order))
     base = base.upper() if len(base) == 1 else base[:1].upper() + base[1:]
+    base = KEY_ALIASES.get(base, KEY_ALIASES.get(base.capitalize(), base))
     return "+".join([*mods, base])
 
 

@@ -7,7 +7,8 @@ next mistakes' details on a worker thread in a millisecond or two each.
 
 A detail holds: the image file (and whether it is there), the top-1 with its
 softmax score, the top-5 each marked as a correct / wrong / unclear /
-unreviewed label of the image, other runs' top-1 on the image, the original
+unreviewed label of the image (or as the panel's standing final decision on
+that prediction decided it: `decided`), other runs' top-1 on the image, the original
 label, the multi-labels, the problematic flag, the WordNet relation between
 the prediction and the nearest ground-truth label (distance, lowest common
 ancestor, both paths), both classes' definitions, and exemplar images of the
@@ -28,6 +29,7 @@ from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import hierarchy_distance, load_hierarchy
 from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.panel.state import Item, standing_decisions
 from reviewer.project import Project
 from reviewer.runs.predictions import PROB_COLUMNS, TOPK_COLUMNS
 
@@ -51,12 +53,15 @@ class ClassInfo:
 @dataclass(frozen=True)
 class RankedClass:
     """One of the top-5: `label_kind` is correct / wrong / unclear, or None when
-    the image has no label of that class (unreviewed)."""
+    the image has no label of that class (unreviewed); `decided` when the kind is
+    the verdict of the panel's standing final decision on (image, class), which
+    takes the place of the label's kind."""
 
     rank: int
     cls: ClassInfo
     probability: float
     label_kind: str | None
+    decided: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class OtherRunTop1:
     cls: ClassInfo
     probability: float
     label_kind: str | None
+    decided: bool = False  # as RankedClass.decided
 
 
 @dataclass(frozen=True)
@@ -153,6 +159,9 @@ class DetailSource:
                 select(Prediction.run_id, *TOPK_COLUMNS, *PROB_COLUMNS)
                 .where(Prediction.image_id == image_id).order_by(Prediction.run_id)).all()
             image = session.get(Image, image_id)
+            shown = {int(r[1 + k]) for r in rows for k in range(5)}
+            panel = {item.predicted: str(d.verdict) for item, d in standing_decisions(
+                session=session, items=[Item(image_id, c) for c in sorted(shown)]).items()}
         if image is None:
             raise KeyError(f"no image with id {image_id} in {self.project.root}")
         by_run = {r[0]: (r[1:6], r[6:11]) for r in rows}
@@ -171,10 +180,13 @@ class DetailSource:
             image_exists=bool(path and path.is_file()),
             predicted=ClassInfo.of(predicted), probability=probability,
             topk=tuple(RankedClass(rank=k + 1, cls=ClassInfo.of(int(c)), probability=float(p),
-                                   label_kind=label_kind(labels, int(c)))
+                                   label_kind=panel.get(int(c), label_kind(labels, int(c))),
+                                   decided=int(c) in panel)
                        for k, (c, p) in enumerate(zip(classes, probs))),
             other_runs=tuple(OtherRunTop1(run_id=r, model=self.model_name(r), cls=ClassInfo.of(int(c[0])),
-                                          probability=float(p[0]), label_kind=label_kind(labels, int(c[0])))
+                                          probability=float(p[0]),
+                                          label_kind=panel.get(int(c[0]), label_kind(labels, int(c[0]))),
+                                          decided=int(c[0]) in panel)
                              for r, (c, p) in by_run.items() if r != run_id),
             original_label=original,
             correct=tuple(map(ClassInfo.of, labels["correct"])),

@@ -143,12 +143,10 @@ def override(project: Project, *, chair_id: int, item: Item, **decision) -> Done
 
 # -- the group view -------------------------------------------------------------------------
 def group_state(project: Project, *, viewer_id: int, field: str | None = None,
-                pair: tuple[int, int] | None = None) -> tuple[GroupState, Cursor]:
-    """What the group view lists, and the cursor to poll from (one snapshot: nothing done
-    after it is missed by the next poll)."""
+                pair: tuple[int, int] | None = None) -> GroupState:
+    """What the group view lists."""
     with project.read() as session:
-        return load_group(session=session, viewer_id=viewer_id, field=field, pair=pair), \
-            latest_cursor(session=session)
+        return load_group(session=session, viewer_id=viewer_id, field=field, pair=pair)
 
 
 def group_item(project: Project, *, snapshot: PanelSnapshot, item: Item, viewer_id: int) -> ItemPanel:

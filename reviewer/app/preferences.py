@@ -28,6 +28,7 @@ class Preferences:
     blind: bool = True
     auto_advance: str = "complete"
     last_run: dict[str, int] = field(default_factory=dict)  # project root -> run id last reviewed
+    enlarge_small_images: bool = False  # fit blows a small file up to the view (else 100 %)
 
     def add_recent(self, root: str | Path) -> None:
         """Put a project first in the recent list."""

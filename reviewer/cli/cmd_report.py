@@ -25,7 +25,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--collapsed-mappings", action="store_true",
                    help="score MLA with the paper's Appendix C collapsed class mappings (the reference evaluation "
                         "applies none: the v3 labels already hold them); the report records the choice")
+    p.add_argument("--provisional", action="store_true",
+                   help="also count the items the chair has not locked, by the majority of their current votes, "
+                        "in rows marked provisional")
     p.set_defaults(func=run_report)
+
+
+def _share(count: int, total: int) -> str:
+    """'41.2% (7/17)': a share with its count and denominator."""
+    return f"{100 * count / total:.1f}% ({count}/{total})" if total else f"- ({count}/0)"
 
 
 def _pct(score: dict | None) -> str:
@@ -53,7 +61,7 @@ def run_report(args: argparse.Namespace) -> int:
 
     project = Project.open(args.project)
     options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice,
-                            collapsed_mappings=args.collapsed_mappings)
+                            collapsed_mappings=args.collapsed_mappings, provisional=args.provisional)
     report = build_report(project, options)
     summary = report.summary
     if args.json:
@@ -85,8 +93,8 @@ def run_report(args: argparse.Namespace) -> int:
     for review in summary["imported_reviews"]:
         print(f"\nImported review of {review['model']}: {review['items']} reviewed mistakes")
         for group in ("categories", "severities"):
-            cells = ", ".join(f"{k} {v['count']} ({100 * v['share']:.1f}%)" for k, v in review[group].items()
-                              if v["count"])
+            total = sum(v["count"] for v in review[group].values())
+            cells = ", ".join(f"{k} {_share(v['count'], total)}" for k, v in review[group].items() if v["count"])
             print(f"  {group}: {cells}")
     _print_analysis(report)
     return 0
@@ -113,22 +121,33 @@ def _print_quality(report) -> None:
             print(f"  #{run['id']:<3} " + "; ".join(parts))
 
 
-def _print_analysis(report) -> None:
-    """Table 2 over all reviewed mistakes (imported and the panel's) and the chi-square tests."""
-    from reviewer.analysis.tables import shares
+def _print_counts(counts, *, suffix: str = "") -> None:
+    totals = counts.sum(axis=1)
+    for model in counts.index:
+        cells = ", ".join(f"{level} {_share(int(counts.loc[model, level]), int(totals[model]))}"
+                          for level in counts.columns)
+        print(f"  {model}{suffix}: {cells}")
 
-    if report.categories.empty:
-        return
-    borderline = "kept apart" if report.options.keep_borderline else "counted as Minor"
-    print(f"\nReviewed mistakes per model (imported reviews and panel decisions; Borderline {borderline})")
-    for counts in (report.categories, report.severities):
-        share = shares(counts)
-        for model in counts.index:
-            cells = ", ".join(f"{level} {counts.loc[model, level]} ({100 * share.loc[model, level]:.1f}%)"
-                              for level in counts.columns)
-            print(f"  {model}: {cells}")
+
+def _print_analysis(report) -> None:
+    """Table 2 over all reviewed mistakes (imported and the panel's), the chi-square tests,
+    what the panel has not locked yet and, when asked, the provisional rows."""
+    if report.note:
+        print(f"\nNote: {report.note}")
+    if not report.categories.empty:
+        borderline = "kept apart" if report.options.keep_borderline else "counted as Minor"
+        print(f"\nReviewed mistakes per model (imported reviews and final panel decisions; Borderline {borderline})")
+        for counts in (report.categories, report.severities):
+            _print_counts(counts)
     for name, tests in (("categories", report.chi_categories), ("severities", report.chi_severities)):
         for row in tests.itertuples(index=False):
             if row.chi2 == row.chi2:  # not NaN
                 print(f"  chi-square, {name}, {row.model_a} vs {row.model_b}: chi2 {row.chi2:.3f}, "
-                      f"dof {row.dof}, p {row.p_value:.4f}")
+                      f"dof {row.dof}, p {row.p_value:.4f}"
+                      + (f"  [WARNING: an expected count is {row.min_expected:.2f} < 5; {row.fisher_test} "
+                         f"p {row.fisher_p:.4f}]" if row.small_sample else ""))
+    if report.options.provisional and len(report.provisional_categories):
+        print(f"\nPROVISIONAL, not locked by the chair: the final decisions plus the majority of the current votes "
+              f"on {report.status.provisional} items without one")
+        for counts in (report.provisional_categories, report.provisional_severities):
+            _print_counts(counts, suffix=" (provisional)")

@@ -92,6 +92,17 @@ def has_voted(snapshot: PanelSnapshot, item: Item, reviewer_id: int, phase: int)
     return all(reviewer_id in snapshot.values(item, name) for name in PHASE_FIELDS[phase])
 
 
+def to_do(snapshot: PanelSnapshot, item: Item, reviewer_id: int | None) -> frozenset[int]:
+    """The phases in which the item waits for this panelist's vote: in the phase, not
+    decided there, and the panelist has not voted the phase's fields (what `progress`
+    counts as the panelist's "to do")."""
+    if reviewer_id is None:
+        return frozenset()
+    return frozenset(phase for phase in (1, 2) if in_phase(snapshot, item, phase)
+                     and status(snapshot, item, phase) != DECIDED
+                     and not has_voted(snapshot, item, reviewer_id, phase))
+
+
 @dataclass
 class PanelistProgress:
     reviewer_id: int
@@ -111,12 +122,16 @@ class PhaseProgress:
     panelists: list[PanelistProgress] = field(default_factory=list)
 
 
-def progress(snapshot: PanelSnapshot) -> list[PhaseProgress]:
-    """Where the project stands: per phase, per panelist, done / to do / awaiting the group."""
+def progress(snapshot: PanelSnapshot, items=None) -> list[PhaseProgress]:
+    """Where the project stands (or, given `items`, those of its items: a run's mistakes):
+    per phase, per panelist, done / to do / awaiting the group."""
     out = []
+    wanted = None if items is None else set(items)
     for phase in (1, 2):
         report = PhaseProgress(phase, panelists=[PanelistProgress(p.id, p.name) for p in snapshot.panelists])
         for item in phase_items(snapshot, phase):
+            if wanted is not None and item not in wanted:
+                continue
             report.items += 1
             state = status(snapshot, item, phase)
             setattr(report, state, getattr(report, state) + 1)
@@ -125,7 +140,7 @@ def progress(snapshot: PanelSnapshot) -> list[PhaseProgress]:
                     entry.done += 1
                     entry.awaits_group += state == AWAITS_GROUP
                 elif state != DECIDED:
-                    entry.to_do += 1
+                    entry.to_do += 1  # as `to_do` says of the item
         out.append(report)
     return out
 

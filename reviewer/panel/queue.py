@@ -15,8 +15,8 @@
 An item is decided when it has a standing final decision
 (`state.standing_decisions`), the same rule everywhere.
 
-Filters: status (all / novel / previously reviewed / unvoted by me / voted by
-me / decided / undecided), a class (predicted or original label), a WordNet
+Filters: status (all / to do for me / phase 2 to do / novel / previously
+reviewed / unvoted by me / voted by me / decided / undecided), a class (predicted or original label), a WordNet
 distance range and a confidence range. Sort keys: queue order (image), most
 or least confident first, nearest or farthest in WordNet first, class.
 """
@@ -27,11 +27,17 @@ from dataclasses import dataclass, field, replace
 
 from sqlmodel import Session
 
+from reviewer.panel.phases import correctness, to_do
+from reviewer.panel.phases import progress as panel_progress
+from reviewer.panel.snapshot import load_snapshot
 from reviewer.panel.state import Item, current_votes, standing_decisions
 from reviewer.runs.mistakes import StoredMistake, stored_mistakes
+from reviewer.terms import Verdict
 
 STATUSES = {
     "all": "All mistakes",
+    "to_do": "To do for me",
+    "phase2": "Phase 2 to do: rate",
     "novel": "Novel",
     "reviewed": "Previously reviewed",
     "unvoted": "Unvoted by me",
@@ -56,6 +62,13 @@ class QueueEntry(StoredMistake):
 
     my_verdict: str | None = None
     decided: bool = False
+    to_do: frozenset[int] = frozenset()  # the phases waiting for this panelist's vote (`phases.to_do`)
+    stands_wrong: bool = False  # its correctness stands as wrong: severity and category are rated (phase 2)
+
+    @property
+    def state(self) -> tuple:
+        """What changes while the panel works (the rest is the run's)."""
+        return self.my_verdict, self.decided, self.to_do, self.stands_wrong
 
 
 @dataclass(frozen=True)
@@ -96,6 +109,8 @@ class QueueFilter:
 
 _STATUS_TESTS = {
     "all": lambda e: True,
+    "to_do": lambda e: bool(e.to_do),
+    "phase2": lambda e: 2 in e.to_do,
     "novel": lambda e: e.novel,
     "reviewed": lambda e: not e.novel,
     "unvoted": lambda e: e.my_verdict is None,
@@ -146,6 +161,8 @@ class ReviewQueue:
     _shown_set: set[int] = field(default_factory=set, repr=False)
     _status_total: int = 0
     _voted_shown: int = 0
+    # The panel's progress over the run's mistakes (`phases.progress`), as of the load.
+    progress: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._index_of = {e.item: i for i, e in enumerate(self.entries)}
@@ -201,7 +218,7 @@ class ReviewQueue:
         start = -1 if row is None else row
         if not unvoted:
             return start + 1 if start + 1 < len(self) else None
-        order = list(range(start + 1, len(self))) + list(range(0, start + 1))
+        order = list(range(start + 1, len(self))) + list(range(start + 1))
         return next((r for r in order if r != row and self[r].my_verdict is None), None)
 
     def previous_row(self, row: int | None) -> int | None:
@@ -209,7 +226,29 @@ class ReviewQueue:
             return None
         return row - 1
 
+    def first_to_do_row(self) -> int | None:
+        """The first shown row still to do for this panelist (either phase)."""
+        return next((row for row, index in enumerate(self._shown) if self.entries[index].to_do), None)
+
     # -- updates ---------------------------------------------------------------
+    def same_items(self, other: ReviewQueue) -> bool:
+        return self.run_id == other.run_id and self._index_of.keys() == other._index_of.keys()
+
+    def take_states(self, other: ReviewQueue) -> list[Item]:
+        """Take the panel's state of every item from a freshly loaded queue of the same
+        items (`same_items`), keeping the rows shown as they are (as `set_my_verdict`);
+        returns the items whose state changed."""
+        changed = []
+        for index, entry in enumerate(self.entries):
+            fresh = other.entries[other._index_of[entry.item]]
+            if fresh.state != entry.state:
+                self.set_my_verdict(entry.item, fresh.my_verdict)
+                self.entries[index] = replace(self.entries[index], decided=fresh.decided, to_do=fresh.to_do,
+                                              stands_wrong=fresh.stands_wrong)
+                changed.append(entry.item)
+        self.progress = other.progress
+        return changed
+
     def set_my_verdict(self, key: Item, verdict: str | None) -> None:
         """Record the panelist's verdict on an item; the shown rows stay as they are
         (an item voted away from "unvoted" stays until the filter is applied again,
@@ -230,12 +269,16 @@ def load_queue(*, session: Session, run_id: int, reviewer_id: int | None,
     mine = ({Item(v.image_id, v.predicted): v.verdict for v in current_votes(session=session, reviewer_id=reviewer_id)}
             if reviewer_id is not None else {})
     decided = set(standing_decisions(session=session))
+    snapshot = load_snapshot(session=session)
     entries = [
-        QueueEntry(**vars(m), my_verdict=mine.get(m.item), decided=m.item in decided)
+        QueueEntry(**vars(m), my_verdict=mine.get(m.item), decided=m.item in decided,
+                   to_do=to_do(snapshot, m.item, reviewer_id),
+                   stands_wrong=correctness(snapshot, m.item) == Verdict.WRONG)
         for m in mistakes
     ]
     return ReviewQueue(run_id=run_id, reviewer_id=reviewer_id, entries=entries,
-                       filter=queue_filter or QueueFilter())
+                       filter=queue_filter or QueueFilter(),
+                       progress=panel_progress(snapshot, items=(m.item for m in mistakes)))
 
 
 def pending_items(*, session: Session, run_id: int | None = None) -> list[StoredMistake]:

@@ -55,13 +55,20 @@ class VoteState:
 
     @property
     def complete(self) -> bool:
+        """`is_complete` outside phase 2."""
+        return self.is_complete()
+
+    def is_complete(self, *, judged_wrong: bool = False) -> bool:
         """Nothing more is needed: correct or unclear, or wrong with severity and category
-        (and the object's name for an out-of-vocabulary category)."""
+        (and the object's name for an out-of-vocabulary category). When the item stands
+        wrong (`judged_wrong`, phase 2), whatever the panelist's verdict: the rating."""
+        rated = bool(self.severity and self.category) and (
+            bool(self.oov_name) or not Category(self.category).needs_name)
+        if judged_wrong:
+            return rated
         if self.verdict in (Verdict.CORRECT, Verdict.UNCLEAR):
             return True
-        if self.verdict == Verdict.WRONG and self.severity and self.category:
-            return bool(self.oov_name) or not Category(self.category).needs_name
-        return False
+        return self.verdict == Verdict.WRONG and rated
 
     def can_rate(self, *, judged_wrong: bool = False) -> bool:
         """Whether severity and category may be set now (`implied_changes`' rule): the vote
@@ -243,6 +250,7 @@ class SeenVote:
     oov_name: str | None
     note: str | None
     created_at: datetime
+    hidden: frozenset[str] = frozenset()  # fields masked until the viewer votes them (blind review)
 
 
 def voted_fields(vote: Vote | VoteState | None) -> frozenset[str]:
@@ -270,7 +278,8 @@ def seen_vote(vote: Vote, viewer_fields: frozenset[str] | None) -> SeenVote:
         oov_name=vote.oov_name if show("category") else None,
         # A note argues for the whole vote: shown once the viewer has voted at all.
         note=vote.note if viewer_fields is None or viewer_fields else None,
-        created_at=vote.created_at)
+        created_at=vote.created_at,
+        hidden=frozenset(f for f in ("verdict", "problematic", "severity", "category") if not show(f)))
 
 
 def visible_votes(*, session: Session, viewer_id: int, item: Item, blind: bool = True) -> list[SeenVote] | None:

@@ -26,11 +26,13 @@ QImageReader.setAllocationLimit(1024)  # MB; ImageNet has a few very large photo
 
 @dataclass(frozen=True)
 class ImageKey:
-    """A decoded image: the file at a bounding size (None: full resolution)."""
+    """A decoded image: the file at a bounding size (None: full resolution); a file
+    smaller than the bounds is enlarged to them only with `enlarge`."""
 
     path: str
     width: int | None = None
     height: int | None = None
+    enlarge: bool = False
 
     @property
     def full(self) -> bool:
@@ -59,8 +61,8 @@ def decode(key: ImageKey) -> Decoded:
     if image.isNull():
         return Decoded(key, None, size, error=reader.errorString() or "unreadable image")
     warning = _truncation_warning(key.path) if image_format == "jpeg" else ""
-    if bounds is not None and image.width() < bounds.width() and image.height() < bounds.height():
-        # Small files are enlarged here, once, so the view paints every fit image 1:1.
+    if key.enlarge and bounds is not None and image.width() < bounds.width() and image.height() < bounds.height():
+        # Asked to enlarge small files: here, once, so the view paints every fit image 1:1.
         image = image.scaled(bounds, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
     if image.format() not in (QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied):
         # The raster engine paints these formats without converting on every paint.
@@ -147,13 +149,14 @@ def _size(decoded: Decoded | None) -> int:
     return decoded.image.sizeInBytes() if decoded is not None and decoded.image is not None else 0
 
 
-def fit_key(path: Path | str, bounds: QSize) -> ImageKey:
+def fit_key(path: Path | str, bounds: QSize, *, enlarge: bool = False) -> ImageKey:
     """The key of an image fit into `bounds` (device pixels), rounded down to
     32 px so that small window resizes reuse the cache (and the view still
-    paints the image 1:1, never scaled)."""
+    paints the image 1:1, never scaled); a smaller file is kept at its own size
+    unless `enlarge`."""
     w = max(32, bounds.width() // 32 * 32)
     h = max(32, bounds.height() // 32 * 32)
-    return ImageKey(str(path), w, h)
+    return ImageKey(str(path), w, h, enlarge)
 
 
 def full_key(path: Path | str) -> ImageKey:

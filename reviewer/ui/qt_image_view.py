@@ -4,9 +4,10 @@ The view paints a QImage itself (no QGraphicsScene): in fit mode the image
 was decoded at the view's size and is painted 1:1, so showing the next
 mistake costs one blit. Zooming past the fit scale asks for the full
 resolution (`full_resolution_wanted`) and paints the fit image enlarged
-until it arrives. Most ImageNet files are smaller than the view, so fit
-enlarges them: 1:1 then zooms *out* to the file's own pixels (decoded
-unscaled), and the corner always says the file's size and the zoom.
+until it arrives. Most ImageNet files are smaller than the view: fit shows
+them at their own pixels (100 %), never blown up and blurred, unless
+`enlarge_small` is set (View menu); the corner always says the file's size
+and the zoom.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from reviewer.ui.image_loader import ImageKey, fit_key
 
 ZOOM_STEP = 1.25
 MAX_ZOOM = 16.0
@@ -38,6 +41,7 @@ class QtImageView(QWidget):
         self._detail = ""
         self._warning = ""
         self._drag_from: QPointF | None = None
+        self.enlarge_small = False  # fit enlarges a file smaller than the view (else it stays at 100 %)
 
     # -- content -------------------------------------------------------------
     def show_image(self, image: QImage, original: QSize, *, keep_view: bool = False, warning: str = "") -> None:
@@ -75,6 +79,15 @@ class QtImageView(QWidget):
         ratio = self.devicePixelRatioF()
         return QSize(max(1, int((self.width() - 8) * ratio)), max(1, int((self.height() - 8) * ratio)))
 
+    def fit_key(self, path) -> ImageKey:
+        """The decode this view paints 1:1 in fit mode."""
+        return fit_key(path, self.fit_bounds(), enlarge=self.enlarge_small)
+
+    def set_enlarge_small(self, enlarge: bool) -> None:
+        self.enlarge_small = enlarge
+        self.set_zoom(None)
+        self.resized.emit()  # the fit image is decoded again
+
     def is_fit(self) -> bool:
         return self._zoom is None
 
@@ -84,7 +97,8 @@ class QtImageView(QWidget):
         if not self._original.isValid() or self._original.isEmpty():
             return 1.0
         bounds = self.fit_bounds()
-        return min(bounds.width() / self._original.width(), bounds.height() / self._original.height())
+        scale = min(bounds.width() / self._original.width(), bounds.height() / self._original.height())
+        return scale if self.enlarge_small else min(scale, 1.0)
 
     def zoom(self) -> float:
         return self.fit_scale() if self._zoom is None else self._zoom

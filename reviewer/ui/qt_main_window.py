@@ -20,16 +20,18 @@ from reviewer.errors import UserError
 from reviewer.project import Project
 from reviewer.terms import RunStatus
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
+from reviewer.ui.keys import KeyDispatcher
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.review.qt_review_page import QtReviewPage
 from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
 from reviewer.ui.review.review_session import ReviewSession
 from reviewer.ui.theme import ERROR, MUTED, set_text_colour, style_widgets
+from reviewer.ui.watcher import ProjectWatcher
 from reviewer.ui.workers import Worker
 
 MENUS = {"Verdict": "&Review", "Severity (wrong)": "&Review", "Category (wrong)": "&Review", "Move": "&Review",
          "Image": "&View", "Window": "&View"}
-PAGE_ACTIONS = {a.name for a in ACTIONS if a.group != "Window"}
+PAGE_ACTIONS = {a.name for a in ACTIONS if a.group in MENUS and a.group != "Window"}
 
 
 def _open(root: str, reviewer_name: str):
@@ -55,6 +57,7 @@ class QtMainWindow(QMainWindow):
         self.project: Project | None = None
         self.reviewer = None
         self.session: ReviewSession | None = None
+        self.watcher: ProjectWatcher | None = None
         self.runs: list[tuple[int, str, str, int]] = []
         self.worker = Worker(threads=1, name="window", parent=self)
         self.setWindowTitle("ImageNet mistake reviewer")
@@ -67,6 +70,7 @@ class QtMainWindow(QMainWindow):
         self.start.new_project.connect(self.new_project)
         self.start.open_demo.connect(self.open_demo)
         self.page = QtReviewPage(self.keymap, auto_advance=self.prefs.auto_advance)
+        self.page.image.enlarge_small = self.prefs.enlarge_small_images
         self.page.status_message.connect(self.show_message)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start)
@@ -104,25 +108,61 @@ class QtMainWindow(QMainWindow):
         file_menu.addSeparator()
         self.export_action = file_menu.addAction("Export…", self.export_project)
         file_menu.addSeparator()
-        file_menu.addAction("Quit", QKeySequence.StandardKey.Quit, self.close)
+        # Quit from any of the app's windows (the group view, the analysis) closes them all.
+        quit_action = file_menu.addAction("Quit")
+        quit_action.triggered.connect(self.close)
+        quit_action.setShortcut(QKeySequence("Ctrl+Q"))  # StandardKey.Quit is empty on some platforms
+        quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         for action in ACTIONS:
+            if action.group not in MENUS:
+                continue  # the group view's own keys
             menu_name = MENUS[action.group]
             if menu_name not in menus:
                 menus[menu_name] = self.menuBar().addMenu(menu_name)
             qaction = QAction(action.title, self)
-            qaction.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             qaction.triggered.connect(lambda _=False, n=action.name: self.trigger(n))
-            self.addAction(qaction)
             menus[menu_name].addAction(qaction)
             self.actions_by_name[action.name] = qaction
+        enlarge = QAction("Enlarge small images to fit", self)
+        enlarge.setCheckable(True)
+        enlarge.setChecked(self.prefs.enlarge_small_images)
+        enlarge.setToolTip("Off: a file smaller than the view is shown at its own pixels (100 %), not blown up")
+        enlarge.toggled.connect(self.set_enlarge_small)
+        menus["&View"].addSeparator()
+        menus["&View"].addAction(enlarge)
+        self.enlarge_action = enlarge
+        # Keys reach the actions through one dispatcher (reviewer.ui.keys), not as QAction
+        # shortcuts: the menus only show them.
+        self.keys = KeyDispatcher(self, self._key_pressed, release_focus=self._release_focus)
         self.apply_keymap(self.keymap)
 
     def apply_keymap(self, keymap: Keymap) -> None:
         self.keymap = keymap
         for name, qaction in self.actions_by_name.items():
-            qaction.setShortcuts([QKeySequence(k) for key in keymap.keys(name) for k in _with_shifted(key)])
+            title = qaction.text().split("\t")[0]
+            keys = keymap.keys(name)
+            qaction.setText(f"{title}\t{', '.join(keys)}" if keys else title)
         self.page.set_keymap(keymap)
         self.help.set_keymap(keymap)
+        group = getattr(self, "_group_view", None)
+        if _alive(group):
+            group.set_keymap(keymap)
+
+    def _key_pressed(self, key: str) -> bool:
+        """A key press in this window (reviewer.ui.keys): its action, if it has one here."""
+        if key == "Esc" and self.help.isVisible():
+            self.help.hide_overlay()
+            return True
+        name = self.keymap.action_for(key)
+        return name is not None and self.trigger(name)
+
+    def _release_focus(self, widget, key: str) -> bool:
+        """Enter or Escape in a filter box of the review page: the filter applies and the
+        review keys work again."""
+        if self.stack.currentWidget() is not self.page or not self.page.queue_panel.isAncestorOf(widget):
+            return False
+        self.page.queue_panel.finish_editing()
+        return True
 
     def show_message(self, text: str, error: bool = False) -> None:
         colour = ERROR if error else MUTED
@@ -131,13 +171,14 @@ class QtMainWindow(QMainWindow):
         self._message_timer.start()
 
     # -- actions -----------------------------------------------------------------
-    def trigger(self, name: str) -> None:
+    def trigger(self, name: str) -> bool:
+        """Carry out an action by name (a key, a menu); False when it does nothing here."""
         if self.page.vote_panel.asking():
-            return  # the inline text field has the keys
+            return False  # the inline text field has the keys
         if name == "help":
             self.help.hide_overlay() if self.help.isVisible() else self.help.show_overlay()
         elif self.help.isVisible():
-            return
+            return False
         elif name == "edit_keys":
             self.edit_keys()
         elif name == "open_project":
@@ -151,10 +192,14 @@ class QtMainWindow(QMainWindow):
         elif name == "toggle_blind":
             self.blind_box.toggle()
         elif name == "focus_filter":
-            if self.stack.currentWidget() is self.page:
-                self.page.queue_panel.class_filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            if self.stack.currentWidget() is not self.page:
+                return False
+            self.page.queue_panel.class_filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
         elif name in PAGE_ACTIONS and self.stack.currentWidget() is self.page:
-            self.page.trigger(name)
+            return self.page.trigger(name)
+        else:
+            return False
+        return True
 
     def edit_keys(self) -> None:
         from reviewer.ui.dialogs.qt_keymap_dialog import QtKeymapDialog
@@ -163,6 +208,11 @@ class QtMainWindow(QMainWindow):
         if dialog.exec():
             self.apply_keymap(dialog.keymap)
             self.show_message("Keys saved.")
+
+    def set_enlarge_small(self, enlarge: bool) -> None:
+        self.prefs.enlarge_small_images = enlarge
+        save_preferences(self.prefs)
+        self.page.image.set_enlarge_small(enlarge)
 
     def set_blind(self, blind: bool) -> None:
         self.prefs.blind = blind
@@ -206,7 +256,10 @@ class QtMainWindow(QMainWindow):
         self.prefs.reviewer_name = reviewer.name
         self.prefs.add_recent(project.root)
         save_preferences(self.prefs)
-        self.session = ReviewSession(project, reviewer, blind=self.prefs.blind, parent=self)
+        # One refresh path for every view of the project (reviewer.ui.watcher).
+        self.watcher = ProjectWatcher(project, self)
+        self.watcher.changed.connect(self._project_changed)
+        self.session = ReviewSession(project, reviewer, blind=self.prefs.blind, watcher=self.watcher, parent=self)
         self.session.undo_changed.connect(self._undo_changed)
         self.page.set_session(self.session)
         self.setWindowTitle(f"{project.name} · ImageNet mistake reviewer")
@@ -223,6 +276,28 @@ class QtMainWindow(QMainWindow):
         else:
             self.open_run(run_id)
         self.project_opened.emit()  # last: the demo then starts its run over the "no run" page
+
+    def _project_changed(self, changes) -> None:
+        """A change record (this window's act or anyone's): the runs list and the windows
+        beside the review follow (the review page follows through its session)."""
+        if changes.runs and self.project is not None:
+            self.worker.submit(run_list, self.project, on_done=self._runs_listed)
+        analysis = getattr(self, "_analysis_view", None)
+        if _alive(analysis) and (changes.votes or changes.decisions or changes.runs or changes.labels):
+            analysis.refresh()
+
+    def _runs_listed(self, runs) -> None:
+        """The runs as they are now: new ones appear in the list; the open run stays open
+        (or the first run opens, when there was none to review)."""
+        if self.session is None:
+            return
+        self.runs = runs
+        current = self.session.run_id
+        self._fill_runs()
+        if current is None:
+            self.open_run(self._default_run())
+        else:
+            self.run_combo.setCurrentIndex(self.run_combo.findData(current))
 
     def _fill_runs(self) -> None:
         self.run_combo.clear()
@@ -304,9 +379,17 @@ class QtMainWindow(QMainWindow):
         if self.project is None:
             self.show_message("Open a project first.", error=True)
             return None
-        view = QtGroupView(self.project, self.reviewer)
+        view = getattr(self, "_group_view", None)
+        if _alive(view):  # one group view: raised if open
+            view.show()
+            view.raise_()
+            view.activateWindow()
+            return view
+        view = QtGroupView(self.project, self.reviewer, self.keymap, watcher=self.watcher)
+        view.image.enlarge_small = self.prefs.enlarge_small_images
         style_widgets(view)
         view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        _fit_to_screen(view, self, 1500, 940)
         view.show()
         self._group_view = view
         return view
@@ -328,10 +411,18 @@ class QtMainWindow(QMainWindow):
         view.setWindowTitle(f"Analysis · {self.project.name}")
         style_widgets(view)
         view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        view.resize(1100, 760)
+        _fit_to_screen(view, self, 1200, 860)
+        view.closing_keys = KeyDispatcher(view, lambda key, v=view: self._closing_key(v, key))
         view.show()
         self._analysis_view = view
         return view
+
+    def _closing_key(self, window, key: str) -> bool:
+        """Escape or Ctrl+W (close_window) in a window of its own: it closes."""
+        if self.keymap.action_for(key) != "close_window":
+            return False
+        window.close()
+        return True
 
     def export_project(self) -> None:
         """Ask for a folder and export the project's reviewed labels there, off the UI thread."""
@@ -371,6 +462,10 @@ class QtMainWindow(QMainWindow):
             self.session.close()
             self.session.deleteLater()
             self.session = None
+        if getattr(self, "watcher", None) is not None:
+            self.watcher.stop()
+            self.watcher.deleteLater()
+            self.watcher = None
         if self.project is not None:
             self.project.close()
             self.project = None
@@ -402,9 +497,9 @@ def _alive(widget) -> bool:
     return True
 
 
-def _with_shifted(key: str) -> list[str]:
-    """A punctuation key and the same with Shift: "?" is Shift+/ on most layouts,
-    and some platforms report it with the Shift modifier."""
-    if len(key) == 1 and not key.isalnum() and key != " ":
-        return [key, f"Shift+{key}"]
-    return [key]
+def _fit_to_screen(window, near, width: int, height: int) -> None:
+    """`width` x `height`, or 92% of the screen the main window is on when that is smaller."""
+    screen = near.screen().availableGeometry() if near.screen() is not None else None
+    if screen is not None:
+        width, height = min(width, int(screen.width() * 0.92)), min(height, int(screen.height() * 0.92))
+    window.resize(width, height)

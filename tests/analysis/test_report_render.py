@@ -36,9 +36,12 @@ def test_markdown_and_html_with_plots(project, tmp_path):
     text = path.read_text()
     assert "| 1 | model-A | all | 50.0% → 66.7% | 50.0% → 66.7% | – → – |" in text  # Table 1: all fish, no objects
     assert oct(path.stat().st_mode & 0o777) == "0o644"  # readable by the panel, like the plots beside it
-    assert "| model-A | 1 (50.0%) | 0 (0.0%) | 1 (50.0%) | 0 (0.0%) | 2 |" in text  # Table 2, categories
-    assert "| model-A | 1 (50.0%) | 1 (50.0%) | 2 |" in text  # severities
-    assert "2 of 4 (50.0%, CI 6.8%–93.2%)" in text  # leaderboard on the slice
+    # Table 2: every share with its count and denominator.
+    assert "| model-A | 50.0% (1/2) | 0.0% (0/2) | 50.0% (1/2) | 0.0% (0/2) | 2 |" in text  # categories
+    assert "| model-A | 50.0% (1/2) | 50.0% (1/2) | 2 |" in text  # severities
+    assert "| 1 | model-A | all | 50.0% (3/6) | 6 images | 66.7% | 50.0% (2/4), CI 6.8%–93.2% |" in text  # leaderboard
+    assert "| model-A | 3 | 3 | 1 | 0 | 0 | 33.3% (1/3) |" in text  # novel predictions judged correct
+    assert "Warning" not in text  # every item decided, no chi-square test on small counts
     pngs = sorted(p.name for p in (tmp_path / "md").glob("*.png"))
     assert pngs == ["confusions_model-A.png", "distance_model-A.png", "reliability_run1.png", "shares.png",
                     "topk.png", "trend.png"]
@@ -80,7 +83,7 @@ def test_report_command_formats_and_json(project, tmp_path, capsys):
     assert analysis["options"]["collapsed_mappings"] is False
     assert analysis["leaderboard"][0]["slice_correct"] == 2
     assert main(["report", str(project.root)]) == 0
-    assert "model-A: major 1 (50.0%), minor 1 (50.0%)" in capsys.readouterr().out
+    assert "model-A: major 50.0% (1/2), minor 50.0% (1/2)" in capsys.readouterr().out
 
 
 def test_a_report_folder_that_cannot_be_written(project, tmp_path, capsys):

@@ -49,7 +49,7 @@ def open_view(qtbot, monkeypatch):
 
     create_app()
     monkeypatch.setattr(QtGroupView, "resamples", 50)
-    monkeypatch.setattr(QtGroupView, "poll_ms", 150)
+    monkeypatch.setattr("reviewer.ui.watcher.POLL_MS", 150)
 
     def make(project, reviewer):
         view = QtGroupView(project, reviewer)

@@ -25,20 +25,28 @@ def show(qtbot, window, file_name: str) -> None:
             session.go_to(names.index(file_name))
 
 
-def test_one_to_one_shows_a_small_files_own_pixels(qtbot, open_window):
+def test_fit_never_blows_a_small_file_up_unless_asked(qtbot, open_window):
     window = open_window()
     image = window.page.image
-    show(qtbot, window, "n01440764_tench.JPEG")  # 500 px wide: fit enlarges it
+    show(qtbot, window, "n01440764_tench.JPEG")  # 500 px wide, the view is larger
     original = image._original
-    assert image.is_fit() and image.zoom() > 1.0 and image.image_size().width() > original.width()
-    assert image.scale_text().startswith(f"{original.width()} × {original.height()} px · fit ")
-    press(qtbot, window, Qt.Key.Key_Z)
-    # The file decoded unscaled, painted pixel for pixel (not the enlarged fit image).
+    # Fit shows the file's own pixels (100 %), decoded unscaled, not enlarged and blurred.
+    qtbot.waitUntil(lambda: image.image_size() == original, timeout=10_000)
+    assert image.is_fit() and image.zoom() == 1.0
+    assert image.scale_text() == f"{original.width()} × {original.height()} px · fit 100 %"
+    # Asked for (View menu, kept in the preferences): fit enlarges it to the view.
+    window.enlarge_action.setChecked(True)
+    assert window.prefs.enlarge_small_images
+    qtbot.waitUntil(lambda: image.image_size().width() > original.width(), timeout=10_000)
+    assert image.is_fit() and image.zoom() > 1.0
+    press(qtbot, window, Qt.Key.Key_Z)  # 1:1: the file decoded unscaled, painted pixel for pixel
     qtbot.waitUntil(lambda: image.image_size() == original, timeout=10_000)
     assert image.zoom() == 1.0 and not image.is_fit()
     assert image.scale_text().endswith("· 100 %")
     press(qtbot, window, Qt.Key.Key_Z)  # again: back to fit
     assert image.is_fit()
+    window.enlarge_action.setChecked(False)
+    qtbot.waitUntil(lambda: image.image_size() == original, timeout=10_000)
 
 
 def test_a_file_cut_short_is_flagged_over_the_image(qtbot, open_window, review_project, shared_data):

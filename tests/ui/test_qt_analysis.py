@@ -52,8 +52,8 @@ def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
     view.tabs.setCurrentIndex(2)
     page = view.tabs.currentWidget().widget()
     categories, severities = page.findChildren(QTableWidget)
-    assert cells(severities) == [["greedy_soups", "89 (35.7%)", "160 (64.3%)", "249"],
-                                 ["model-A", "1 (50.0%)", "1 (50.0%)", "2"]]
+    assert cells(severities) == [["greedy_soups", "35.7% (89/249)", "64.3% (160/249)", "249"],
+                                 ["model-A", "50.0% (1/2)", "50.0% (1/2)", "2"]]
     plot = page.findChild(QLabel, "shares.png")
     assert plot is not None and not plot.pixmap().isNull() and plot.pixmap().width() > 400
     view.grab().save(str(tmp_path / "analysis_categories.png"))
@@ -64,11 +64,11 @@ def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
     with qtbot.waitSignal(view.loaded, timeout=60_000):
         view.borderline_box.setChecked(True)
     severities = view.tabs.widget(2).widget().findChildren(QTableWidget)[1]
-    assert cells(severities)[0] == ["greedy_soups", "89 (35.7%)", "111 (44.6%)", "49 (19.7%)", "249"]
+    assert cells(severities)[0] == ["greedy_soups", "35.7% (89/249)", "44.6% (111/249)", "19.7% (49/249)", "249"]
     assert view.tabs.currentIndex() == 2  # the user's tab is kept
     view.tabs.setCurrentIndex(9)
     board = view.tabs.currentWidget().widget().findChildren(QTableWidget)[0]
-    assert cells(board)[0][-1] == "2 of 4 (50.0%, CI 6.8%–93.2%)"
+    assert cells(board)[0][-1] == "50.0% (2/4), CI 6.8%–93.2%"
     if os.environ.get("REVIEWER_SCREENSHOTS"):
         view.grab().save(os.path.join(os.environ["REVIEWER_SCREENSHOTS"], "analysis_leaderboard.png"))
     view.shutdown()
@@ -96,6 +96,6 @@ def test_the_leaderboard_slice_is_chosen_in_the_bar(qtbot, analysed):
     page = view.tabs.widget(9).widget()
     board = page.findChildren(QTableWidget)[0]
     assert board.horizontalHeaderItem(board.columnCount() - 1).text() == "hard"
-    assert cells(board)[0][-1] == "0 of 1 (0.0%, CI 0.0%–97.5%)"
+    assert cells(board)[0][-1] == "0.0% (0/1), CI 0.0%–97.5%"
     assert view.slice_box.currentText() == "hard"  # kept after the reload
     view.shutdown()

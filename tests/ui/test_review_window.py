@@ -236,7 +236,9 @@ def test_note_and_problematic_flag(qtbot, open_window, review_project):
     bob = acts.add_panelist(review_project, "bob").value.id
     window.blind_box.setChecked(False)
     acts.vote(review_project, reviewer_id=bob, item=key, verdict="unclear")
-    window.session._poll_others()
+    # Another process's vote arrives through the poll (no wait for the timer here).
+    qtbot.waitUntil(lambda: window.watcher._cursor is not None, timeout=10_000)
+    window.watcher.poll()
     qtbot.waitUntil(lambda: "bob" in plain(window.page.vote_panel.others), timeout=10_000)
 
 

@@ -33,17 +33,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.analysis.plots import PlotStyle
 from reviewer.project import Project
+from reviewer.ui.theme import MUTED, WARNING
 from reviewer.ui.workers import Worker
 
 DEFAULT_SLICE = "imagenet_m"
+# The plots in the window's dark colours (reviewer.ui.theme), not white rectangles.
+PLOT_STYLE = PlotStyle(background="#202124", text="#e6e6e6", muted=MUTED, grid="#3c4046")
 
 
 def compute_sections(project: Project, folder: str, keep_borderline: bool, yates: bool,
-                     slice_name: str | None = None, collapsed: bool = False) -> tuple[list, list[str], str]:
+                     slice_name: str | None = None, collapsed: bool = False,
+                     provisional: bool = False) -> tuple[list, list[str], str]:
     """Worker-thread task: (the report's sections, the project's slice names, the
-    slice scored), plots written into `folder`. `slice_name` None: imagenet_m if
-    the project has it, else its first slice."""
+    slice scored), plots written into `folder` in the window's colours. `slice_name`
+    None: imagenet_m if the project has it, else its first slice."""
     from reviewer.analysis.report import ReportOptions, build_report
     from reviewer.analysis.sections import report_sections
     from reviewer.app.runs import slices
@@ -52,8 +57,9 @@ def compute_sections(project: Project, folder: str, keep_borderline: bool, yates
     if slice_name is None:
         slice_name = DEFAULT_SLICE if DEFAULT_SLICE in names or not names else names[0]
     report = build_report(project, ReportOptions(keep_borderline=keep_borderline, yates=yates,
-                                                 slice_name=slice_name, collapsed_mappings=collapsed))
-    return report_sections(report, Path(folder)), names, slice_name
+                                                 slice_name=slice_name, collapsed_mappings=collapsed,
+                                                 provisional=provisional))
+    return report_sections(report, Path(folder), style=PLOT_STYLE), names, slice_name
 
 
 class QtAnalysisView(QWidget):
@@ -78,6 +84,9 @@ class QtAnalysisView(QWidget):
         self.collapsed_box = QCheckBox("Collapsed mappings")
         self.collapsed_box.setToolTip("Score MLA with the paper's Appendix C collapsed class mappings (the reference "
                                       "evaluation applies none: the v3 labels already hold them)")
+        self.provisional_box = QCheckBox("Provisional")
+        self.provisional_box.setToolTip("Also count the items the chair has not locked, by the majority of their "
+                                        "current votes, in tables marked provisional")
         self.slice_box = QComboBox()
         self.slice_box.setToolTip("The image slice the leaderboard scores every run on")
         self.slice_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -86,7 +95,7 @@ class QtAnalysisView(QWidget):
         self.status = QLabel()
         bar = QHBoxLayout()
         for widget in (self.refresh_button, self.borderline_box, self.yates_box, self.collapsed_box,
-                       QLabel("Leaderboard slice:"), self.slice_box):
+                       self.provisional_box, QLabel("Leaderboard slice:"), self.slice_box):
             bar.addWidget(widget)
         bar.addWidget(self.status, 1)
         self.tabs = QTabWidget()
@@ -99,6 +108,7 @@ class QtAnalysisView(QWidget):
         self.borderline_box.toggled.connect(self.refresh)
         self.yates_box.toggled.connect(self.refresh)
         self.collapsed_box.toggled.connect(self.refresh)
+        self.provisional_box.toggled.connect(self.refresh)
         self.slice_box.activated.connect(self.refresh)  # a user's choice only, not the refill after a load
         if load:
             self.refresh()
@@ -113,7 +123,7 @@ class QtAnalysisView(QWidget):
         self.status.setText("Computing the report…")
         self._worker.submit(compute_sections, self.project, folder.name, self.borderline_box.isChecked(),
                             self.yates_box.isChecked(), self.slice_box.currentText() or None,
-                            self.collapsed_box.isChecked(),
+                            self.collapsed_box.isChecked(), self.provisional_box.isChecked(),
                             on_done=lambda result: self._show(result, folder), on_error=self._fail)
 
     def _show(self, result: tuple, folder: tempfile.TemporaryDirectory) -> None:
@@ -161,6 +171,12 @@ class QtAnalysisView(QWidget):
         layout = QVBoxLayout(page)
         title = QLabel(f"<h3>{section.title}</h3>")
         layout.addWidget(title)
+        for warning in section.warnings:
+            note = QLabel(f"⚠ {warning}")
+            note.setObjectName("warning")
+            note.setWordWrap(True)
+            note.setStyleSheet(f"color: {WARNING}")
+            layout.addWidget(note)
         if section.text:
             text = QLabel(section.text)
             text.setWordWrap(True)

@@ -1,5 +1,7 @@
 """Changing the keys: one row per action, keys typed as "W" or "Ctrl+Z",
-several separated by commas. Saved to the user config dir; a key bound twice
+several separated by commas, or recorded: "Record a key" and then the key
+itself, read as the window reads it (`reviewer.ui.keys`), so "?" is recorded
+as "?" whatever the layout. Saved to the user config dir; a key bound twice
 is refused with both actions named."""
 
 from __future__ import annotations
@@ -8,9 +10,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMessageBox,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -19,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.app.keymap import ACTIONS, DEFAULTS, Keymap, normalise_key, save_keymap
 from reviewer.errors import UserError
+from reviewer.ui.keys import key_text
 from reviewer.ui.theme import style_muted
 
 
@@ -45,12 +50,51 @@ class QtKeymapDialog(QDialog):
             self.table.setItem(row, 0, title)
             self.table.setItem(row, 1, QTableWidgetItem(", ".join(keymap.keys(action.name))))
         layout.addWidget(self.table)
+        record_row = QHBoxLayout()
+        self.record = QPushButton("Record a key")
+        self.record.setToolTip("Then press the key: it is added to the selected action's keys")
+        self.record.clicked.connect(self.start_recording)
+        self.recording = QLabel("")
+        style_muted(self.recording)
+        record_row.addWidget(self.record)
+        record_row.addWidget(self.recording, 1)
+        layout.addLayout(record_row)
+        self._recording_row: int | None = None
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
                                    | QDialogButtonBox.StandardButton.RestoreDefaults)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(self.restore_defaults)
         layout.addWidget(buttons)
+
+    def start_recording(self) -> None:
+        """The next key pressed is added to the keys of the selected action."""
+        row = self.table.currentRow()
+        if row < 0:
+            self.recording.setText("Select an action first.")
+            return
+        self._recording_row = row
+        self.recording.setText(f"Press the key for “{ACTIONS[row].title}” (Esc: stop)…")
+        self.grabKeyboard()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if self._recording_row is None:
+            super().keyPressEvent(event)
+            return
+        key = key_text(event)
+        if key is None:
+            return  # a modifier on its way to a combination
+        row, self._recording_row = self._recording_row, None
+        self.releaseKeyboard()
+        if key == "Esc":
+            self.recording.setText("")
+            return
+        cell = self.table.item(row, 1)
+        keys = [k.strip() for k in cell.text().split(",") if k.strip()]
+        if key not in map(normalise_key, keys):
+            keys.append(key)
+        cell.setText(", ".join(keys))
+        self.recording.setText(f"Recorded {key} for “{ACTIONS[row].title}”.")
 
     def bindings(self) -> dict[str, tuple[str, ...]]:
         out = {}

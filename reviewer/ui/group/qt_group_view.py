@@ -7,9 +7,10 @@
 Every database call runs on a worker thread (`reviewer.ui.workers`): a
 reader for the list and the item, one for the agreement statistics (the
 bootstrap takes seconds), one for the image facts, and a single writer so
-acts reach the database in the order they were made. A timer polls
-`reviewer.app.panel.poll` and reloads when anyone acted, so the view
-follows the meeting without a restart.
+acts reach the database in the order they were made. It follows the
+project's `ProjectWatcher` (the main window's): its own acts, the review
+page's and anyone else's arrive as change records, and the list, the shown
+item and the agreement are read again, so the view follows the meeting.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.app import panel as acts
+from reviewer.app.keymap import Keymap, default_keymap
 from reviewer.app.mistake_detail import DetailSource, MistakeDetail
 from reviewer.panel.group import GroupRow, GroupState
 from reviewer.panel.snapshot import FIELDS
@@ -41,10 +43,12 @@ from reviewer.project import Project
 from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES, QtAgreementPanel
 from reviewer.ui.group.qt_group_list import GroupListModel
 from reviewer.ui.group.qt_group_votes import QtGroupVotes
-from reviewer.ui.image_loader import Decoded, ImageLoader, fit_key
+from reviewer.ui.image_loader import Decoded, ImageLoader
+from reviewer.ui.keys import KeyDispatcher
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.theme import ERROR, MUTED, style_headline, style_muted, style_widgets
+from reviewer.ui.watcher import ProjectWatcher
 from reviewer.ui.workers import Worker
 
 
@@ -55,21 +59,25 @@ class QtGroupView(QWidget):
     action_done = Signal(str)  # an act was recorded (message)
     action_failed = Signal(str)
 
-    poll_ms = 3000
     resamples = 1000
 
-    def __init__(self, project: Project, reviewer, parent: QWidget | None = None):
+    def __init__(self, project: Project, reviewer, keymap: Keymap | None = None, *,
+                 watcher: ProjectWatcher | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.project, self.reviewer = project, reviewer
+        self.keymap = keymap or default_keymap()
+        # The project's one refresh path (the main window's), or this view's own.
+        self.watcher = watcher or ProjectWatcher(project, self)
+        self.watcher.changed.connect(self._changed)
         self.setWindowTitle(f"Group view: {project.name}")
         self._field: str | None = None
         self._pair: tuple[int, int] | None = None
         self._state: GroupState | None = None
-        self._cursor: acts.Cursor | None = None  # poll for others' acts from here
         self._row: GroupRow | None = None
         self._detail: MistakeDetail | None = None
         self._source: DetailSource | None = None
-        self._polling = False
+        self._source_stale = False  # labels were imported: the next detail reads them again
+        self._shut = False
         self._stats_running = self._stats_dirty = False
         self._reader = Worker(threads=1, name="group-reader", parent=self)
         self._stats = Worker(threads=1, name="group-stats", parent=self)
@@ -161,14 +169,50 @@ class QtGroupView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
 
-        self._timer = QTimer(self, interval=self.poll_ms, timeout=self._poll)
-        self._timer.start()
         self._refit = QTimer(self, singleShot=True, interval=150, timeout=self._show_image)
         self.image.resized.connect(self._refit.start)
         style_widgets(self)
+        self.keys = KeyDispatcher(self, self._key_pressed, release_focus=self._release_focus)
+        self.list.setFocus(Qt.FocusReason.OtherFocusReason)  # J/K and the arrows move in the list at once
         self._show_filter()
         self.reload()
         self.reload_stats()
+
+    # -- keys -------------------------------------------------------------------------------
+    def set_keymap(self, keymap: Keymap) -> None:
+        self.keymap = keymap
+
+    def _key_pressed(self, key: str) -> bool:
+        name = self.keymap.action_for(key)
+        if name in ("next", "previous"):
+            row = self.list.currentIndex().row() + (1 if name == "next" else -1)
+            if 0 <= row < self.model.rowCount():
+                self.list.selectRow(row)
+            return True
+        if name == "lock_decision":
+            if self.votes.lock.isEnabled():
+                self._lock()
+            else:
+                self.status.setText("Only the chair locks the panel's decision.")
+            return True
+        if name == "edit_note":
+            if not self.votes.new_note.isEnabled():
+                return True  # no item shown yet
+            self.votes.tabs.setCurrentIndex(0)
+            self.votes.new_note.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            return True
+        if name == "close_window":
+            self.close()
+            return True
+        return False
+
+    def _release_focus(self, widget: QWidget, key: str) -> bool:
+        """Escape in a text field or a filter of the view: back to the list (Enter stays the
+        field's; Escape in the list closes the view)."""
+        if key != "Esc" or widget is None or widget is self.list:
+            return False
+        self.list.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -201,8 +245,7 @@ class QtGroupView(QWidget):
         self._stats_running = False
         self._failed(error)
 
-    def _group_loaded(self, result: tuple[GroupState, acts.Cursor]) -> None:
-        state, self._cursor = result
+    def _group_loaded(self, state: GroupState) -> None:
         self._state = state
         keep = self._row.item if self._row else None
         self.list.selectionModel().blockSignals(True)
@@ -258,7 +301,8 @@ class QtGroupView(QWidget):
                                    on_error=lambda e, r=row: self._detail_failed(r, e))
 
     def _load_detail(self, row: GroupRow) -> MistakeDetail:
-        if self._source is None:  # built on the facts thread: it reads the labels once
+        if self._source is None or self._source_stale:  # built on the facts thread: it reads the labels once
+            self._source_stale = False
             self._source = DetailSource(self.project)
         return self._source.detail(run_id=row.run_id, image_id=row.item.image_id, predicted=row.item.predicted)
 
@@ -266,7 +310,9 @@ class QtGroupView(QWidget):
         if self._row is None or panel.item != self._row.item:
             return
         chair = any(p.id == self.reviewer.id and p.is_chair for p in self._state.snapshot.panelists)
-        self.votes.show_panel(panel, chair=chair)
+        row = self._row
+        self.votes.show_panel(panel, chair=chair,
+                              item_text=f"{row.file_name}: predicted {row.predicted_name} (class {row.item.predicted})")
         self.item_shown.emit(panel.item)
 
     def _detail_loaded(self, detail: MistakeDetail) -> None:
@@ -288,7 +334,7 @@ class QtGroupView(QWidget):
         if not detail.image_exists:
             self.image.show_message("No image file", str(detail.image_path or detail.file_name))
             return
-        decoded = self.loader.request(fit_key(detail.image_path, self.image.fit_bounds()), priority=2)
+        decoded = self.loader.request(self.image.fit_key(detail.image_path), priority=2)
         if decoded is not None:
             self._image_loaded(decoded)
 
@@ -336,11 +382,11 @@ class QtGroupView(QWidget):
 
     # -- acts ------------------------------------------------------------------------------
     def _act(self, fn, message: str, **kwargs) -> None:
-        def done(_result) -> None:
+        def done(result) -> None:
             self.status.setText(message)
             self.action_done.emit(message)
-            self.reload()
-            self.reload_stats()
+            self.watcher.publish(result.changes)  # this view, the review page and the progress follow
+
 
         self._writer.submit(fn, self.project, on_done=done, on_error=self._failed, **kwargs)
 
@@ -362,29 +408,28 @@ class QtGroupView(QWidget):
             self._act(acts.override, "decision overridden", chair_id=self.reviewer.id, item=self._row.item,
                       **decision)
 
-    def _poll(self) -> None:
-        if self._polling or self._state is None or self._cursor is None:
-            return
-        self._polling = True
-
-        def seen(result) -> None:
-            self._polling = False
-            changes, self._cursor = result
-            if self._state is not None and not changes.empty:
-                self.reload()
-                self.reload_stats()
-
-        def failed(error) -> None:
-            self._polling = False  # a server hiccup: try again at the next tick
-
-        self._reader.submit(acts.poll, self.project, cursor=self._cursor,
-                            on_done=seen, on_error=failed)
+    def _changed(self, changes) -> None:
+        """A change record (an act here, in the review window, or anyone's): the list, the
+        shown item and the agreement are read again when votes, decisions or notes changed."""
+        if changes.votes or changes.decisions or changes.notes or changes.panel or changes.runs or changes.labels:
+            self.reload()
+        if changes.votes or changes.decisions or changes.panel:
+            self.reload_stats()
+        if changes.labels:
+            self._source_stale = True
+        if (changes.decisions or changes.labels) and self._row is not None and self._row.run_id is not None:
+            # A decision changes how the shown image's top-5 and other runs' top-1 read.
+            self._facts.submit(self._load_detail, self._row, on_done=self._detail_loaded,
+                               on_error=lambda e, r=self._row: self._detail_failed(r, e))
 
     def selected_item(self) -> Item | None:
         return self._row.item if self._row else None
 
     def shutdown(self) -> None:
-        self._timer.stop()
+        if self._shut:
+            return  # closed, then shut down with the main window
+        self._shut = True
+        self.watcher.changed.disconnect(self._changed)
         for worker in (self._writer, self._reader, self._facts, self._stats):
             worker.shutdown()
         self.loader.shutdown()

@@ -249,8 +249,11 @@ class QtGroupVotes(QWidget):
         self.show_panel(None, chair=False)
 
     # -- showing -------------------------------------------------------------------
-    def show_panel(self, panel: ItemPanel | None, *, chair: bool) -> None:
+    def show_panel(self, panel: ItemPanel | None, *, chair: bool, item_text: str = "") -> None:
         self._panel, self._chair = panel, chair
+        # How the override dialog names the item: its file and the predicted class, not ids.
+        self._item_text = item_text or (f"image {panel.item.image_id}, predicted class {panel.item.predicted}"
+                                        if panel is not None else "")
         for widget in (self.save, self.verdict, self.problematic, self.severity, self.category, self.oov_name,
                        self.my_note, self.new_note, self.add_note):
             widget.setEnabled(panel is not None)
@@ -368,6 +371,6 @@ class QtGroupVotes(QWidget):
     def _override(self) -> None:
         if self._panel is None:
             return
-        dialog = QtOverrideDialog(f"image {self._panel.item.image_id}, predicted {self._panel.item.predicted}", self)
+        dialog = QtOverrideDialog(self._item_text, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.override_requested.emit(dialog.decision())

@@ -35,6 +35,11 @@ def class_html(cls: ClassInfo | None) -> str:
     return f"{escape(cls.name)} {muted(f'({cls.index}, {cls.wnid})')}"
 
 
+def kind_text(kind: str | None, decided: bool) -> str:
+    """A top-5 row's status: the label's kind, or the panel's final verdict marked as such."""
+    return f"{KIND_TITLES[kind]} · panel" if decided else KIND_TITLES[kind]
+
+
 class QtTopKBars(QWidget):
     """The top-5 as bars: rank, class, probability, and how the labels judge it."""
 
@@ -49,7 +54,8 @@ class QtTopKBars(QWidget):
     def set_rows(self, rows: tuple[RankedClass, ...]) -> None:
         self._rows = rows
         self.setToolTip("\n".join(f"{r.rank}. {r.cls.name} ({r.cls.wnid}) {r.probability:.1%}: "
-                                  f"{KIND_TITLES[r.label_kind]} label" for r in rows))
+                                  + (f"{KIND_TITLES[r.label_kind]} by the panel's final decision" if r.decided
+                                   else f"{KIND_TITLES[r.label_kind]} label") for r in rows))
         self.update()
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -59,7 +65,7 @@ class QtTopKBars(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = QFontMetrics(self.font())
-        kind_w = metrics.horizontalAdvance("unreviewed") + 8
+        kind_w = metrics.horizontalAdvance("unclear · panel") + 8
         pct_w = metrics.horizontalAdvance("100.0 %") + 6
         name_w = self.width() - kind_w - pct_w - 8
         for i, row in enumerate(self._rows):
@@ -68,11 +74,11 @@ class QtTopKBars(QWidget):
             # The bar spans the name column; the class name is drawn over it. A faint
             # track shows the whole column (100 %), so a bar's length reads as a share.
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(255, 255, 255, 12))
+            painter.setBrush(QColor(255, 255, 255, 22))
             painter.drawRoundedRect(QRectF(0, y + 2, name_w, self.ROW - 6), 3, 3)
             bar = QRectF(0, y + 2, max(2.0, name_w * row.probability), self.ROW - 6)
             fill = QColor(colour)
-            fill.setAlpha(85)
+            fill.setAlpha(150)  # plainly visible on the dark surround; the white name stays readable
             painter.setBrush(fill)
             painter.drawRoundedRect(bar, 3, 3)
             painter.setBrush(colour)
@@ -84,7 +90,7 @@ class QtTopKBars(QWidget):
                              Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, f"{row.probability:.1%}")
             painter.setPen(colour)
             painter.drawText(QRectF(name_w + pct_w + 8, y, kind_w, self.ROW - 2), Qt.AlignmentFlag.AlignVCenter,
-                             KIND_TITLES[row.label_kind])
+                             kind_text(row.label_kind, row.decided))
 
 
 class QtDetailPanel(QScrollArea):
@@ -124,7 +130,8 @@ class QtDetailPanel(QScrollArea):
         self.other_runs.setVisible(show_runs)
         if show_runs:
             self.other_runs.setText("<br>".join(
-                f"{escape(r.model)}: <b>{escape(r.cls.name)}</b> {r.probability:.1%} · {chip(r.label_kind)}"
+                f"{escape(r.model)}: <b>{escape(r.cls.name)}</b> {r.probability:.1%} · "
+                f"{chip(r.label_kind, kind_text(r.label_kind, r.decided))}"
                 for r in detail.other_runs))
         self.ground_truth.setText(self._ground_truth_html(detail))
         self.wordnet.setText(self._wordnet_html(detail))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QComboBox,
     QCompleter,
     QDoubleSpinBox,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QStyle,
     QStyledItemDelegate,
+    QStyleOptionSpinBox,
     QToolTip,
     QVBoxLayout,
     QWidget,
@@ -29,7 +31,8 @@ from PySide6.QtWidgets import (
 from reviewer.classes.search import class_names_for_completion, search_classes
 from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.queue import SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
-from reviewer.ui.theme import KIND_COLOURS, MUTED, style_headline, style_muted
+from reviewer.ui.review.qt_progress_strip import QtProgressStrip
+from reviewer.ui.theme import KIND_COLOURS, MUTED, WARNING, style_headline, style_muted
 
 
 class QueueModel(QStringListModel):
@@ -63,7 +66,9 @@ def _tooltip(entry: QueueEntry) -> str:
     distance = "?" if entry.hierarchy_distance is None else entry.hierarchy_distance
     return (f"{entry.file_name}\npredicted {names[entry.predicted]} ({entry.probability:.1%})\n"
             f"label {label}, WordNet distance {distance}\n"
-            f"{'novel' if entry.novel else 'previously reviewed'}{', decided' if entry.decided else ''}")
+            f"{'novel' if entry.novel else 'previously reviewed'}{', decided' if entry.decided else ''}"
+            + ("\nphase 2: the verdict stands wrong; your severity and category are still to give"
+               if 2 in entry.to_do else ""))
 
 
 class QueueDelegate(QStyledItemDelegate):
@@ -105,9 +110,16 @@ class QueueDelegate(QStyledItemDelegate):
         painter.setPen(option.palette.highlightedText().color() if selected else option.palette.text().color())
         top = QRect(text_x, rect.y(), width, rect.height() // 2)
         title = names[entry.predicted]
-        flags = ("" if entry.novel else " ↺") + (" ✓" if entry.decided else "")
-        painter.drawText(top, Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(title, Qt.TextElideMode.ElideRight, width - metrics.horizontalAdvance(flags) - 4) + flags)
+        flags = ("" if entry.novel else " ↺") + (" ✓" if entry.decided and 2 not in entry.to_do else "")
+        # Phase 2 waits for my rating (a verdict locked wrong, severity and category open): a badge.
+        badge = "  ② rate" if 2 in entry.to_do else ""
+        name = metrics.elidedText(title, Qt.TextElideMode.ElideRight,
+                                  width - metrics.horizontalAdvance(flags + badge) - 4) + flags
+        painter.drawText(top, Qt.AlignmentFlag.AlignVCenter, name)
+        if badge:
+            painter.setPen(QColor(WARNING))
+            painter.drawText(top.adjusted(metrics.horizontalAdvance(name), 0, 0, 0), Qt.AlignmentFlag.AlignVCenter,
+                             badge)
         painter.setPen(QColor("#d8dbe0") if selected else QColor(MUTED))
         distance = "" if entry.hierarchy_distance is None else f" · dist {entry.hierarchy_distance}"
         label = names[entry.original_label] if entry.original_label is not None else "?"
@@ -132,6 +144,8 @@ class QtQueuePanel(QWidget):
         style_headline(self.counts, 11)
         self.counts.setWordWrap(True)
         layout.addWidget(self.counts)
+        self.progress = QtProgressStrip()
+        layout.addWidget(self.progress)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(0, 0, 0, 0)
@@ -188,17 +202,22 @@ class QtQueuePanel(QWidget):
         for box in (self.min_distance, self.max_distance, self.min_confidence, self.max_confidence):
             box.valueChanged.connect(self._debounce.start)
         self.class_filter.textChanged.connect(self._debounce.start)
-        self.class_filter.returnPressed.connect(self._finish_editing)
-        self.class_filter.installEventFilter(self)
+        self.class_filter.returnPressed.connect(self.finish_editing)
+        # A filter set with the mouse hands the keys back to the review at once: a combo
+        # box chosen from, a spin box's arrows clicked (typing in one ends with Enter or Esc).
+        for combo in (self.status, self.sort):
+            combo.activated.connect(lambda _index: self.finish_editing())
+        for box in (self.min_distance, self.max_distance, self.min_confidence, self.max_confidence):
+            box.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802
-        if watched is self.class_filter and event.type() == QEvent.Type.KeyPress \
-                and event.key() == Qt.Key.Key_Escape:
-            self._finish_editing()
-            return True
+        if event.type() == QEvent.Type.MouseButtonRelease and isinstance(watched, QAbstractSpinBox) \
+                and _on_arrows(watched, event.position().toPoint()):
+            QTimer.singleShot(0, self.finish_editing)  # after the click has stepped the value
         return False
 
-    def _finish_editing(self) -> None:
+    def finish_editing(self) -> None:
+        """Apply the filter now (not after the typing pause) and give the keys back to the review."""
         if self._debounce.isActive():
             self._debounce.stop()
             self._emit()
@@ -231,6 +250,14 @@ class QtQueuePanel(QWidget):
 
     def _emit(self) -> None:
         self.filter_changed.emit(self.current_filter())
+
+
+def _on_arrows(box: QAbstractSpinBox, point) -> bool:
+    """Whether `point` is on the spin box's up or down arrow."""
+    option = QStyleOptionSpinBox()
+    box.initStyleOption(option)
+    control = box.style().hitTestComplexControl(QStyle.ComplexControl.CC_SpinBox, option, point, box)
+    return control in (QStyle.SubControl.SC_SpinBoxUp, QStyle.SubControl.SC_SpinBoxDown)
 
 
 def _pair(left: QWidget, right: QWidget) -> QWidget:

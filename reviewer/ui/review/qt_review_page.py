@@ -119,7 +119,8 @@ class QtReviewPage(QWidget):
         """Show this session (None: none; the previous one is disconnected)."""
         if self.session is not None:
             for signal in (self.session.queue_loaded, self.session.current_changed, self.session.detail_ready,
-                           self.session.vote_changed, self.session.others_changed, self.session.message):
+                           self.session.vote_changed, self.session.others_changed, self.session.message,
+                           self.session.states_changed):
                 signal.disconnect()
             self.queue_panel.filter_changed.disconnect()
         self.session = session
@@ -131,6 +132,7 @@ class QtReviewPage(QWidget):
         session.detail_ready.connect(self._detail_ready)
         session.vote_changed.connect(self._vote_changed)
         session.others_changed.connect(self._others_changed)
+        session.states_changed.connect(self._states_changed)
         session.message.connect(self.status_message)
         self.queue_panel.filter_changed.connect(session.set_filter)
 
@@ -144,6 +146,8 @@ class QtReviewPage(QWidget):
     def _update_counts(self) -> None:
         queue = self.session.queue if self.session else None
         self.queue_panel.counts.setText(queue.counts().describe() if queue is not None else "No run")
+        self.queue_panel.progress.set_progress(queue.progress if queue is not None else [],
+                                               self.session.reviewer.id if self.session else None)
 
     def _list_moved(self, current, _previous) -> None:
         if not self._syncing and current.isValid() and self.session is not None:
@@ -159,20 +163,13 @@ class QtReviewPage(QWidget):
             self.image.show_message("Nothing to review here", "Change the filter on the left, or run a model.")
             self.details.clear()
             return
-        row = self.session.row
         # The list follows once the mistake itself is painted (see _mark_shown).
         QTimer.singleShot(0, self._sync_list)
         names = load_classes().names
         label = names[entry.original_label] if entry.original_label is not None else "unknown"
         self.headline.setText(f'<span style="color:{MUTED}">predicted</span> {escape(names[entry.predicted])} '
                               f'<span style="color:{MUTED}">{entry.probability:.1%} · label</span> {escape(label)}')
-        flags = [f"{row + 1} of {len(self.session.queue)}", escape(entry.file_name),
-                 "novel" if entry.novel else "previously reviewed"]
-        if entry.hierarchy_distance is not None:
-            flags.append(f"WordNet distance {entry.hierarchy_distance}")
-        if entry.decided:
-            flags.append("decided")
-        self.subheadline.setText(" · ".join(flags))
+        self._show_flags(entry)
         self._show_vote(entry.item)
         self._show_others(entry.item)
         detail = self.session.detail(entry.item)
@@ -182,6 +179,32 @@ class QtReviewPage(QWidget):
             self.details.clear()
             self._wanted = None
             self.image.show_message("Loading…")
+
+    def _show_flags(self, entry: QueueEntry) -> None:
+        """The line under the headline: where the mistake is, and where the panel stands on it."""
+        flags = [f"{self.session.row + 1} of {len(self.session.queue)}", escape(entry.file_name),
+                 "novel" if entry.novel else "previously reviewed"]
+        if entry.hierarchy_distance is not None:
+            flags.append(f"WordNet distance {entry.hierarchy_distance}")
+        if 2 in entry.to_do:
+            flags.append(f'<span style="color:{WARNING}">phase 2: rate severity and category</span>')
+        elif entry.decided:
+            flags.append("decided")
+        detail = self.session.detail(entry.item)
+        if detail is not None and detail.problematic:
+            flags.append(f'<span style="color:{WARNING}">ground truth problematic</span>')
+        self.subheadline.setText(" · ".join(flags))
+
+    def _states_changed(self, items) -> None:
+        """The panel's state of some items changed (anyone's vote, a lock): their rows,
+        the counts, and the shown mistake's line and rating keys follow."""
+        for key in items:
+            self.queue_panel.model.refresh_key(key)
+        self._update_counts()
+        entry = self.session.current()
+        if entry is not None and entry.item in items:
+            self._show_flags(entry)
+            self._show_vote(entry.item)
 
     def _set_panes_visible(self, visible: bool) -> None:
         """The vote, the facts and the exemplars only while a mistake is shown."""
@@ -212,16 +235,16 @@ class QtReviewPage(QWidget):
         if key == self.session.current_key():
             self._show_detail(detail)
         elif detail.image_exists:  # prefetch the image of a coming mistake
-            self.loader.request(fit_key(detail.image_path, self.image.fit_bounds()), priority=0)
+            self.loader.request(self.image.fit_key(detail.image_path), priority=0)
 
     def _show_detail(self, detail: MistakeDetail) -> None:
         self.details.show_detail(detail)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
         QTimer.singleShot(0, lambda d=detail: self._show_exemplars(d))
-        if detail.problematic and "problematic</span>" not in self.subheadline.text():
-            self.subheadline.setText(self.subheadline.text() +
-                                     f' · <span style="color:{WARNING}">ground truth problematic</span>')
+        entry = self.session.current()
+        if entry is not None and entry.item == (detail.image_id, detail.predicted.index):
+            self._show_flags(entry)
         self._shown["detail"] = True
         if detail.image_path is None:
             self._wanted = None
@@ -233,7 +256,7 @@ class QtReviewPage(QWidget):
             self.image.show_message("Image file not found", str(detail.image_path))
             self._mark_shown("image")
         else:
-            self._wanted = fit_key(detail.image_path, self.image.fit_bounds())
+            self._wanted = self.image.fit_key(detail.image_path)
             decoded = self.loader.request(self._wanted, priority=2)
             if decoded is not None:
                 self._image_loaded(decoded)
@@ -287,16 +310,15 @@ class QtReviewPage(QWidget):
         session = self.session
         if session is None or session.queue is None or session.row is None:
             return
-        bounds = self.image.fit_bounds()
         for row in range(session.row + 1, min(len(session.queue), session.row + 1 + PREFETCH_AHEAD)):
             detail = session.detail(session.queue[row].item)
             if detail is not None and detail.image_exists:
-                self.loader.request(fit_key(detail.image_path, bounds), priority=0)
+                self.loader.request(self.image.fit_key(detail.image_path), priority=0)
 
     def _refit(self) -> None:
         detail = self._current_detail()
         if detail is not None and detail.image_exists and self.image.is_fit():
-            key = fit_key(detail.image_path, self.image.fit_bounds())
+            key = self.image.fit_key(detail.image_path)
             if key != self._wanted:
                 self._wanted = key
                 decoded = self.loader.request(key, priority=2)
@@ -313,8 +335,11 @@ class QtReviewPage(QWidget):
 
     def _show_vote(self, key) -> None:
         session = self.session
-        status = session.status.get(key) or ("recorded" if not session.my_vote(key).empty else "none")
-        self.vote_panel.show_vote(session.my_vote(key), status=status)
+        if key not in session.my_votes and not session.pending.get(key):
+            status = "loading"  # read with the mistake's facts, a moment away
+        else:
+            status = session.status.get(key) or ("recorded" if not session.my_vote(key).empty else "none")
+        self.vote_panel.show_vote(session.my_vote(key), status=status, judged_wrong=session.judged_wrong(key))
 
     def _show_others(self, key) -> None:
         self.vote_panel.show_others(self.session.others.get(key), self.session.names, blind=self.session.blind)
@@ -354,9 +379,10 @@ class QtReviewPage(QWidget):
         if name == "edit_note":
             self.vote_panel.ask_text("note", "Note on this mistake (Enter records, Esc cancels):", state.note)
             return True
+        judged_wrong = session.judged_wrong(key)
         if name == f"category_{Category.FINE_GRAINED_OOV}":
             try:  # the rules of the act, asked before the name is
-                implied_changes(state, category=Category.FINE_GRAINED_OOV, oov_name="?")
+                implied_changes(state, judged_wrong=judged_wrong, category=Category.FINE_GRAINED_OOV, oov_name="?")
             except VoteError as exc:
                 self.status_message.emit(f"{str(exc).capitalize()}.", True)
                 return False
@@ -366,7 +392,7 @@ class QtReviewPage(QWidget):
         if name not in VOTE_ACTIONS:
             return False
         try:
-            changes = implied_changes(state, **VOTE_ACTIONS[name])
+            changes = implied_changes(state, judged_wrong=judged_wrong, **VOTE_ACTIONS[name])
         except VoteError as exc:
             self.status_message.emit(f"{str(exc).capitalize()}.", True)
             return False
@@ -382,8 +408,8 @@ class QtReviewPage(QWidget):
         elif field == "oov_name":
             key = self.session.current_key()
             try:
-                changes = implied_changes(self.session.my_vote(key), category=Category.FINE_GRAINED_OOV,
-                                          oov_name=text)
+                changes = implied_changes(self.session.my_vote(key), judged_wrong=self.session.judged_wrong(key),
+                                          category=Category.FINE_GRAINED_OOV, oov_name=text)
             except VoteError as exc:
                 self.status_message.emit(f"{str(exc).capitalize()}.", True)
                 return
@@ -392,7 +418,9 @@ class QtReviewPage(QWidget):
     def _after_vote(self, state, *, verdict_key: bool) -> None:
         if state is None or self.auto_advance == "off":
             return
-        if state.complete or (self.auto_advance == "verdict" and verdict_key):
+        key = self.session.current_key()
+        judged_wrong = key is not None and self.session.judged_wrong(key)
+        if state.is_complete(judged_wrong=judged_wrong) or (self.auto_advance == "verdict" and verdict_key):
             self.session.next()
 
     def _preview_exemplar(self, exemplar: Exemplar) -> None:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPush
 
 from reviewer.app.keymap import Keymap
 from reviewer.panel.votes import VoteState
-from reviewer.terms import Category, Severity
+from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
 from reviewer.ui.theme import CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
 
@@ -97,18 +97,22 @@ class QtVotePanel(QtCard):
             button.setToolTip(f"{button.property('title')}: " + (" or ".join(keys) if keys else "no key"))
 
     # -- state -------------------------------------------------------------------
-    def show_vote(self, state: VoteState, *, status: str) -> None:
-        """Check the buttons of the vote; `status` is "saving", "recorded", "none" or an error."""
+    def show_vote(self, state: VoteState, *, status: str, judged_wrong: bool = False) -> None:
+        """Check the buttons of the vote; `status` is "saving", "recorded", "none", "loading"
+        or an error. `judged_wrong`: the item stands wrong (phase 2), so the panelist rates
+        severity and category whatever their own verdict was."""
         checked = {f"verdict_{state.verdict}", f"severity_{state.severity}", f"category_{state.category}"}
         if state.problematic:
             checked.add("toggle_problematic")
         for name, button in self.buttons.items():
             button.setChecked(name in checked)
-        wrong = state.can_rate()
+        rate = state.can_rate(judged_wrong=judged_wrong)
         for name, button in self.buttons.items():
             if name.startswith(("severity_", "category_")):
-                button.setEnabled(wrong)
+                button.setEnabled(rate)
         parts = []
+        if judged_wrong and state.verdict != Verdict.WRONG and not (state.severity and state.category):
+            parts.append(chip("wrong", "Phase 2") + " the panel judged it wrong: rate severity and category")
         if state.category and Category(state.category).needs_name and state.oov_name:
             parts.append(f"Object: <b>{escape(state.oov_name)}</b>")
         if state.note:
@@ -118,7 +122,8 @@ class QtVotePanel(QtCard):
         self.set_status(status)
 
     def set_status(self, status: str) -> None:
-        texts = {"saving": muted("saving…"), "recorded": chip("correct", "✓ recorded"), "none": muted("not voted")}
+        texts = {"saving": muted("saving…"), "recorded": chip("correct", "✓ recorded"), "none": muted("not voted"),
+                 "loading": muted("reading…")}
         self.status.setText(texts.get(status, f'<span style="color:{ERROR}">{escape(status)}</span>'))
 
     def show_others(self, votes: list | None, names: dict[int, str], *, blind: bool) -> None:
@@ -131,7 +136,10 @@ class QtVotePanel(QtCard):
             return
         lines = []
         for vote in votes:
-            fields = [chip(vote.verdict, vote.verdict) if vote.verdict else muted("no verdict")]
+            if "verdict" in vote.hidden:  # blind: the viewer has flagged the ground truth, not voted a verdict
+                fields = [muted("verdict hidden until you give yours")]
+            else:
+                fields = [chip(vote.verdict, vote.verdict) if vote.verdict else muted("no verdict yet")]
             if vote.severity:
                 fields.append(escape(Severity(vote.severity).caption))
             if vote.category:

@@ -1,7 +1,7 @@
 """One panelist reviewing one run: the queue, the shown mistake, votes and undo.
 
 The Qt-side controller between the window and the domain. It holds no review
-rules: votes go through `reviewer.panel.votes` (which commits before it
+rules: votes go through `reviewer.app.panel` (which commits before it
 returns), the queue through `reviewer.panel.queue`, the facts through
 `reviewer.app.mistake_detail`. All of that runs on worker threads:
 
@@ -10,6 +10,11 @@ returns), the queue through `reviewer.panel.queue`, the facts through
 - a writer pool of one thread records votes and undos in the order of the
   key presses. A vote is shown as "saving" until its commit returns, then
   "recorded": what the window shows as recorded is on disk.
+
+It stays in step with the database through the project's `ProjectWatcher`:
+its own acts are published there, and every change record (its own, the
+group view's, another process's) makes it re-read what the record names:
+the items' details and votes, the queue's states, the labels.
 """
 
 from __future__ import annotations
@@ -27,16 +32,17 @@ from reviewer.panel.state import Item
 from reviewer.panel.votes import VoteState
 from reviewer.project import Project
 from reviewer.terms import Category
+from reviewer.ui.watcher import ProjectWatcher
 from reviewer.ui.workers import Worker
 
 PREFETCH_AHEAD = 4
-OTHERS_POLL_MS = 5000
 DETAIL_CACHE = 256
 Key = Item
 
 
 class ReviewSession(QObject):
     queue_loaded = Signal()
+    states_changed = Signal(object)  # [Item]: the queue entries whose panel state changed
     current_changed = Signal(object)  # QueueEntry or None
     detail_ready = Signal(object)  # MistakeDetail
     vote_changed = Signal(object)  # key
@@ -44,7 +50,8 @@ class ReviewSession(QObject):
     undo_changed = Signal(bool)
     message = Signal(str, bool)  # text, is_error
 
-    def __init__(self, project: Project, reviewer, *, blind: bool = True, parent: QObject | None = None):
+    def __init__(self, project: Project, reviewer, *, blind: bool = True, watcher: ProjectWatcher | None = None,
+                 parent: QObject | None = None):
         super().__init__(parent)
         self.project, self.reviewer, self.blind = project, reviewer, blind
         self.reader = Worker(threads=2, name="reader", parent=self)
@@ -61,10 +68,11 @@ class ReviewSession(QObject):
         self._loading: set[Key] = set()
         self.names: dict[int, str] = {}
         self.undo_available = False
-        # Other panelists vote meanwhile (one SQLite file or a PostgreSQL server):
-        # the shown mistake's other votes are read again every few seconds.
-        self._poll = QTimer(self, interval=OTHERS_POLL_MS, timeout=self._poll_others)
-        self._poll.start()
+        # A local vote bumps its item's version: a read begun before it is older and is dropped.
+        self._versions: dict[Key, int] = {}
+        self._queue_loading = self._queue_stale = False
+        self.watcher = watcher or ProjectWatcher(project, self)
+        self.watcher.changed.connect(self.apply_changes)
 
     # -- loading ---------------------------------------------------------------
     def open_run(self, run_id: int, queue_filter: QueueFilter | None = None, *, refresh: bool = False) -> None:
@@ -90,7 +98,85 @@ class ReviewSession(QObject):
         self.row = None
         self._set_undo(undo)
         self.queue_loaded.emit()
-        self.go_to(0 if len(queue) else None)
+        # Resume where the panelist stopped: the first mistake still to do for them.
+        first = queue.first_to_do_row()
+        self.go_to(first if first is not None else (0 if len(queue) else None))
+
+    # -- in step with the database -----------------------------------------------------
+    def apply_changes(self, changes) -> None:
+        """Re-read what a change record names (reviewer.app.changes): the facts and votes
+        of its items, the queue's states, everything after labels were imported."""
+        if changes.panel:
+            self.reader.submit(acts.names, self.project, on_done=self._names_loaded)
+        if self.queue is None or self.run_id is None:
+            return
+        if changes.labels:
+            self.source = None  # new labels: the facts are read again
+            stale = set(self.details)
+            self.reader.submit(DetailSource, self.project, on_done=self._source_loaded, on_error=self._failed)
+        else:
+            stale = set(changes.items) & (set(self.others) | set(self.my_votes))
+            # A decision on (image, class) changes how the top-5 and other runs' top-1 of every
+            # mistake on that image read: their facts are read again.
+            images = {item.image_id for item in changes.items}
+            stale |= {key for key in self.details if key.image_id in images}
+        for key in stale:
+            # The facts are read again with the panelist's vote (`_item_loaded`); the vote
+            # on screen stays lit until the fresh one replaces it.
+            self.details.pop(key, None)
+            self.others.pop(key, None)
+        if changes.votes or changes.decisions or changes.labels or self.run_id in changes.runs:
+            self._reload_queue()
+        key = self.current_key()
+        if key is not None and key in stale and self.source is not None:
+            self.request_detail(key, priority=2)
+
+    def _source_loaded(self, source: DetailSource) -> None:
+        self.source = source
+        key = self.current_key()
+        if key is not None:
+            self.request_detail(key, priority=2)
+
+    def _reload_queue(self) -> None:
+        """The queue's states read again (at most one read at a time, one more queued)."""
+        if self._queue_loading:
+            self._queue_stale = True
+            return
+        self._queue_loading, self._queue_stale = True, False
+        self.reader.submit(acts.review_queue, self.project, run_id=self.run_id, reviewer_id=self.reviewer.id,
+                           queue_filter=self.queue.filter, on_done=self._queue_reloaded, on_error=self._queue_failed,
+                           priority=1)
+
+    def _queue_failed(self, error: BaseException) -> None:
+        self._queue_loading = False
+        self._failed(error)
+
+    def _queue_reloaded(self, fresh: ReviewQueue) -> None:
+        self._queue_loading = False
+        if self.queue is None or fresh.run_id != self.run_id:
+            return
+        if not self.queue.same_items(fresh):  # the run's mistakes were stored again
+            key = self.current_key()
+            self.queue = fresh
+            self.queue_loaded.emit()
+            row = fresh.row_of(key) if key is not None else None
+            self.row = None
+            self.go_to(row if row is not None else (0 if len(fresh) else None))
+        else:
+            for key in self.pending:  # this window's vote on its way is newer than the read
+                entry = self.queue.entry(key)
+                if entry is not None:
+                    fresh.set_my_verdict(key, entry.my_verdict)
+            changed = self.queue.take_states(fresh)
+            if changed:
+                self.states_changed.emit(changed)
+        if self._queue_stale:
+            self._reload_queue()
+
+    def judged_wrong(self, key: Key) -> bool:
+        """The item stands wrong: the panelist rates severity and category (phase 2)."""
+        entry = self.queue.entry(key) if self.queue is not None else None
+        return bool(entry and entry.stands_wrong)
 
     def set_filter(self, queue_filter: QueueFilter) -> None:
         if self.queue is None:
@@ -161,27 +247,33 @@ class ReviewSession(QObject):
         if key in self.details or key in self._loading or self.source is None:
             return
         self._loading.add(key)
-        self.reader.submit(self._load_item, self.run_id, key, on_done=self._item_loaded,
-                           on_error=lambda e, k=key: self._item_failed(k, e), priority=priority)
+        self.reader.submit(self._load_item, self.run_id, key, self._versions.get(key, 0), self.source,
+                           on_done=self._item_loaded, on_error=lambda e, k=key: self._item_failed(k, e),
+                           priority=priority)
 
-    def _load_item(self, run_id: int, key: Key):
-        detail = self.source.detail(run_id=run_id, image_id=key.image_id, predicted=key.predicted)
+    def _load_item(self, run_id: int, key: Key, version: int, source: DetailSource):
+        detail = source.detail(run_id=run_id, image_id=key.image_id, predicted=key.predicted)
         mine, others = acts.item_votes(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind)
-        return run_id, key, detail, mine, others
+        return run_id, key, version, detail, mine, others
 
     def _item_loaded(self, result) -> None:
-        run_id, key, detail, mine, others = result
+        run_id, key, version, detail, mine, others = result
         self._loading.discard(key)
         if run_id != self.run_id:
             return
         self.details[key] = detail
         while len(self.details) > DETAIL_CACHE:
             self.details.popitem(last=False)
-        # What this window wrote is newer than what a prefetch read.
-        if not self.pending.get(key):
-            self.my_votes.setdefault(key, mine)
+        # What this window wrote is newer than what a read begun before it saw.
+        if not self.pending.get(key) and version == self._versions.get(key, 0):
+            self.my_votes[key] = mine
             self._set_others(key, others)
+            if self.queue is not None and self.queue.entry(key) is not None \
+                    and self.queue.entry(key).my_verdict != mine.verdict:
+                self.queue.set_my_verdict(key, mine.verdict)
         self.detail_ready.emit(detail)
+        self.vote_changed.emit(key)
+        self.others_changed.emit(key)
 
     def _item_failed(self, key: Key, error: BaseException) -> None:
         self._loading.discard(key)
@@ -210,11 +302,6 @@ class ReviewSession(QObject):
         if key is not None:
             self.others_changed.emit(key)
 
-    def _poll_others(self) -> None:
-        key = self.current_key()
-        if key is not None and not self.pending.get(key):
-            self.refresh_others(key)
-
     def set_blind(self, blind: bool) -> None:
         self.blind = blind
         self.others.clear()
@@ -233,6 +320,7 @@ class ReviewSession(QObject):
         if entry is None:
             return None
         key = entry.item
+        self._versions[key] = self._versions.get(key, 0) + 1
         state = replace(self.my_vote(key), **changes)
         if state.category is None or not Category(state.category).needs_name:
             state = replace(state, oov_name=None)
@@ -247,12 +335,13 @@ class ReviewSession(QObject):
         return state
 
     def _write_vote(self, key: Key, changes: dict):
-        row = acts.vote(self.project, reviewer_id=self.reviewer.id, item=key, **changes).value
+        done = acts.vote(self.project, reviewer_id=self.reviewer.id, item=key, **changes)
         others = acts.others(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind)
-        return key, VoteState.of(row), others, True
+        return key, VoteState.of(done.value), others, True, done.changes
 
     def _vote_written(self, result) -> None:
-        key, state, others, undo = result
+        key, state, others, undo, changes = result
+        self.watcher.publish(changes)  # the group view and the progress follow at once
         self.pending[key] -= 1
         if not self.pending[key]:
             del self.pending[key]
@@ -288,20 +377,23 @@ class ReviewSession(QObject):
         self.writer.submit(self._write_undo, on_done=self._undone, on_error=self._failed)
 
     def _write_undo(self):
-        row = acts.undo(self.project, reviewer_id=self.reviewer.id).value
+        done = acts.undo(self.project, reviewer_id=self.reviewer.id)
+        row = done.value
         undo = acts.undo_available(self.project, reviewer_id=self.reviewer.id)
         if row is None:
-            return None, None, None, undo
+            return None, None, None, undo, done.changes
         key = Item(row.image_id, row.predicted)
         others = acts.others(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind)
-        return key, VoteState.of(row), others, undo
+        return key, VoteState.of(row), others, undo, done.changes
 
     def _undone(self, result) -> None:
-        key, state, others, undo = result
+        key, state, others, undo, changes = result
         self._set_undo(undo)
+        self.watcher.publish(changes)
         if key is None:
             self.message.emit("Nothing to undo.", False)
             return
+        self._versions[key] = self._versions.get(key, 0) + 1
         self.my_votes[key] = state
         self._set_others(key, others)
         self.status[key] = "recorded" if not state.empty else "none"
@@ -324,6 +416,6 @@ class ReviewSession(QObject):
 
     def close(self) -> None:
         """Finish writing every pending vote, then stop the workers."""
-        self._poll.stop()
+        self.watcher.changed.disconnect(self.apply_changes)
         self.writer.shutdown(msecs=-1)
         self.reader.shutdown()

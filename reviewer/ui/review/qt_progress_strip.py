@@ -1,0 +1,86 @@
+"""The panel's progress at a glance, above the queue: for each phase, what I have
+done of what waits for me, and what the panel has decided of the run's mistakes.
+
+It draws `reviewer.panel.phases.progress` over the run's mistakes (carried by
+the queue, so it refreshes with every change record the queue is reloaded on):
+
+    Phase 1 · verdicts    me 12/40 · panel 8/40 decided, 3 meet
+    [███████░░░░░░░░░░░░]  mine
+    [████▒▒░░░░░░░░░░░░░]  the panel's: decided, awaiting the group
+
+"me d/n": n is what I have voted of the phase's items plus what still waits
+for my vote (an item decided before I voted no longer waits).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from reviewer.terms import Verdict
+from reviewer.ui.theme import ACCENT, KIND_COLOURS, MUTED, WARNING
+
+PHASE_TITLES = {1: "Phase 1 · verdicts", 2: "Phase 2 · rating"}
+TRACK = QColor(255, 255, 255, 28)
+
+
+class QtProgressStrip(QWidget):
+    ROW = 40
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._lines: list[tuple[str, float, float, float]] = []  # text, mine, decided, awaiting the group
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(2 * self.ROW)
+
+    def set_progress(self, phases: list, reviewer_id: int | None) -> None:
+        """`phases`: `progress(...)` of the run's mistakes; `reviewer_id`: me."""
+        self._lines, tips = [], []
+        for report in phases:
+            me = next((p for p in report.panelists if p.reviewer_id == reviewer_id), None)
+            done, waiting = (me.done, me.to_do) if me is not None else (0, report.items - report.decided)
+            mine_total = done + waiting
+            text = (f"{PHASE_TITLES[report.phase]}   me {done}/{mine_total} · panel {report.decided}/{report.items} "
+                    f"decided" + (f", {report.awaits_group} meet" if report.awaits_group else ""))
+            if not report.items:
+                text = f"{PHASE_TITLES[report.phase]}   nothing in this phase"
+            self._lines.append((text, done / mine_total if mine_total else 0.0,
+                                report.decided / report.items if report.items else 0.0,
+                                report.awaits_group / report.items if report.items else 0.0))
+            tips.append(f"Phase {report.phase}: {report.items} of the run's mistakes; I voted {done}, "
+                        f"{waiting} wait for my vote; the panel decided {report.decided}, {report.awaits_group} "
+                        f"await the group (voted by all, not unanimous), {report.voting} still being voted")
+        self.setToolTip("\n".join(tips))
+        self.update()
+
+    def text_lines(self) -> list[str]:
+        return [line[0] for line in self._lines]
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(260, 2 * self.ROW)
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        metrics = QFontMetrics(self.font())
+        width = self.width() - 2
+        for i, (text, mine, decided, meeting) in enumerate(self._lines):
+            y = i * self.ROW
+            painter.setPen(self.palette().text().color() if mine < 1 or decided < 1 else QColor(MUTED))
+            painter.drawText(QRectF(0, y, width, metrics.height() + 2), Qt.AlignmentFlag.AlignVCenter,
+                             metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
+            top = y + metrics.height() + 5
+            for row, segments in enumerate((((mine, QColor(ACCENT)),),
+                                            ((decided, QColor(KIND_COLOURS[Verdict.CORRECT])),
+                                             (meeting, QColor(WARNING))))):
+                bar_y = top + row * 8
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(TRACK)
+                painter.drawRoundedRect(QRectF(0, bar_y, width, 5), 2, 2)
+                x = 0.0
+                for share, colour in segments:
+                    if share > 0:
+                        painter.setBrush(colour)
+                        painter.drawRoundedRect(QRectF(x, bar_y, max(2.0, width * share), 5), 2, 2)
+                        x += width * share
