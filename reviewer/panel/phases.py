@@ -122,27 +122,48 @@ class PhaseProgress:
     panelists: list[PanelistProgress] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ItemProgress:
+    """One item's part of `progress`: for each phase it is in, its state there and the
+    panelists who have voted the phase's fields."""
+
+    phases: tuple[tuple[int, str, frozenset[int]], ...] = ()
+
+
+def item_progress(snapshot: PanelSnapshot, item: Item) -> ItemProgress:
+    return ItemProgress(tuple(
+        (phase, status(snapshot, item, phase),
+         frozenset(p.id for p in snapshot.panelists if has_voted(snapshot, item, p.id, phase)))
+        for phase in (1, 2) if in_phase(snapshot, item, phase)))
+
+
+def empty_progress(snapshot: PanelSnapshot) -> list[PhaseProgress]:
+    return [PhaseProgress(phase, panelists=[PanelistProgress(p.id, p.name) for p in snapshot.panelists])
+            for phase in (1, 2)]
+
+
+def count_progress(reports: list[PhaseProgress], part: ItemProgress, sign: int = 1) -> None:
+    """Add (sign 1) or take away (sign -1) an item's part in `reports` (phases 1 and 2),
+    so a window keeps the counts of thousands of items up to date item by item."""
+    for phase, state, voted in part.phases:
+        report = reports[phase - 1]
+        report.items += sign
+        setattr(report, state, getattr(report, state) + sign)
+        for entry in report.panelists:
+            if entry.reviewer_id in voted:
+                entry.done += sign
+                entry.awaits_group += sign * (state == AWAITS_GROUP)
+            elif state != DECIDED:
+                entry.to_do += sign  # as `to_do` says of the item
+
+
 def progress(snapshot: PanelSnapshot, items=None) -> list[PhaseProgress]:
     """Where the project stands (or, given `items`, those of its items: a run's mistakes):
     per phase, per panelist, done / to do / awaiting the group."""
-    out = []
-    wanted = None if items is None else set(items)
-    for phase in (1, 2):
-        report = PhaseProgress(phase, panelists=[PanelistProgress(p.id, p.name) for p in snapshot.panelists])
-        for item in phase_items(snapshot, phase):
-            if wanted is not None and item not in wanted:
-                continue
-            report.items += 1
-            state = status(snapshot, item, phase)
-            setattr(report, state, getattr(report, state) + 1)
-            for entry in report.panelists:
-                if has_voted(snapshot, item, entry.reviewer_id, phase):
-                    entry.done += 1
-                    entry.awaits_group += state == AWAITS_GROUP
-                elif state != DECIDED:
-                    entry.to_do += 1  # as `to_do` says of the item
-        out.append(report)
-    return out
+    reports = empty_progress(snapshot)
+    for item in snapshot.facts if items is None else {i for i in items if i in snapshot.facts}:
+        count_progress(reports, item_progress(snapshot, item))
+    return reports
 
 
 def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str = "") -> Decision:

@@ -27,10 +27,9 @@ from dataclasses import dataclass, field, replace
 
 from sqlmodel import Session
 
-from reviewer.panel.phases import correctness, to_do
-from reviewer.panel.phases import progress as panel_progress
+from reviewer.panel.phases import ItemProgress, correctness, count_progress, empty_progress, item_progress, to_do
 from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.state import Item, current_votes, standing_decisions
+from reviewer.panel.state import Item, standing_decisions
 from reviewer.runs.mistakes import StoredMistake, stored_mistakes
 from reviewer.terms import Verdict
 
@@ -161,8 +160,10 @@ class ReviewQueue:
     _shown_set: set[int] = field(default_factory=set, repr=False)
     _status_total: int = 0
     _voted_shown: int = 0
-    # The panel's progress over the run's mistakes (`phases.progress`), as of the load.
+    # The panel's progress over the run's mistakes (`phases.progress`), kept up to date item
+    # by item (`take_item_states`) from each item's part.
     progress: list = field(default_factory=list)
+    _parts: dict[Item, ItemProgress] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._index_of = {e.item: i for i, e in enumerate(self.entries)}
@@ -246,7 +247,30 @@ class ReviewQueue:
                 self.entries[index] = replace(self.entries[index], decided=fresh.decided, to_do=fresh.to_do,
                                               stands_wrong=fresh.stands_wrong)
                 changed.append(entry.item)
-        self.progress = other.progress
+        self.progress, self._parts = other.progress, other._parts
+        return changed
+
+    def take_item_states(self, states: "ItemStates") -> list[Item]:
+        """Take the fresh state of a few items (`load_item_states`), the progress counts
+        updated by their parts; returns the items whose state changed."""
+        changed = []
+        for item, (my_verdict, decided, phases_to_do, stands_wrong, part) in states.items.items():
+            index = self._index_of.get(item)
+            if index is None:
+                continue
+            entry = self.entries[index]
+            if (my_verdict, decided, phases_to_do, stands_wrong) != entry.state:
+                self.set_my_verdict(item, my_verdict)
+                self.entries[index] = replace(self.entries[index], decided=decided, to_do=phases_to_do,
+                                              stands_wrong=stands_wrong)
+                changed.append(item)
+            old = self._parts.get(item)
+            if old != part and len(self.progress) == 2 and states.panelists == [
+                    p.reviewer_id for p in self.progress[0].panelists]:
+                if old is not None:
+                    count_progress(self.progress, old, -1)
+                count_progress(self.progress, part)
+                self._parts[item] = part
         return changed
 
     def set_my_verdict(self, key: Item, verdict: str | None) -> None:
@@ -266,19 +290,43 @@ def load_queue(*, session: Session, run_id: int, reviewer_id: int | None,
                queue_filter: QueueFilter | None = None) -> ReviewQueue:
     """The run's mistakes with the panelist's current verdicts and the decided items."""
     mistakes = stored_mistakes(session=session, run_id=run_id)
-    mine = ({Item(v.image_id, v.predicted): v.verdict for v in current_votes(session=session, reviewer_id=reviewer_id)}
-            if reviewer_id is not None else {})
-    decided = set(standing_decisions(session=session))
     snapshot = load_snapshot(session=session)
-    entries = [
-        QueueEntry(**vars(m), my_verdict=mine.get(m.item), decided=m.item in decided,
-                   to_do=to_do(snapshot, m.item, reviewer_id),
-                   stands_wrong=correctness(snapshot, m.item) == Verdict.WRONG)
-        for m in mistakes
-    ]
+    states = _states(snapshot, [m.item for m in mistakes], reviewer_id)
+    entries = [QueueEntry(**vars(m), my_verdict=states[m.item][0], decided=states[m.item][1],
+                          to_do=states[m.item][2], stands_wrong=states[m.item][3]) for m in mistakes]
+    parts = {item: state[4] for item, state in states.items()}
+    progress = empty_progress(snapshot)
+    for part in parts.values():
+        count_progress(progress, part)
     return ReviewQueue(run_id=run_id, reviewer_id=reviewer_id, entries=entries,
-                       filter=queue_filter or QueueFilter(),
-                       progress=panel_progress(snapshot, items=(m.item for m in mistakes)))
+                       filter=queue_filter or QueueFilter(), progress=progress, _parts=parts)
+
+
+@dataclass(frozen=True)
+class ItemStates:
+    """The fresh state of a few items for a panelist: item -> (my verdict, decided, phases
+    to do, stands wrong, progress part); `panelists` the ids the parts count."""
+
+    items: dict[Item, tuple]
+    panelists: list[int]
+
+
+def load_item_states(*, session: Session, reviewer_id: int | None, items: list[Item]) -> ItemStates:
+    """What `load_queue` says of these items only: a window re-reads the items a change
+    record names in milliseconds, not the whole queue."""
+    snapshot = load_snapshot(session=session, items=items)
+    return ItemStates(_states(snapshot, [i for i in items if i in snapshot.facts], reviewer_id),
+                      snapshot.panelist_ids)
+
+
+def _states(snapshot, items: list[Item], reviewer_id: int | None) -> dict[Item, tuple]:
+    out = {}
+    for item in items:
+        mine = snapshot.votes.get(item, {}).get(reviewer_id) if reviewer_id is not None else None
+        out[item] = (mine.verdict if mine is not None else None, snapshot.locked(item) is not None,
+                     to_do(snapshot, item, reviewer_id),
+                     correctness(snapshot, item) == Verdict.WRONG, item_progress(snapshot, item))
+    return out
 
 
 def pending_items(*, session: Session, run_id: int | None = None) -> list[StoredMistake]:

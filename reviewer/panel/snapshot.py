@@ -11,6 +11,7 @@ Mistake table across all runs. The snapshot is read with the caller's session.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
@@ -103,17 +104,30 @@ class PanelSnapshot:
         return decision if is_settled(decision) else None
 
 
-def load_snapshot(*, session: Session) -> PanelSnapshot:
-    """Read the panel's whole state (pass a read session: one snapshot)."""
+def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> PanelSnapshot:
+    """Read the panel's whole state (pass a read session: one snapshot); with `items`, the
+    state of those items only (every panelist, their facts, votes and decisions): what a
+    window re-reads when a change record names a few items."""
     panel = [Panelist(r.id, r.name, r.is_chair)
              for r in session.execute(select(Reviewer).order_by(Reviewer.id)).scalars()]
-    mistakes = session.execute(select(Mistake.image_id, Mistake.predicted, Mistake.novel, Mistake.run_id,
-                                      Mistake.probability, Mistake.hierarchy_distance)).all()
-    votes = current_votes(session=session)
-    decisions = latest_decisions(session=session)
-    reopened = session.execute(select(Decision.image_id, Decision.predicted)
-                               .where(Decision.method == DecisionMethod.REOPENED).distinct()).all()
+    wanted = None if items is None else set(items)
+    images = None if wanted is None else sorted({i.image_id for i in wanted})
+    query = select(Mistake.image_id, Mistake.predicted, Mistake.novel, Mistake.run_id, Mistake.probability,
+                   Mistake.hierarchy_distance)
+    reopened_query = select(Decision.image_id, Decision.predicted).where(
+        Decision.method == DecisionMethod.REOPENED).distinct()
+    if images is not None:
+        query = query.where(Mistake.image_id.in_(images))
+        reopened_query = reopened_query.where(Decision.image_id.in_(images))
+    mistakes = session.execute(query).all()
+    votes = current_votes(session=session, image_ids=images)
+    decisions = latest_decisions(session=session, items=wanted)
+    reopened = session.execute(reopened_query).all()
     last_vote_id = session.execute(select(func.max(Vote.id))).scalar_one() or 0
+    if wanted is not None:
+        mistakes = [m for m in mistakes if Item(m[0], m[1]) in wanted]
+        votes = [v for v in votes if Item(v.image_id, v.predicted) in wanted]
+        reopened = [r for r in reopened if Item(r[0], r[1]) in wanted]
 
     facts: dict[Item, ItemFacts] = {}
     for image_id, predicted, novel, run_id, probability, distance in mistakes:

@@ -88,16 +88,27 @@ def _truncation_warning(path: str) -> str:
 
 
 class ImageLoader(QObject):
-    """Decodes images in a thread pool; `loaded` fires on the UI thread."""
+    """Decodes images off the UI thread; `loaded` fires on the UI thread.
+
+    Two lanes: what the view needs now (priority > 0) and what it may need next
+    (priority 0, prefetch), each with its own threads, so a prefetch of a 4000 px
+    photo never stands between the panelist and the image they moved to. An image
+    asked for now while its prefetch waits or runs is decoded on the first lane as
+    well; whichever finishes first is kept (one `loaded` per image).
+    """
 
     loaded = Signal(object)  # Decoded
 
     def __init__(self, *, threads: int = 2, cache_size: int = 24, cache_mb: int = 256,
                  parent: QObject | None = None):
         super().__init__(parent)
-        self._worker = Worker(threads=threads, name="images", parent=self)
+        now = max(1, threads - 1) if threads > 1 else 1
+        self._now = Worker(threads=now, name="images", parent=self)
+        self._ahead = Worker(threads=max(1, threads - now), name="images-ahead", parent=self) \
+            if threads > 1 else self._now
         self._cache: OrderedDict[ImageKey, Decoded] = OrderedDict()
-        self._pending: dict[ImageKey, int] = {}  # key -> task id
+        self._pending: dict[ImageKey, tuple[Worker, int]] = {}  # key -> (lane, task id) of its prefetch
+        self._urgent: set[ImageKey] = set()  # asked for now, decoding on the first lane
         self._groups: dict[str, set[ImageKey]] = {}
         self._cache_size = cache_size
         # Full-resolution decodes of 4000 px photos weigh ~50 MB each: bound the bytes too.
@@ -116,8 +127,13 @@ class ImageLoader(QObject):
         found = self.cached(key)
         if found is not None:
             return found
-        if key not in self._pending:
-            self._pending[key] = self._worker.submit(decode, key, on_done=self._store, priority=priority)
+        if priority > 0 and self._ahead is not self._now:
+            if key not in self._urgent:
+                self._urgent.add(key)
+                self._now.submit(decode, key, on_done=self._store, priority=priority)
+        elif key not in self._pending and key not in self._urgent:
+            self._pending[key] = (self._ahead, self._ahead.submit(decode, key, on_done=self._store,
+                                                                  priority=priority))
         if group is not None:
             self._groups.setdefault(group, set()).add(key)
         return None
@@ -126,14 +142,15 @@ class ImageLoader(QObject):
         """Forget the group's requests that have not started (e.g. thumbnails of
         a mistake the panelist has moved past)."""
         for key in self._groups.pop(group, ()):
-            task_id = self._pending.pop(key, None)
-            if task_id is not None:
-                self._worker.cancel(task_id)
+            pending = self._pending.pop(key, None)
+            if pending is not None:
+                pending[0].cancel(pending[1])
 
     def _store(self, decoded: Decoded) -> None:
         self._pending.pop(decoded.key, None)
-        previous = self._cache.pop(decoded.key, None)
-        self._bytes -= _size(previous)
+        self._urgent.discard(decoded.key)
+        if decoded.key in self._cache:
+            return  # decoded on both lanes: the first is shown already
         self._cache[decoded.key] = decoded
         self._bytes += _size(decoded)
         while len(self._cache) > 1 and (len(self._cache) > self._cache_size or self._bytes > self._cache_bytes):
@@ -142,7 +159,8 @@ class ImageLoader(QObject):
         self.loaded.emit(decoded)
 
     def shutdown(self) -> None:
-        self._worker.shutdown()
+        self._now.shutdown()
+        self._ahead.shutdown()
 
 
 def _size(decoded: Decoded | None) -> int:

@@ -35,7 +35,7 @@ from reviewer.terms import Category
 from reviewer.ui.watcher import ProjectWatcher
 from reviewer.ui.workers import Worker
 
-PREFETCH_AHEAD = 4
+PREFETCH_AHEAD = 8
 DETAIL_CACHE = 256
 Key = Item
 
@@ -62,6 +62,9 @@ class ReviewSession(QObject):
         self.row: int | None = None
         self.details: OrderedDict[Key, MistakeDetail] = OrderedDict()
         self.my_votes: dict[Key, VoteState] = {}
+        self._votes_stale: set[Key] = set()  # votes changed elsewhere, read again when shown
+        self._states_asked = 0  # item-state reads asked (`apply_changes`), to drop a stale answer
+        self._state_asks: dict[Key, int] = {}
         self.others: dict[Key, list | None] = {}
         self.status: dict[Key, str] = {}  # saving | recorded | error text
         self.pending: dict[Key, int] = {}
@@ -116,20 +119,58 @@ class ReviewSession(QObject):
             self.reader.submit(DetailSource, self.project, on_done=self._source_loaded, on_error=self._failed)
         else:
             stale = set(changes.items) & (set(self.others) | set(self.my_votes))
-            # A decision on (image, class) changes how the top-5 and other runs' top-1 of every
-            # mistake on that image read: their facts are read again.
-            images = {item.image_id for item in changes.items}
-            stale |= {key for key in self.details if key.image_id in images}
-        for key in stale:
-            # The facts are read again with the panelist's vote (`_item_loaded`); the vote
-            # on screen stays lit until the fresh one replaces it.
-            self.details.pop(key, None)
-            self.others.pop(key, None)
-        if changes.votes or changes.decisions or changes.labels or self.run_id in changes.runs:
-            self._reload_queue()
+            if changes.decisions:
+                # A decision on (image, class) changes how the top-5 and other runs' top-1 of
+                # every mistake on that image read: their facts are read again (votes do not).
+                images = {item.image_id for item in changes.items}
+                stale |= {key for key in self.details if key.image_id in images}
+        if changes.decisions or changes.labels:
+            for key in stale:
+                # The facts are read again with the votes (`_item_loaded`); the vote on
+                # screen stays lit until the fresh one replaces it.
+                self.details.pop(key, None)
+        else:
+            # Votes only: the facts stand; the votes of these items are read again when shown.
+            self._votes_stale |= stale - set(self.pending)
+        if changes.labels or changes.panel or self.run_id in changes.runs:
+            self._reload_queue()  # the whole queue: its mistakes or the panel changed
+        elif changes.votes or changes.decisions:
+            # Only the items named: milliseconds, where the whole queue takes a few hundred
+            # (and would hold the interpreter while keys come in).
+            mine = [item for item in changes.items if self.queue.entry(item) is not None]
+            if mine:
+                self._states_asked += 1
+                asked = self._states_asked
+                self._state_asks.update(dict.fromkeys(mine, asked))
+                self.reader.submit(acts.item_states, self.project, reviewer_id=self.reviewer.id, items=mine,
+                                   on_done=lambda states: self._item_states_loaded(states, asked),
+                                   on_error=self._failed, priority=1)
         key = self.current_key()
         if key is not None and key in stale and self.source is not None:
             self.request_detail(key, priority=2)
+            self.refresh_votes(key)
+
+    def refresh_votes(self, key: Key) -> None:
+        """Re-read the panelist's and the others' votes on an item whose votes changed
+        elsewhere (its facts stand)."""
+        if key not in self._votes_stale:
+            return
+        self._votes_stale.discard(key)
+        version = self._versions.get(key, 0)
+        self.reader.submit(acts.item_votes, self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind,
+                           on_done=lambda votes, k=key, v=version: self._votes_loaded(k, v, *votes),
+                           on_error=self._failed, priority=2)
+
+    def _votes_loaded(self, key: Key, version: int, mine, others) -> None:
+        if self.pending.get(key) or version != self._versions.get(key, 0):
+            return  # a vote of ours is newer than this read
+        self.my_votes[key] = mine
+        self._set_others(key, others)
+        if self.queue is not None and self.queue.entry(key) is not None \
+                and self.queue.entry(key).my_verdict != mine.verdict:
+            self.queue.set_my_verdict(key, mine.verdict)
+        self.vote_changed.emit(key)
+        self.others_changed.emit(key)
 
     def _source_loaded(self, source: DetailSource) -> None:
         self.source = source
@@ -173,6 +214,18 @@ class ReviewSession(QObject):
         if self._queue_stale:
             self._reload_queue()
 
+    def _item_states_loaded(self, states, asked: int) -> None:
+        if self.queue is None:
+            return
+        # Two reads may cross on the reader's threads: an item keeps the answer to its latest ask.
+        for key in [k for k in states.items if self._state_asks.get(k, 0) > asked]:
+            del states.items[key]
+        for key in self.pending:  # this window's vote on its way is newer than the read
+            if key in states.items:
+                entry = self.queue.entry(key)
+                states.items[key] = (entry.my_verdict, *states.items[key][1:])
+        self.states_changed.emit(self.queue.take_item_states(states))  # the progress too, even if no row changed
+
     def judged_wrong(self, key: Key) -> bool:
         """The item stands wrong: the panelist rates severity and category (phase 2)."""
         entry = self.queue.entry(key) if self.queue is not None else None
@@ -207,6 +260,7 @@ class ReviewSession(QObject):
         if entry is None:
             return
         self.request_detail(entry.item, priority=2)
+        self.refresh_votes(entry.item)
         # The rest waits for the event loop: the worker threads then do not compete
         # (for the GIL) with showing this mistake.
         QTimer.singleShot(0, lambda r=row, k=entry.item: self._prefetch_around(r, k))
