@@ -93,3 +93,10 @@ def few_demo_images(tmp_path, monkeypatch):
         shutil.copy(asset("demo", "images", name), folder / name)
     monkeypatch.setattr(reviewer.app.demo, "demo_images", lambda: folder)
     return folder
+
+
+def pytest_collection_modifyitems(items):
+    """Every test here drives Qt: `-m "not gui"` leaves them all out."""
+    for item in items:
+        if "tests/ui/" in item.nodeid.replace("\\", "/") or item.nodeid.startswith("ui/"):
+            item.add_marker(pytest.mark.gui)

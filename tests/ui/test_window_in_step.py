@@ -97,7 +97,7 @@ def test_a_lock_shows_in_the_top5_statuses_and_opens_phase_2(qtbot, open_window,
     qtbot.waitUntil(top1_reads_wrong_by_the_panel, timeout=5_000)
     assert 2 in window.session.queue.entry(key).to_do
     strip = window.page.queue_panel.progress.text_lines()
-    assert strip[1].startswith("Phase 2 · rating   me 0/1 · panel 0/1 decided")
+    assert strip[1] == "Phase 2: me 0/1 · panel 0/1"
 
     press(qtbot, window, Qt.Key.Key_M)  # rating needs no change of verdict
     press(qtbot, window, Qt.Key.Key_F)
@@ -106,7 +106,7 @@ def test_a_lock_shows_in_the_top5_statuses_and_opens_phase_2(qtbot, open_window,
     assert (state.verdict, state.severity, state.category) == ("unclear", "major", "fine_grained")
     qtbot.waitUntil(lambda: 2 not in window.session.queue.entry(key).to_do, timeout=5_000)
     qtbot.waitUntil(lambda: window.page.queue_panel.progress.text_lines()[1].startswith(
-        "Phase 2 · rating   me 1/1"), timeout=5_000)
+        "Phase 2: me 1/1"), timeout=5_000)
 
 
 def test_the_phase_2_filter_lists_what_waits_for_my_rating(qtbot, open_window, review_project):

@@ -4,11 +4,12 @@ done of what waits for me, and what the panel has decided of the run's mistakes.
 It draws `reviewer.panel.phases.progress` over the run's mistakes (carried by
 the queue, so it refreshes with every change record the queue is reloaded on):
 
-    Phase 1 · verdicts    me 12/40 · panel 8/40 decided, 3 meet
+    Phase 1          me 12/40 · panel 8/40 · 3 meet
     [███████░░░░░░░░░░░░]  mine
     [████▒▒░░░░░░░░░░░░░]  the panel's: decided, awaiting the group
 
-"me d/n": n is what I have voted of the phase's items plus what still waits
+"panel d/n": d items of n decided; "meet": voted by all, not unanimous (the
+group meets). "me d/n": n is what I have voted of the phase's items plus what still waits
 for my vote (an item decided before I voted no longer waits).
 """
 
@@ -21,7 +22,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from reviewer.terms import Verdict
 from reviewer.ui.theme import ACCENT, KIND_COLOURS, MUTED, WARNING
 
-PHASE_TITLES = {1: "Phase 1 · verdicts", 2: "Phase 2 · rating"}
+PHASE_TITLES = {1: "Phase 1", 2: "Phase 2"}
 TRACK = QColor(255, 255, 255, 28)
 
 
@@ -30,7 +31,8 @@ class QtProgressStrip(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self._lines: list[tuple[str, float, float, float]] = []  # text, mine, decided, awaiting the group
+        # (title, counts, mine, decided, awaiting the group)
+        self._lines: list[tuple[str, str, float, float, float]] = []
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(2 * self.ROW)
 
@@ -41,11 +43,11 @@ class QtProgressStrip(QWidget):
             me = next((p for p in report.panelists if p.reviewer_id == reviewer_id), None)
             done, waiting = (me.done, me.to_do) if me is not None else (0, report.items - report.decided)
             mine_total = done + waiting
-            text = (f"{PHASE_TITLES[report.phase]}   me {done}/{mine_total} · panel {report.decided}/{report.items} "
-                    f"decided" + (f", {report.awaits_group} meet" if report.awaits_group else ""))
+            text = (f"me {done}/{mine_total} · panel {report.decided}/{report.items}"
+                    + (f" · {report.awaits_group} meet" if report.awaits_group else ""))
             if not report.items:
-                text = f"{PHASE_TITLES[report.phase]}   nothing in this phase"
-            self._lines.append((text, done / mine_total if mine_total else 0.0,
+                text = "nothing in this phase"
+            self._lines.append((PHASE_TITLES[report.phase], text, done / mine_total if mine_total else 0.0,
                                 report.decided / report.items if report.items else 0.0,
                                 report.awaits_group / report.items if report.items else 0.0))
             tips.append(f"Phase {report.phase}: {report.items} of the run's mistakes; I voted {done}, "
@@ -55,7 +57,8 @@ class QtProgressStrip(QWidget):
         self.update()
 
     def text_lines(self) -> list[str]:
-        return [line[0] for line in self._lines]
+        """'Phase 2 · rating: me 0/1 · panel 0/1' per phase, as the strip reads."""
+        return [f"{title}: {text}" for title, text, *_ in self._lines]
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(260, 2 * self.ROW)
@@ -65,11 +68,15 @@ class QtProgressStrip(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = QFontMetrics(self.font())
         width = self.width() - 2
-        for i, (text, mine, decided, meeting) in enumerate(self._lines):
+        for i, (title, text, mine, decided, meeting) in enumerate(self._lines):
             y = i * self.ROW
-            painter.setPen(self.palette().text().color() if mine < 1 or decided < 1 else QColor(MUTED))
-            painter.drawText(QRectF(0, y, width, metrics.height() + 2), Qt.AlignmentFlag.AlignVCenter,
-                             metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
+            line = QRectF(0, y, width, metrics.height() + 2)
+            painter.setPen(QColor(MUTED))
+            painter.drawText(line, Qt.AlignmentFlag.AlignVCenter, title)
+            painter.setPen(self.palette().text().color())
+            room = width - metrics.horizontalAdvance(title) - 8
+            painter.drawText(line, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+                             metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(room)))
             top = y + metrics.height() + 5
             for row, segments in enumerate((((mine, QColor(ACCENT)),),
                                             ((decided, QColor(KIND_COLOURS[Verdict.CORRECT])),

@@ -187,7 +187,8 @@ class QtReviewPage(QWidget):
         if entry.hierarchy_distance is not None:
             flags.append(f"WordNet distance {entry.hierarchy_distance}")
         if 2 in entry.to_do:
-            flags.append(f'<span style="color:{WARNING}">phase 2: rate severity and category</span>')
+            # Second, after the position: a long file name must not push it out of sight.
+            flags.insert(1, f'<span style="color:{WARNING}">phase 2: rate severity and category</span>')
         elif entry.decided:
             flags.append("decided")
         detail = self.session.detail(entry.item)
