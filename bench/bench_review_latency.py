@@ -51,6 +51,24 @@ def enlarge_samples(samples: list[Path], out: Path, count: int) -> list[Path]:
     return made
 
 
+def _count_paints(app):
+    from collections import Counter
+
+    from PySide6.QtCore import QEvent, QObject
+
+    class PaintCounter(QObject):
+        counts: Counter = Counter()
+
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                self.counts[type(watched).__name__ + ":" + (watched.objectName() or "")] += 1
+            return False
+
+    counter = PaintCounter()
+    app.installEventFilter(counter)
+    return counter
+
+
 def build_project(work: Path, *, large_share: float, seed: int):
     from review_data import add_run
     from sqlalchemy import bindparam, select, update
@@ -109,6 +127,7 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
     def key(k):
         QTest.keyClick(QApplication.focusWidget() or window, k)
 
+    paints = _count_paints(app) if os.environ.get("BENCH_PAINTS") else None
     rng = random.Random(0)
     latencies, key_handling, key_cpu, misses = [], [], [], 0
     for i in range(mistakes):
@@ -120,6 +139,14 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
         else:
             final = rng.choice([Qt.Key.Key_1, Qt.Key.Key_3])
         before = window.session.current_key()
+        if os.environ.get("BENCH_DEBUG"):  # what the next mistake lacks at the key: its facts, its image
+            session, page = window.session, window.page
+            following = session.queue[session.row + 1].item if session.row + 1 < len(session.queue) else None
+            detail = session.detail(following) if following else None
+            lacks = "facts" if detail is None else (
+                "" if detail.image_path is None or page.loader.cached(page.image.fit_key(detail.image_path))
+                else "image")
+            print(f"lacks {lacks or '-'}", end=" ", file=sys.stderr)
         shown.clear()
         t0, cpu0 = time.perf_counter(), time.thread_time()
         key(final)
@@ -144,6 +171,9 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
         key_handling.append((t_key - t0) * 1000)
         misses += waited
     wait_until(app, lambda: not window.session.pending, timeout=60)
+    if paints is not None:  # which widgets paint, per mistake (BENCH_PAINTS=1)
+        print("  paint events per mistake: " + ", ".join(f"{name} {n / mistakes:.1f}"
+                                                         for name, n in paints.counts.most_common(15)), file=sys.stderr)
     window.close()
     ordered_cpu = sorted(key_cpu)
     print(f"  key handling on the UI thread: wall p50 {statistics.median(key_handling):.1f} ms, CPU p50 "

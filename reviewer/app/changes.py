@@ -81,11 +81,16 @@ def latest_cursor(*, session: Session) -> Cursor:
                   chairs=frozenset(session.execute(select(Reviewer.id).where(Reviewer.is_chair)).scalars().all()))
 
 
-def changes_since(*, session: Session, cursor: Cursor) -> tuple[Changes, Cursor]:
+def changes_since(*, session: Session, cursor: Cursor, known_votes: frozenset[int] = frozenset()
+                  ) -> tuple[Changes, Cursor]:
     """Everything done after `cursor`, by anyone (another window, another process, another
     machine), and the cursor to poll from next. Pass a read session: the rows and the
-    next cursor come from one snapshot, so nothing is missed between two polls."""
-    new_votes = session.execute(select(Vote.image_id, Vote.predicted).where(Vote.id > cursor.vote_id)).all()
+    next cursor come from one snapshot, so nothing is missed between two polls.
+    `known_votes`: ids of vote rows the caller wrote and has already published (a window's
+    own votes), left out so that they are not re-read a second time."""
+    new_votes = [Item(image_id, predicted) for vote_id, image_id, predicted in session.execute(
+        select(Vote.id, Vote.image_id, Vote.predicted).where(Vote.id > cursor.vote_id)).all()
+        if vote_id not in known_votes]
     new_decisions = session.execute(select(Decision.image_id, Decision.predicted)
                                     .where(Decision.id > cursor.decision_id)).all()
     new_notes = session.execute(select(DiscussionNote.image_id, DiscussionNote.predicted)
@@ -93,7 +98,7 @@ def changes_since(*, session: Session, cursor: Cursor) -> tuple[Changes, Cursor]
     now = latest_cursor(session=session)  # the same snapshot as the rows just read
     changed_runs = frozenset(run_id for run_id, _ in now.runs - cursor.runs)
     changes = Changes(
-        items=frozenset(item_of(r) for r in [*new_votes, *new_decisions, *new_notes]),
+        items=frozenset([*new_votes, *(item_of(r) for r in [*new_decisions, *new_notes])]),
         votes=bool(new_votes), decisions=bool(new_decisions), notes=bool(new_notes), runs=changed_runs,
         labels=now.label_source_id != cursor.label_source_id,
         panel=now.reviewer_id != cursor.reviewer_id or now.chairs != cursor.chairs)

@@ -159,10 +159,10 @@ def agreement(project: Project, *, resamples: int = 1000, seed: int = 0) -> Agre
         return agreement_summary(session=session, resamples=resamples, seed=seed)
 
 
-def poll(project: Project, *, cursor: Cursor) -> tuple[Changes, Cursor]:
+def poll(project: Project, *, cursor: Cursor, known_votes: frozenset[int] = frozenset()) -> tuple[Changes, Cursor]:
     """What anyone did after `cursor` (`changes.changes_since`)."""
     with project.read() as session:
-        return changes_since(session=session, cursor=cursor)
+        return changes_since(session=session, cursor=cursor, known_votes=known_votes)
 
 
 def cursor(project: Project) -> Cursor:

@@ -91,10 +91,10 @@ class ImageLoader(QObject):
     """Decodes images off the UI thread; `loaded` fires on the UI thread.
 
     Two lanes: what the view needs now (priority > 0) and what it may need next
-    (priority 0, prefetch), each with its own threads, so a prefetch of a 4000 px
-    photo never stands between the panelist and the image they moved to. An image
-    asked for now while its prefetch waits or runs is decoded on the first lane as
-    well; whichever finishes first is kept (one `loaded` per image).
+    (priority 0 or below, prefetch: the nearest first), each with its own threads,
+    so a queue of prefetches never stands between the panelist and the image they
+    moved to. An image asked for now whose prefetch waits is moved to the first
+    lane; one whose prefetch is being decoded is awaited, not decoded twice.
     """
 
     loaded = Signal(object)  # Decoded
@@ -107,7 +107,7 @@ class ImageLoader(QObject):
         self._ahead = Worker(threads=max(1, threads - now), name="images-ahead", parent=self) \
             if threads > 1 else self._now
         self._cache: OrderedDict[ImageKey, Decoded] = OrderedDict()
-        self._pending: dict[ImageKey, tuple[Worker, int]] = {}  # key -> (lane, task id) of its prefetch
+        self._pending: dict[ImageKey, tuple[Worker, int, int]] = {}  # key -> (lane, task id, priority): a prefetch
         self._urgent: set[ImageKey] = set()  # asked for now, decoding on the first lane
         self._groups: dict[str, set[ImageKey]] = {}
         self._cache_size = cache_size
@@ -128,12 +128,19 @@ class ImageLoader(QObject):
         if found is not None:
             return found
         if priority > 0 and self._ahead is not self._now:
-            if key not in self._urgent:
+            pending = self._pending.get(key)
+            if pending is not None and not pending[0].withdraw(pending[1]):
+                pass  # its prefetch is being decoded: decoding it twice would only slow both
+            elif key not in self._urgent:
+                self._pending.pop(key, None)
                 self._urgent.add(key)
                 self._now.submit(decode, key, on_done=self._store, priority=priority)
-        elif key not in self._pending and key not in self._urgent:
-            self._pending[key] = (self._ahead, self._ahead.submit(decode, key, on_done=self._store,
-                                                                  priority=priority))
+        elif key not in self._urgent:
+            pending = self._pending.get(key)
+            # A prefetch moves up as the panelist comes nearer (if no thread has taken it yet).
+            if pending is None or (priority > pending[2] and pending[0].withdraw(pending[1])):
+                self._pending[key] = (self._ahead, self._ahead.submit(decode, key, on_done=self._store,
+                                                                      priority=priority), priority)
         if group is not None:
             self._groups.setdefault(group, set()).add(key)
         return None

@@ -50,6 +50,7 @@ class Worker(QObject):
         self._ids = itertools.count(1)
         self._outstanding = 0
         self._cancelled: set[int] = set()
+        self._begun: set[int] = set()  # tasks a thread has taken (running, or done and not yet delivered)
         self._closed = False
         self._threads = [threading.Thread(target=self._loop, name=f"{name}-{i}", daemon=True) for i in range(threads)]
         for thread in self._threads:
@@ -72,6 +73,16 @@ class Worker(QObject):
         self._callbacks.pop(task_id, None)
         with self._lock:
             self._cancelled.add(task_id)
+
+    def withdraw(self, task_id: int) -> bool:
+        """Cancel a task if no thread has taken it yet: True if withdrawn (its callbacks
+        will never be called), False if it runs or has run (its callbacks stand)."""
+        with self._lock:
+            if task_id in self._begun or task_id not in self._callbacks:
+                return False
+            self._cancelled.add(task_id)
+        self._callbacks.pop(task_id, None)
+        return True
 
     def busy(self) -> bool:
         return bool(self._callbacks)
@@ -99,6 +110,8 @@ class Worker(QObject):
             with self._lock:
                 skip = task_id in self._cancelled
                 self._cancelled.discard(task_id)
+                if not skip:
+                    self._begun.add(task_id)
             if skip:
                 with self._idle:
                     self._outstanding -= 1
@@ -123,6 +136,7 @@ class Worker(QObject):
     def _deliver(self, task_id: int) -> None:
         with self._lock:
             result, error = self._results.pop(task_id, (None, None))
+            self._begun.discard(task_id)
         on_done, on_error = self._callbacks.pop(task_id, (None, None))
         if self._closed:
             return

@@ -52,6 +52,18 @@ def test_the_poll_reports_anyones_acts_as_the_same_record(panel):
     assert changes.runs == {run_id} and changes.panel and changes.labels
 
 
+def test_the_poll_leaves_out_only_the_votes_a_window_already_published(panel):
+    project, (ann, bob, cy), items = panel
+    first, second = items[0], items[1]
+    cursor = acts.cursor(project)
+    mine = acts.vote(project, reviewer_id=bob, item=first, verdict="wrong").value.id  # published by the window
+    acts.vote(project, reviewer_id=bob, item=second, verdict="correct")  # bob again, from the command line
+    changes, after = acts.poll(project, cursor=cursor, known_votes=frozenset([mine]))
+    assert changes == Changes(items=frozenset([second]), votes=True)
+    assert acts.poll(project, cursor=cursor, known_votes=frozenset([mine + 1, mine]))[0].empty
+    assert after.vote_id == mine + 1  # the cursor still moves past the known rows
+
+
 def test_the_record_holds_no_votes_so_blind_review_holds(panel):
     """A view refreshes the items it is told about through reads that apply blind review:
     the record itself carries no vote, so nothing leaks to a panelist who has not voted."""

@@ -38,6 +38,7 @@ class QtProgressStrip(QWidget):
 
     def set_progress(self, phases: list, reviewer_id: int | None) -> None:
         """`phases`: `progress(...)` of the run's mistakes; `reviewer_id`: me."""
+        before = self._lines
         self._lines, tips = [], []
         for report in phases:
             me = next((p for p in report.panelists if p.reviewer_id == reviewer_id), None)
@@ -53,8 +54,9 @@ class QtProgressStrip(QWidget):
             tips.append(f"Phase {report.phase}: {report.items} of the run's mistakes; I voted {done}, "
                         f"{waiting} wait for my vote; the panel decided {report.decided}, {report.awaits_group} "
                         f"await the group (voted by all, not unanimous), {report.voting} still being voted")
-        self.setToolTip("\n".join(tips))
-        self.update()
+        if self._lines != before:  # called on every vote: paint only when it reads differently
+            self.setToolTip("\n".join(tips))
+            self.update()
 
     def text_lines(self) -> list[str]:
         """'Phase 2 · rating: me 0/1 · panel 0/1' per phase, as the strip reads."""

@@ -235,8 +235,10 @@ class QtReviewPage(QWidget):
         key = (detail.image_id, detail.predicted.index)
         if key == self.session.current_key():
             self._show_detail(detail)
-        elif detail.image_exists:  # prefetch the image of a coming mistake
-            self.loader.request(self.image.fit_key(detail.image_path), priority=0)
+        elif detail.image_exists:  # prefetch the image of a coming mistake, the nearest first
+            row = self.session.queue.row_of(key) if self.session.queue is not None else None
+            ahead = row - self.session.row if row is not None and self.session.row is not None else PREFETCH_AHEAD
+            self.loader.request(self.image.fit_key(detail.image_path), priority=-max(ahead, 0))
 
     def _show_detail(self, detail: MistakeDetail) -> None:
         self.details.show_detail(detail)
@@ -313,8 +315,8 @@ class QtReviewPage(QWidget):
             return
         for row in range(session.row + 1, min(len(session.queue), session.row + 1 + PREFETCH_AHEAD)):
             detail = session.detail(session.queue[row].item)
-            if detail is not None and detail.image_exists:
-                self.loader.request(self.image.fit_key(detail.image_path), priority=0)
+            if detail is not None and detail.image_exists:  # the nearest first
+                self.loader.request(self.image.fit_key(detail.image_path), priority=session.row - row)
 
     def _refit(self) -> None:
         detail = self._current_detail()

@@ -391,11 +391,12 @@ class ReviewSession(QObject):
     def _write_vote(self, key: Key, changes: dict):
         done = acts.vote(self.project, reviewer_id=self.reviewer.id, item=key, **changes)
         others = acts.others(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind)
-        return key, VoteState.of(done.value), others, True, done.changes
+        return key, VoteState.of(done.value), others, True, done.changes, done.value.id
 
     def _vote_written(self, result) -> None:
-        key, state, others, undo, changes = result
-        self.watcher.publish(changes)  # the group view and the progress follow at once
+        key, state, others, undo, changes, vote_id = result
+        # The group view and the progress follow at once; the poll need not report it again.
+        self.watcher.publish(changes, vote_ids=(vote_id,))
         self.pending[key] -= 1
         if not self.pending[key]:
             del self.pending[key]
