@@ -60,8 +60,11 @@ def _count_paints(app):
         counts: Counter = Counter()
 
         def eventFilter(self, watched, event):  # noqa: N802
-            if event.type() == QEvent.Type.Paint:
-                self.counts[type(watched).__name__ + ":" + (watched.objectName() or "")] += 1
+            if event.type() == QEvent.Type.Paint:  # counted in thousands of pixels painted
+                rect = event.rect()
+                parent = watched.parent()
+                self.counts[type(watched).__name__ + ":" + (watched.objectName() or f"in {type(parent).__name__}")] += \
+                    rect.width() * rect.height() / 1000
             return False
 
     counter = PaintCounter()
@@ -172,7 +175,7 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
         misses += waited
     wait_until(app, lambda: not window.session.pending, timeout=60)
     if paints is not None:  # which widgets paint, per mistake (BENCH_PAINTS=1)
-        print("  paint events per mistake: " + ", ".join(f"{name} {n / mistakes:.1f}"
+        print("  thousands of pixels painted per mistake: " + ", ".join(f"{name} {n / mistakes:.0f}"
                                                          for name, n in paints.counts.most_common(15)), file=sys.stderr)
     window.close()
     ordered_cpu = sorted(key_cpu)

@@ -102,10 +102,9 @@ class ImageLoader(QObject):
     def __init__(self, *, threads: int = 2, cache_size: int = 24, cache_mb: int = 256,
                  parent: QObject | None = None):
         super().__init__(parent)
-        now = max(1, threads - 1) if threads > 1 else 1
-        self._now = Worker(threads=now, name="images", parent=self)
-        self._ahead = Worker(threads=max(1, threads - now), name="images-ahead", parent=self) \
-            if threads > 1 else self._now
+        # `threads` decode ahead; one more serves what is on screen now (idle most of the time).
+        self._now = Worker(threads=1, name="images", parent=self)
+        self._ahead = Worker(threads=threads, name="images-ahead", parent=self) if threads > 1 else self._now
         self._cache: OrderedDict[ImageKey, Decoded] = OrderedDict()
         self._pending: dict[ImageKey, tuple[Worker, int, int]] = {}  # key -> (lane, task id, priority): a prefetch
         self._urgent: set[ImageKey] = set()  # asked for now, decoding on the first lane

@@ -95,6 +95,10 @@ class QtReviewPage(QWidget):
         right_layout.addWidget(self.vote_panel)
         right_layout.addWidget(self.details, 1)
         self._centre, self._right = centre, right
+        # Opaque columns: painting one no longer paints the window, the page and the splitter
+        # beneath it first (at 1920x1080 that was some 12 million pixels per mistake).
+        for column in (self.queue_panel, centre, right):
+            column.setAutoFillBackground(True)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for widget, stretch in ((self.queue_panel, 0), (centre, 1), (right, 0)):
             self.splitter.addWidget(widget)
