@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
@@ -30,6 +30,7 @@ from db.engine import create_engine, read_session, sqlite_url, with_retry, write
 from db.tables import Image, ProjectSetting
 from reviewer._files import atomic_write_text
 from reviewer.errors import UserError
+from reviewer.redact import register_url, scrub
 
 T = TypeVar("T")
 PROJECT_FILE = "project.json"
@@ -43,7 +44,7 @@ class ProjectError(UserError):
 @dataclass
 class Project:
     root: Path
-    db_url: str
+    db_url: str = field(repr=False)  # may hold a password: never shown
     engine: Engine
 
     # -- opening -----------------------------------------------------------
@@ -87,13 +88,14 @@ class Project:
     @classmethod
     def _connect(cls, root: Path, db_url: str | None) -> "Project":
         url = os.path.expandvars(db_url) if db_url else sqlite_url(root / "project.db")
-        engine = create_engine(url)
+        shown = register_url(url)  # its password never appears in a message (reviewer.redact)
         try:
+            engine = create_engine(url)
             migrate.upgrade(engine)
         except migrate.SchemaTooNewError as exc:
-            raise ProjectError(f"{root}: {exc}") from exc
+            raise ProjectError(scrub(f"{root}: {exc}")) from None
         except Exception as exc:  # connection refused, bad URL, ...
-            raise ProjectError(f"cannot open the database of {root} ({url}): {exc}") from exc
+            raise ProjectError(scrub(f"cannot open the database of {root} ({shown}): {exc}")) from None
         return cls(root=root, db_url=url, engine=engine)
 
     def close(self) -> None:

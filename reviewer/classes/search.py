@@ -24,7 +24,7 @@ def search_classes(text: str) -> ClassSearch:
     if not text:
         return ClassSearch(None, "")
     classes = load_classes()
-    if text.isdigit() and int(text) < len(classes):
+    if text.isascii() and text.isdigit() and len(text) <= 4 and int(text) < len(classes):
         return _one(int(text))
     if text in classes.wnids:
         return _one(classes.index(text))

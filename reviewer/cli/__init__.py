@@ -11,6 +11,7 @@ import pkgutil
 import sys
 
 from reviewer import __version__
+from reviewer.redact import scrub
 
 
 class CommandError(RuntimeError):
@@ -47,7 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _scrubbed_excepthook(kind, value, tb) -> None:
+    """An uncaught error's traceback, with any database password masked."""
+    import traceback
+
+    sys.stderr.write(scrub("".join(traceback.format_exception(kind, value, tb))))
+
+
 def main(argv: list[str] | None = None) -> int:
+    sys.excepthook = _scrubbed_excepthook
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -64,12 +73,12 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except CommandError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {scrub(str(exc))}", file=sys.stderr)
         return 2
     except Exception as exc:  # user-facing errors of the domain carry their own message
         from reviewer.errors import UserError
 
         if isinstance(exc, UserError):
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {scrub(str(exc))}", file=sys.stderr)
             return 2
         raise

@@ -68,9 +68,15 @@ def read_json(path: str | Path) -> Any:
             pass  # not text in a UTF encoding after all: reported below
         except _DuplicateKey as exc:
             raise _duplicate(path, exc.key) from None
+        except RecursionError:
+            raise _too_deep(path) from None
+        except ValueError:
+            raise _too_long(path) from None
     text = decode_text(path, raw)
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise _too_deep(path) from None
     except json.JSONDecodeError as exc:
         if not text[:exc.pos].strip():  # fails at its first character: another kind of file
             start = text.strip().splitlines()[0][:40]
@@ -80,6 +86,18 @@ def read_json(path: str | Path) -> Any:
                          hint="is the file complete? re-download or re-export it") from None
     except _DuplicateKey as exc:
         raise _duplicate(path, exc.key) from None
+    except ValueError:  # a number with more digits than Python converts (int_max_str_digits)
+        raise _too_long(path) from None
+
+
+def _too_deep(path: str | Path) -> InputError:
+    return InputError(str(path), "is nested too deeply to be a label file (arrays or objects within each other "
+                                 "thousands of levels deep)", hint="is it the right file?")
+
+
+def _too_long(path: str | Path) -> InputError:
+    return InputError(str(path), "holds a number of thousands of digits: no class index or count is that long",
+                      hint="is it the right file?")
 
 
 def _duplicate(path: str | Path, key: str) -> InputError:
@@ -113,7 +131,10 @@ def class_of_index(value: Any, *, source: str, record: str) -> int:
 
 def class_of_label(value: Any, *, source: str, record: str) -> int:
     """A label given as wnid ('n01440764') or class index (0-999, int or digits)."""
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        if len(value.strip()) > 4:  # never converted: a 20-million-digit "class" must not stall or crash
+            raise InputError(source, f"class index must be an integer 0-999, got {shown(value)}", record=record,
+                             hint=INDEX_HINT)
         value = int(value.strip())
     if isinstance(value, int) and not isinstance(value, bool):
         return class_of_index(value, source=source, record=record)

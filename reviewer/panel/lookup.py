@@ -21,11 +21,11 @@ class NotInProjectError(UserError):
 def resolve_class(text: str | int) -> int:
     """A class index from '248', 248 or a wnid 'n02109961'."""
     value = str(text).strip()
-    if value.isdigit():
-        index = int(value)
-        if not 0 <= index < NUM_CLASSES:
-            raise NotInProjectError(f"class {value}: a class index is 0..{NUM_CLASSES - 1}")
-        return index
+    if value.isascii() and value.isdigit():
+        if len(value) > 4 or not 0 <= int(value) < NUM_CLASSES:  # never converted when absurdly long
+            raise NotInProjectError(f"class {value[:12]}{'…' if len(value) > 12 else ''}: a class index is "
+                                    f"0..{NUM_CLASSES - 1}")
+        return int(value)
     try:
         return load_classes().index(value)
     except KeyError as exc:
@@ -37,10 +37,11 @@ def resolve_image(*, session: Session, text: str | int) -> int:
     value = str(text).strip()
     name = PurePath(value).name
     image_id = session.execute(select(Image.id).where(Image.file_name == name)).scalar_one_or_none()
-    if image_id is None and value.isdigit():
+    if image_id is None and value.isascii() and value.isdigit() and len(value) <= 18:
         image_id = session.execute(select(Image.id).where(Image.id == int(value))).scalar_one_or_none()
     if image_id is None:
-        raise NotInProjectError(f"image {value!r} is not in project (give its file name, "
+        shown = value if len(value) <= 80 else value[:77] + "..."
+        raise NotInProjectError(f"image {shown!r} is not in project (give its file name, "
                                 "e.g. ILSVRC2012_val_00000001.JPEG)")
     return image_id
 

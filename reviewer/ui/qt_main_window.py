@@ -18,6 +18,7 @@ from reviewer.app.preferences import Preferences, load_preferences, save_prefere
 from reviewer.app.runs import default_run, run_list
 from reviewer.errors import UserError
 from reviewer.project import Project
+from reviewer.redact import scrub
 from reviewer.terms import RunStatus
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
 from reviewer.ui.keys import KeyDispatcher
@@ -167,7 +168,7 @@ class QtMainWindow(QMainWindow):
     def show_message(self, text: str, error: bool = False) -> None:
         colour = ERROR if error else MUTED
         set_text_colour(self.status_text, colour)
-        self.status_text.setText(text)
+        self.status_text.setText(scrub(text))  # a database password never shows (reviewer.redact)
         self._message_timer.start()
 
     # -- actions -----------------------------------------------------------------

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from reviewer.app import panel as acts
 from reviewer.app.changes import Changes
 from reviewer.project import Project
+from reviewer.redact import scrub
 from reviewer.ui.workers import Worker
 
 POLL_MS = 1000
@@ -71,7 +72,7 @@ class ProjectWatcher(QObject):
         self._busy = False  # a server hiccup: the next tick tries again from the same cursor
         if str(error) != self.last_error:  # said once, not every second
             self.last_error = str(error)
-            log.warning("cannot read the project's changes (will retry): %s", error)
+            log.warning("cannot read the project's changes (will retry): %s", scrub(str(error)))
 
     def stop(self) -> None:
         self._timer.stop()

@@ -72,8 +72,14 @@ def _start(project, *, images: int):
     command = [sys.executable, "-m", "reviewer", "predict", str(project.root), "--model", "tf_efficientnet_lite0",
                "--batch-size", "4"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # SIGINT as a terminal would deliver it, even when this suite runs with SIGINT ignored (a
+    # background job inherits SIG_IGN, and Python then installs no KeyboardInterrupt handler).
     return command, env, subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True)
+                                          stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _interrupt(process, project, how, *, after: int, total: int) -> tuple[str, int, str | None]:

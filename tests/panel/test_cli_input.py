@@ -38,6 +38,10 @@ BAD_BATCHES = {
     "not a mistake": ("image,predicted,verdict\n{0},10,wrong\n{1},12,wrong\n", "is not a mistake of any run"),
     "bad flag": ("image,predicted,problematic\n{0},10,yes\n{1},11,perhaps\n", "problematic must be yes or no"),
     "unknown column": ("image,predicted,verdikt\n{0},10,wrong\n", "unknown: verdikt"),
+    "a class of 6000 digits": ("image,predicted,verdict\n{0},10,wrong\n{1}," + "9" * 6000 + ",wrong\n",
+                               "class 999999999999…: a class index is 0..999"),
+    "an image of 6000 digits": ("image,predicted,verdict\n{0},10,wrong\n" + "9" * 6000 + ",11,wrong\n",
+                                "is not in project"),
 }
 
 

@@ -40,6 +40,7 @@ from reviewer.panel.group import GroupRow, GroupState
 from reviewer.panel.snapshot import FIELDS
 from reviewer.panel.state import Item
 from reviewer.project import Project
+from reviewer.redact import scrub
 from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES, QtAgreementPanel
 from reviewer.ui.group.qt_group_list import GroupListModel
 from reviewer.ui.group.qt_group_votes import QtGroupVotes
@@ -276,8 +277,8 @@ class QtGroupView(QWidget):
             self.reload_stats()
 
     def _failed(self, error: BaseException) -> None:
-        self.status.setText(f'<span style="color:{ERROR}">{escape(str(error))}</span>')
-        self.action_failed.emit(str(error))
+        self.status.setText(f'<span style="color:{ERROR}">{escape(scrub(str(error)))}</span>')
+        self.action_failed.emit(scrub(str(error)))
 
     # -- the current item ------------------------------------------------------------------
     def _row_selected(self, index: int, *, force: bool = False) -> None:

@@ -31,6 +31,7 @@ from reviewer.panel.queue import QueueEntry, QueueFilter, ReviewQueue
 from reviewer.panel.state import Item
 from reviewer.panel.votes import VoteState
 from reviewer.project import Project
+from reviewer.redact import scrub
 from reviewer.terms import Category
 from reviewer.ui.watcher import ProjectWatcher
 from reviewer.ui.workers import Worker
@@ -467,7 +468,7 @@ class ReviewSession(QObject):
 
     def _failed(self, error: BaseException) -> None:
         text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
-        self.message.emit(text, True)
+        self.message.emit(scrub(text), True)
 
     def close(self) -> None:
         """Finish writing every pending vote, then stop the workers."""

@@ -1,0 +1,69 @@
+"""A database password never appears in a message or a log: not in the error of a
+connection that fails (URL written out or with `$VAR`), not on the command line, not
+in a traceback, not in a log record, not in the project's repr."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+
+import pytest
+
+from reviewer.cli import main
+from reviewer.project import Project, ProjectError
+from reviewer.redact import ScrubFilter, register_url, scrub
+
+SECRET = "Sup3rSecretPw"
+
+
+def project_with_url(tmp_path, url: str):
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "project.json").write_text(json.dumps({"format": 1, "db_url": url}))
+    return root
+
+
+@pytest.mark.parametrize("written", [f"postgresql://postgres:{SECRET}@127.0.0.1:5999/panel",
+                                     "postgresql://postgres:${REVIEWER_PW}@127.0.0.1:5999/panel"])
+def test_a_failed_connection_names_the_url_without_its_password(tmp_path, monkeypatch, capsys, written):
+    monkeypatch.setenv("REVIEWER_PW", SECRET)
+    root = project_with_url(tmp_path, written)  # nothing listens on 5999
+    with pytest.raises(ProjectError) as caught:
+        Project.open(root)
+    message = str(caught.value)
+    assert SECRET not in message and "postgresql://postgres:***@127.0.0.1:5999/panel" in message
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__  # no chained traceback to leak
+    assert main(["report", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot open the database of") and SECRET not in err
+
+
+def test_percent_encoded_passwords_and_logs_are_scrubbed():
+    register_url("postgresql://ann:p%40ss%3Aw0rd@db.example/panel")
+    assert scrub("FATAL: password p@ss:w0rd rejected; url p%40ss%3Aw0rd") == "FATAL: password *** rejected; url ***"
+    assert scrub("postgresql://bob:other-secret@host/db") == "postgresql://bob:***@host/db"  # any URL's password
+    record = logging.LogRecord("x", logging.WARNING, __file__, 1, "retry with %s", ("p@ss:w0rd",), None)
+    ScrubFilter().filter(record)
+    assert record.getMessage() == "retry with ***"
+
+
+def test_an_uncaught_traceback_is_scrubbed(tmp_path):
+    """The command line's last resort: Python prints the traceback through our hook."""
+    code = ("import sys; from reviewer.redact import register_url; from reviewer.cli import main, _scrubbed_excepthook;"
+            f"register_url('postgresql://u:{SECRET}@h/d'); sys.excepthook = _scrubbed_excepthook;"
+            f"raise RuntimeError('connection to postgresql://u:{SECRET}@h/d failed: {SECRET}')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1 and "RuntimeError" in done.stderr and SECRET not in done.stderr
+
+
+def test_an_open_project_does_not_show_its_password(tmp_path, postgres_url):
+    from sqlalchemy.engine import make_url
+
+    url = make_url(postgres_url).set(password=SECRET).render_as_string(hide_password=False)  # trust auth: accepted
+    project = Project.create(tmp_path / "pg", db_url=url)
+    try:
+        assert SECRET not in repr(project) and SECRET not in repr(project.engine)
+    finally:
+        project.close()
