@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
 from sqlalchemy import create_engine as sa_create_engine
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
@@ -93,6 +93,26 @@ def write_session(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+# The scopes of `serialise`: what a read-then-write transaction reads first.
+VOTES_OF_REVIEWER = 1  # key: the reviewer id (a vote merges into their latest; an undo takes their latest act)
+DECISIONS = 2  # key 0: the chair's locks, overrides and reopenings read the standing decision first
+
+
+def serialise(session: Session, scope: int, key: int) -> None:
+    """Make transactions that read and then write the same state (`scope`, `key`) wait
+    for each other, so that none writes from a read the other has made stale.
+
+    PostgreSQL: a transaction-level advisory lock, held until commit or rollback.
+    Writes run at READ COMMITTED, so every statement after the lock sees what the
+    transaction before it committed (two windows of one panelist voting two fields
+    of one item at once both count; five undos at once undo five acts). SQLite:
+    nothing to do, a write transaction holds the database's one write lock from
+    BEGIN IMMEDIATE on.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:scope, :key)"), {"scope": scope, "key": int(key)})
 
 
 def with_retry(engine: Engine, work: Callable[[Session], T], *, attempts: int = 5) -> T:

@@ -35,6 +35,7 @@ from typing import Iterable
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from db.engine import DECISIONS, serialise
 from db.tables import Decision, Image, Mistake, Reviewer, Vote
 from reviewer.errors import UserError
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status
@@ -185,6 +186,7 @@ def lock_decision(*, session: Session, chair_id: int, item: Item) -> Decision:
     and category: the majority once every panelist has rated both, else
     those of the standing decision (none before phase 2 is settled).
     """
+    serialise(session, DECISIONS, 0)  # the standing decision read below is still standing when we write
     image_id, predicted = item
     name = _item_name(session, item)
     _chair(session, chair_id)
@@ -251,6 +253,7 @@ def override_decision(*, session: Session, chair_id: int, item: Item, verdict: s
                       oov_name: str | None = None) -> Decision:
     """The chair sets the final decision against the majority; the reason is required and kept."""
     check_override(verdict=verdict, reason=reason, severity=severity, category=category)
+    serialise(session, DECISIONS, 0)
     _chair(session, chair_id)
     named = category is not None and Category(category).needs_name
     row = Decision(image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=bool(problematic),
@@ -282,6 +285,7 @@ def lockable_items(snapshot: PanelSnapshot, *, unanimous_only: bool = False) -> 
 def lock_all(*, session: Session, chair_id: int, unanimous_only: bool = False) -> list[Decision]:
     """Lock the majority decision of every fully voted item not yet decided (one transaction:
     all of them, or none)."""
+    serialise(session, DECISIONS, 0)
     snapshot = load_snapshot(session=session)
     return [lock_decision(session=session, chair_id=chair_id, item=item)
             for item in lockable_items(snapshot, unanimous_only=unanimous_only)]

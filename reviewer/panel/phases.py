@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from sqlmodel import Session
 
+from db.engine import DECISIONS, serialise
 from db.tables import Decision, Reviewer
 from reviewer.errors import UserError
 from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot, load_snapshot
@@ -174,6 +175,7 @@ def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str = "") 
     """
     from reviewer.panel.lookup import image_names
 
+    serialise(session, DECISIONS, 0)  # as the chair's locks: the standing decision read here stays so
     snapshot = load_snapshot(session=session)
     # The file name, as the user typed it, not the database id.
     image = image_names(session=session, image_ids=[item.image_id]).get(item.image_id, f"image {item.image_id}")

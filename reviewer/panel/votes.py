@@ -21,6 +21,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from db.engine import VOTES_OF_REVIEWER, serialise
 from db.tables import Reviewer, Vote
 from reviewer.errors import UserError
 from reviewer.panel.state import Item, current_votes
@@ -173,6 +174,7 @@ def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, 
                                        category=category, oov_name=oov_name, note=note).items() if v is not UNSET}
     if session.get(Reviewer, reviewer_id) is None:
         raise VoteError(f"no reviewer with id {reviewer_id}")
+    serialise(session, VOTES_OF_REVIEWER, reviewer_id)  # the latest row read below stays the latest
     new = _normalised(replace(VoteState.of(_latest_row(session, reviewer_id, item)), **changes))
     check_fields(verdict=new.verdict, severity=new.severity, category=new.category, contradiction=False)
     row = Vote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, **new.__dict__)
@@ -205,6 +207,7 @@ def _undoable(reviewer_id: int):
 
 def undo_last(*, session: Session, reviewer_id: int) -> Vote | None:
     """Reverse the panelist's latest act that is not yet undone; None if nothing to undo."""
+    serialise(session, VOTES_OF_REVIEWER, reviewer_id)  # two undos at once undo two acts, not one twice
     act = session.execute(select(Vote).where(*_undoable(reviewer_id)).order_by(Vote.id.desc()).limit(1)
                           ).scalar_one_or_none()
     if act is None:
