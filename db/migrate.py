@@ -45,14 +45,36 @@ def _known(script: ScriptDirectory, revision: str) -> bool:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the database to `revision` (default: the newest schema)."""
-    current = current_revision(engine)
+    """Bring the database to `revision` (default: the newest schema).
+
+    Several processes opening one older project at once take turns: on SQLite a
+    lock file beside the database, on PostgreSQL a transaction-level advisory lock;
+    the first upgrades, the others find the schema current and go on.
+    """
     script = ScriptDirectory.from_config(alembic_config())
+    current = current_revision(engine)
+    _check_known(script, current)
+    if revision == "head" and current == script.get_current_head():
+        return  # the usual open: nothing to migrate, no lock to take
+    if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+        from filelock import FileLock
+
+        with FileLock(f"{engine.url.database}.migrate.lock", timeout=600):
+            _check_known(script, current_revision(engine))
+            _upgrade(engine, revision)
+    else:
+        _upgrade(engine, revision)
+
+
+def _check_known(script: ScriptDirectory, current: str | None) -> None:
     if current is not None and not _known(script, current):
         raise SchemaTooNewError(
             f"the project's database has schema revision {current}, which this version "
             "of the app does not know; update the app to open it"
         )
+
+
+def _upgrade(engine: Engine, revision: str) -> None:
     cfg = alembic_config()
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as conn:
@@ -65,6 +87,8 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
             raw.execute("PRAGMA foreign_keys=OFF")
         try:
             with conn.begin():
+                if engine.dialect.name == "postgresql":  # the others wait here, then find nothing to do
+                    conn.exec_driver_sql("SELECT pg_advisory_xact_lock(3, 0)")
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, revision)
                 if sqlite:

@@ -184,3 +184,47 @@ def test_the_checks_are_the_vocabularies_of_the_app():
     assert list(checks.CATEGORIES) == values(Category)
     assert list(checks.RUN_STATUSES) == values(RunStatus)
     assert list(checks.DECISION_METHODS) == values(DecisionMethod)
+
+
+OPENER = r"""
+import os, sys, time
+from reviewer.project import Project
+root, ready, go = sys.argv[1:4]
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.001)
+Project.open(root).close()
+print("opened", flush=True)
+"""
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_five_processes_opening_an_older_project_at_once_all_open_it(tmp_path, request, backend):
+    """The first upgrades the schema; the others wait for it (no 'database is locked')."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    url = request.getfixturevalue("postgres_url") if backend == "postgresql" else None
+    root = tmp_path / "old"
+    root.mkdir()
+    (root / "project.json").write_text(json.dumps({"format": 1, "db_url": url}))
+    engine = create_engine(url or f"sqlite:///{root / 'project.db'}")
+    migrate.upgrade(engine, "0001")
+    engine.dispose()
+    go = tmp_path / "go"
+    children = [subprocess.Popen([sys.executable, "-c", OPENER, str(root), str(tmp_path / f"ready{k}"), str(go)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
+                for k in range(5)]
+    deadline = time.monotonic() + 120
+    while not all((tmp_path / f"ready{k}").exists() for k in range(5)):
+        assert time.monotonic() < deadline and all(c.poll() is None for c in children)
+        time.sleep(0.005)
+    go.touch()
+    for child in children:
+        out, err = child.communicate(timeout=300)
+        assert child.returncode == 0 and out.strip() == "opened", err
+    engine = create_engine(url or f"sqlite:///{root / 'project.db'}")
+    assert migrate.current_revision(engine) == migrate.head_revision()
+    engine.dispose()
