@@ -74,7 +74,14 @@ def _check_known(script: ScriptDirectory, current: str | None) -> None:
         )
 
 
-def _upgrade(engine: Engine, revision: str) -> None:
+def downgrade(engine: Engine, revision: str) -> None:
+    """Take the database back to an older `revision` (for going back to an older app).
+    A step that would lose data refuses, and then nothing at all is changed (one
+    transaction)."""
+    _upgrade(engine, revision, step=command.downgrade)
+
+
+def _upgrade(engine: Engine, revision: str, *, step=command.upgrade) -> None:
     cfg = alembic_config()
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as conn:
@@ -90,7 +97,7 @@ def _upgrade(engine: Engine, revision: str) -> None:
                 if engine.dialect.name == "postgresql":  # the others wait here, then find nothing to do
                     conn.exec_driver_sql("SELECT pg_advisory_xact_lock(3, 0)")
                 cfg.attributes["connection"] = conn
-                command.upgrade(cfg, revision)
+                step(cfg, revision)
                 if sqlite:
                     broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
                     if broken:

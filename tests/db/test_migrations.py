@@ -228,3 +228,25 @@ def test_five_processes_opening_an_older_project_at_once_all_open_it(tmp_path, r
     engine = create_engine(url or f"sqlite:///{root / 'project.db'}")
     assert migrate.current_revision(engine) == migrate.head_revision()
     engine.dispose()
+
+
+def test_a_downgrade_that_would_lose_undo_links_is_refused_and_changes_nothing(tmp_path):
+    from reviewer.app import panel as acts
+
+    project = Project.create(tmp_path / "p")
+    project.write(lambda s: s.execute(text(
+        "INSERT INTO image (id, file_name, problematic, multilabel) VALUES (1, 'ILSVRC2012_val_00000001.JPEG', "
+        "false, false)")))
+    ann = acts.add_panelist(project, "ann").value.id
+    project.write(lambda s: s.execute(text(
+        "INSERT INTO vote (image_id, predicted, reviewer_id, problematic, note, retracted, created_at) "
+        f"VALUES (1, 65, {ann}, false, '', false, '2026-01-01')")))
+    acts.undo(project, reviewer_id=ann)
+    with pytest.raises(RuntimeError, match="1 votes are undos"):
+        migrate.downgrade(project.engine, "0001")
+    assert migrate.current_revision(project.engine) == migrate.head_revision()  # not even the later steps ran
+    with project.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM vote WHERE undoes IS NOT NULL")).scalar_one() == 1
+    migrate.downgrade(project.engine, "0002")  # no data lost by these steps: allowed
+    assert migrate.current_revision(project.engine) == "0002"
+    project.close()

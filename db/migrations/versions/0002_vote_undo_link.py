@@ -23,6 +23,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    undos = op.get_bind().execute(sa.text("SELECT count(*) FROM vote WHERE undoes IS NOT NULL")).scalar_one()
+    if undos:  # the older schema cannot say which act an undo reverses: refused, not lost
+        raise RuntimeError(f"refusing to downgrade below revision 0002: {undos} votes are undos whose link to "
+                           "the act they reverse would be lost")
     with op.batch_alter_table("vote", schema=None) as batch_op:
         batch_op.drop_constraint("fk_vote_undoes_vote", type_="foreignkey")
         batch_op.drop_column("undoes")

@@ -33,9 +33,21 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    # The older schema holds one kind per class: keep the kind the reference
-    # evaluation reads (correct, then unclear, before wrong) and say nothing of
-    # the other, as that schema cannot.
+    # The older schema holds one kind per class and infers membership from the labels:
+    # refused when that would lose anything (a class listed under two kinds, or an
+    # image whose membership differs from what its labels say), so no data goes silently.
+    bind = op.get_bind()
+    doubled = bind.execute(sa.text(
+        "SELECT count(*) FROM label WHERE EXISTS (SELECT 1 FROM label AS other WHERE "
+        "other.label_set = label.label_set AND other.image_id = label.image_id AND "
+        "other.class_index = label.class_index AND other.kind <> label.kind)")).scalar_one()
+    differing = bind.execute(sa.text(
+        "SELECT count(*) FROM image WHERE multilabel <> (id IN "
+        "(SELECT image_id FROM label WHERE label_set = 'multilabel'))")).scalar_one()
+    if doubled or differing:
+        raise RuntimeError(f"refusing to downgrade below revision 0003: {doubled} label rows list a class under "
+                           f"two kinds and {differing} images' multi-label membership differs from their labels; "
+                           "the older schema cannot hold either, and they would be lost")
     op.execute("DELETE FROM label WHERE kind = 'wrong' AND EXISTS (SELECT 1 FROM label AS other WHERE "
                "other.label_set = label.label_set AND other.image_id = label.image_id AND "
                "other.class_index = label.class_index AND other.kind <> 'wrong')")
