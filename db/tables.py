@@ -179,7 +179,8 @@ class Vote(SQLModel, table=True):
     """
 
     __tablename__ = "vote"
-    __table_args__ = (Index("ix_vote_item", "image_id", "predicted", "reviewer_id"),)
+    __table_args__ = (Index("ix_vote_item", "image_id", "predicted", "reviewer_id"),
+                      Index("uq_vote_reviewer_batch_key", "reviewer_id", "batch_key", unique=True))
     id: Optional[int] = Field(default=None, primary_key=True)
     image_id: int = Field(foreign_key="image.id")
     predicted: int
@@ -193,6 +194,9 @@ class Vote(SQLModel, table=True):
     retracted: bool = False
     # Set on a row written by an undo: the id of the vote row it reverses.
     undoes: Optional[int] = Field(default=None, foreign_key="vote.id")
+    # Set on a row cast by `vote --batch`: the row's key (given, or the file's hash and line),
+    # unique per panelist, so a batch sent again records nothing twice.
+    batch_key: Optional[str] = Field(default=None, max_length=200)
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -1,8 +1,11 @@
 """`reviewer panelist`, `vote`, `reopen`, `note`: a panelist's acts from the command line.
 
-`vote --batch FILE` (or `-` for stdin) casts one vote per CSV row and prints
-each vote's id as soon as it is on disk, so a script knows exactly which
-votes were recorded even if it is interrupted.
+`vote --batch FILE` (or `-` for stdin) casts one vote per CSV row, all in one
+transaction, and prints each vote's id and key once it is committed. Every row
+has a key: its `key` cell, or the file's content hash and the row's line. A key
+already recorded for the panelist is not recorded again (it is printed as
+"already recorded"), so a batch sent again after a crash, even one killed after
+its commit and before its output, records every row exactly once.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from reviewer.project import Project
 from reviewer.terms import Category, Severity, Verdict, values
 
 VOTE_COLUMNS = ("image", "predicted", "verdict", "problematic", "severity", "category", "oov_name", "note")
+BATCH_COLUMNS = (*VOTE_COLUMNS, "key")  # key: optional, the row's own idempotency key
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--oov-name", metavar="NAME", help="the out-of-vocabulary object (category fine_grained_oov)")
     p.add_argument("--note", help="the panelist's note on this vote")
     p.add_argument("--batch", metavar="CSV", help="cast one vote per row of a CSV file ('-': stdin) with "
-                                                  f"columns {','.join(VOTE_COLUMNS)} (image, predicted required)")
+                                                  f"columns {','.join(BATCH_COLUMNS)} (image, predicted "
+                                                  "required; a row whose key is recorded already is skipped)")
     p.add_argument("--undo", action="store_true", help="undo the panelist's latest vote")
     p.set_defaults(func=run_vote)
 
@@ -98,46 +103,59 @@ def _describe(fields: dict) -> str:
 
 
 def _read_batch(session, source: str) -> list[tuple]:
-    """Every row checked (image, class, values) before any vote is cast."""
+    """Every row checked (image, class, values, key) before any vote is cast:
+    (item, image, fields, key) per row."""
+    import hashlib
+    import io
+
     from reviewer.errors import InputError, UserError
     from reviewer.panel.lookup import find_mistake
     from reviewer.panel.votes import check_fields
 
     name = "stdin" if source == "-" else source
     try:
-        handle = sys.stdin if source == "-" else open(source, newline="", encoding="utf-8")
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, newline="", encoding="utf-8") as handle:
+                text = handle.read()
     except OSError as exc:
         raise InputError(name, f"cannot read it ({exc.strerror})") from None
-    try:
-        reader = csv.DictReader(handle)
-        unknown = set(reader.fieldnames or ()) - set(VOTE_COLUMNS)
-        if not reader.fieldnames or {"image", "predicted"} - set(reader.fieldnames) or unknown:
-            raise InputError(name, f"the header must name image, predicted and any of {', '.join(VOTE_COLUMNS[2:])}"
-                             + (f" (unknown: {', '.join(sorted(unknown))})" if unknown else ""))
-        rows, known = [], {}
-        for number, row in enumerate(reader, start=2):
-            try:
-                if None in row:  # csv puts surplus cells under None
-                    raise UserError(f"{len(row[None])} more cell(s) than the header's {len(reader.fieldnames)} "
-                                    "columns (a comma inside a note needs the note in double quotes)")
-                if None in row.values():
-                    raise UserError(f"fewer cells than the header's {len(reader.fieldnames)} columns")
-                key = (row["image"], row["predicted"])
-                item = known[key] if key in known else known.setdefault(
-                    key, find_mistake(session=session, image=key[0], predicted=key[1]))
-                fields = _fields(row)
-                if not fields:
-                    raise UserError("nothing to vote on this row: give a verdict, problematic, severity, "
-                                    "category, oov_name or note")
-                check_fields(**{k: fields.get(k) for k in ("verdict", "severity", "category")})
-            except UserError as exc:
-                raise InputError(name, str(exc), record=f"line {number}",
-                                 hint="nothing of this file was recorded") from None
-            rows.append((item, row["image"], fields))
-        return rows
-    finally:
-        if handle is not sys.stdin:
-            handle.close()
+    except UnicodeDecodeError:
+        raise InputError(name, "is not UTF-8 text", hint="save it as UTF-8 CSV") from None
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]  # the same file: the same keys
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    unknown = set(reader.fieldnames or ()) - set(BATCH_COLUMNS)
+    if not reader.fieldnames or {"image", "predicted"} - set(reader.fieldnames) or unknown:
+        raise InputError(name, f"the header must name image, predicted and any of {', '.join(BATCH_COLUMNS[2:])}"
+                         + (f" (unknown: {', '.join(sorted(unknown))})" if unknown else ""))
+    rows, known, keys = [], {}, {}
+    for number, row in enumerate(reader, start=2):
+        try:
+            if None in row:  # csv puts surplus cells under None
+                raise UserError(f"{len(row[None])} more cell(s) than the header's {len(reader.fieldnames)} "
+                                "columns (a comma inside a note needs the note in double quotes)")
+            if None in row.values():
+                raise UserError(f"fewer cells than the header's {len(reader.fieldnames)} columns")
+            key = (row.get("key") or "").strip() or f"{digest}:{number}"
+            if len(key) > 200:
+                raise UserError("a key is at most 200 characters")
+            if key in keys:
+                raise UserError(f"key {key!r} is on line {keys[key]} too: every row needs its own")
+            keys[key] = number
+            pair = (row["image"], row["predicted"])
+            item = known[pair] if pair in known else known.setdefault(
+                pair, find_mistake(session=session, image=pair[0], predicted=pair[1]))
+            fields = _fields(row)
+            if not fields:
+                raise UserError("nothing to vote on this row: give a verdict, problematic, severity, "
+                                "category, oov_name or note")
+            check_fields(**{k: fields.get(k) for k in ("verdict", "severity", "category")})
+        except UserError as exc:
+            raise InputError(name, str(exc), record=f"line {number}",
+                             hint="nothing of this file was recorded") from None
+        rows.append((item, row["image"], fields, key))
+    return rows
 
 
 def run_vote(args: argparse.Namespace) -> int:
@@ -145,7 +163,7 @@ def run_vote(args: argparse.Namespace) -> int:
     batch is recorded whole or not at all (a failure on its last row leaves nothing)."""
     from reviewer.errors import UserError
     from reviewer.panel.lookup import find_mistake, require_reviewer
-    from reviewer.panel.votes import cast_vote, check_fields, undo_last
+    from reviewer.panel.votes import cast_vote, check_fields, recorded_batch_keys, undo_last
 
     given = [f"--{name.replace('_', '-')}" for name in ("image", "predicted", *VOTE_COLUMNS[2:])
              if getattr(args, name, None) is not None]
@@ -166,14 +184,22 @@ def run_vote(args: argparse.Namespace) -> int:
         if args.undo:
             row = undo_last(session=session, reviewer_id=reviewer.id)
             return [f"undone: vote {row.undoes} of {reviewer.name} (new row {row.id})" if row else "nothing to undo"]
-        batch = (_read_batch(session, args.batch) if args.batch else
-                 [(find_mistake(session=session, image=args.image, predicted=args.predicted), args.image, fields)])
-        if args.batch:
-            print(f"recording {len(batch)} votes of {reviewer.name} in one transaction", file=sys.stderr, flush=True)
+        if not args.batch:
+            item = find_mistake(session=session, image=args.image, predicted=args.predicted)
+            row = cast_vote(session=session, reviewer_id=reviewer.id, item=item, **fields)
+            return [f"vote {row.id}: {reviewer.name} on {args.image} predicted {item.predicted}: {_describe(fields)}"]
+        batch = _read_batch(session, args.batch)
+        done = recorded_batch_keys(session=session, reviewer_id=reviewer.id, keys=[key for *_, key in batch])
+        print(f"recording {len(batch) - len(done)} votes of {reviewer.name} in one transaction"
+              + (f" ({len(done)} rows recorded already)" if done else ""), file=sys.stderr, flush=True)
         lines = []
-        for item, image, given in batch:
-            row = cast_vote(session=session, reviewer_id=reviewer.id, item=item, **given)
-            lines.append(f"vote {row.id}: {reviewer.name} on {image} predicted {item.predicted}: {_describe(given)}")
+        for item, image, given, key in batch:
+            if key in done:
+                lines.append(f"already recorded [{key}]: vote {done[key]}")
+                continue
+            row = cast_vote(session=session, reviewer_id=reviewer.id, item=item, batch_key=key, **given)
+            lines.append(f"vote {row.id} [{key}]: {reviewer.name} on {image} predicted {item.predicted}: "
+                         f"{_describe(given)}")
         return lines
 
     for line in project.write(work):  # printed once committed: a printed vote is recorded

@@ -165,10 +165,11 @@ def _latest_row(session: Session, reviewer_id: int, item: Item) -> Vote | None:
 
 
 def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, problematic=UNSET,
-              severity=UNSET, category=UNSET, oov_name=UNSET, note=UNSET) -> Vote:
+              severity=UNSET, category=UNSET, oov_name=UNSET, note=UNSET, batch_key: str | None = None) -> Vote:
     """Record a panelist's vote (only the given fields change); returns the new row.
 
     The vote is the caller's own: `reviewer_id` is the panelist casting it.
+    `batch_key`: a batch row's key (unique per panelist; see `recorded_batch_keys`).
     """
     changes = {k: v for k, v in dict(verdict=verdict, problematic=problematic, severity=severity,
                                        category=category, oov_name=oov_name, note=note).items() if v is not UNSET}
@@ -177,10 +178,22 @@ def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, 
     serialise(session, VOTES_OF_REVIEWER, reviewer_id)  # the latest row read below stays the latest
     new = _normalised(replace(VoteState.of(_latest_row(session, reviewer_id, item)), **changes))
     check_fields(verdict=new.verdict, severity=new.severity, category=new.category, contradiction=False)
-    row = Vote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, **new.__dict__)
+    row = Vote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, batch_key=batch_key,
+               **new.__dict__)
     session.add(row)
     session.flush()
     return row
+
+
+def recorded_batch_keys(*, session: Session, reviewer_id: int, keys: list[str]) -> dict[str, int]:
+    """{key: vote id} of the batch keys the panelist has recorded already (read after the
+    panelist's write lock, so two copies of one batch sent at once record it once)."""
+    serialise(session, VOTES_OF_REVIEWER, reviewer_id)
+    found: dict[str, int] = {}
+    for start in range(0, len(keys), 500):
+        found.update(session.execute(select(Vote.batch_key, Vote.id).where(
+            Vote.reviewer_id == reviewer_id, Vote.batch_key.in_(keys[start:start + 500]))).all())
+    return found
 
 
 def amend_vote(*, session: Session, reviewer_id: int, vote_id: int, **changes) -> Vote:

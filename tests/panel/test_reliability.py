@@ -80,6 +80,56 @@ def test_a_batch_killed_mid_file_records_all_of_it_or_nothing(project, add_mista
     assert not printed or len(rows) == 3000  # a vote is printed only once the whole file is recorded
 
 
+def test_a_batch_sent_again_after_sigkill_records_each_row_once(project, add_mistakes, tmp_path):
+    """Killed at random moments (before, during and after its commit, before or after its
+    output), then sent again until it finishes: every row is recorded exactly once."""
+    import random
+
+    items = add_mistakes(project, [(400 + i, True) for i in range(20)])
+    acts.add_panelist(project, "ann")
+    batch = tmp_path / "votes.csv"
+    _batch_file(batch, items, 300)
+    command = [sys.executable, "-m", "reviewer", "vote", str(project.root), "--reviewer", "ann", "--batch", str(batch)]
+    rng = random.Random(7)
+    for _ in range(10):
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+        time.sleep(rng.uniform(0.5, 4.0))  # the interpreter starts in about a second; the batch takes a few
+        child.kill()
+        child.communicate()
+    done = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=300)
+    assert done.returncode == 0, done.stderr
+    recorded = [line for line in done.stdout.splitlines() if line.startswith("vote ")]
+    again = [line for line in done.stdout.splitlines() if line.startswith("already recorded")]
+    assert len(recorded) + len(again) == 300
+    with read_session(project.engine) as session:
+        keys = session.execute(select(Vote.batch_key)).scalars().all()
+    assert len(keys) == 300 and len(set(keys)) == 300  # each row once, whatever the kills left
+    resent = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=300)
+    assert resent.stdout.count("already recorded") == 300 and "recording 0 votes" in resent.stderr
+
+
+def test_batch_rows_with_their_own_keys(project, add_mistakes, tmp_path, capsys):
+    items = add_mistakes(project, [(500, True), (501, True)])
+    acts.add_panelist(project, "ann")
+    names = [f"ILSVRC2012_val_{i.image_id:08d}.JPEG" for i in items]
+    first = tmp_path / "first.csv"
+    first.write_text(f"key,image,predicted,verdict\nrow-a,{names[0]},500,wrong\nrow-b,{names[1]},501,correct\n")
+    assert main(["vote", str(project.root), "--reviewer", "ann", "--batch", str(first)]) == 0
+    assert "[row-a]" in capsys.readouterr().out
+    # Another file with one of the same keys: that row is not cast again, the new one is.
+    second = tmp_path / "second.csv"
+    second.write_text(f"key,image,predicted,verdict\nrow-b,{names[1]},501,correct\nrow-c,{names[0]},500,unclear\n")
+    assert main(["vote", str(project.root), "--reviewer", "ann", "--batch", str(second)]) == 0
+    out = capsys.readouterr().out
+    assert "already recorded [row-b]" in out and "[row-c]" in out
+    with read_session(project.engine) as session:
+        assert session.execute(select(func.count(Vote.id))).scalar_one() == 3
+    twice = tmp_path / "twice.csv"
+    twice.write_text(f"key,image,predicted,verdict\nk,{names[0]},500,wrong\nk,{names[1]},501,wrong\n")
+    assert main(["vote", str(project.root), "--reviewer", "ann", "--batch", str(twice)]) == 2
+    assert "key 'k' is on line 2 too" in capsys.readouterr().err
+
+
 def test_a_database_failure_mid_file_records_nothing(project, add_mistakes, tmp_path, capsys):
     """The database refuses the 50th vote of a batch: none of the file is recorded."""
     from sqlalchemy import text
