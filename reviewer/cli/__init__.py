@@ -81,4 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, UserError):
             print(f"error: {scrub(str(exc))}", file=sys.stderr)
             return 2
+        from reviewer.project import damage_error
+
+        damaged = damage_error(exc, getattr(args, "project", None))
+        if damaged is not None:  # a read of a damaged database: say so, not a traceback
+            print(f"error: {damaged}", file=sys.stderr)
+            return 2
         raise

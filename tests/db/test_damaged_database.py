@@ -1,0 +1,63 @@
+"""A damaged SQLite database: writes are refused before anything is written (the quick
+check runs before a project's first write), and reads say what is wrong and how to
+recover instead of a traceback."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+import pytest
+
+from reviewer.app import panel as acts
+from reviewer.cli import main
+from reviewer.project import Project, ProjectError
+
+
+def digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+
+
+@pytest.fixture
+def damaged(tmp_path, add_mistakes):
+    """A project with votes whose vote table's root page is then overwritten on disk."""
+    project = Project.create(tmp_path / "p")
+    items = add_mistakes(project, [(10 + i, True) for i in range(30)])
+    ann = acts.add_panelist(project, "ann").value.id
+    for item in items:
+        acts.vote(project, reviewer_id=ann, item=item, verdict="wrong", note="x" * 200)
+    project.close()
+    db = project.root / "project.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file itself
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'vote'").fetchone()[0]
+    with open(db, "r+b") as file:
+        file.seek((root - 1) * page_size + 8)
+        file.write(b"\xff" * (page_size - 8))
+    return project.root, items
+
+
+def test_a_vote_on_a_damaged_database_is_refused_and_writes_nothing(damaged, capsys):
+    root, items = damaged
+    before = [digest(root / name) for name in ("project.db", "project.db-wal")]
+    image = f"ILSVRC2012_val_{items[0].image_id:08d}.JPEG"
+    assert main(["vote", str(root), "--reviewer", "ann", "--image", image, "--predicted", "10",
+                 "--verdict", "correct"]) == 2
+    err = capsys.readouterr().err
+    assert "is damaged" in err and "nothing was written" in err and "sqlite3 project.db .recover" in err
+    assert "Traceback" not in err
+    project = Project.open(root)
+    with pytest.raises(ProjectError, match="is damaged"):
+        project.write(lambda session: None)
+    project.close()
+    after = [digest(root / name) for name in ("project.db", "project.db-wal")]
+    assert after[0] == before[0]  # the database file is as it was
+    assert after[1] in (before[1], "", hashlib.sha256(b"").hexdigest())  # and no write-ahead frame either
+
+
+def test_a_report_on_a_damaged_database_says_so(damaged, capsys):
+    root, _ = damaged
+    assert main(["report", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: the database of") and "is damaged" in err and "Traceback" not in err
