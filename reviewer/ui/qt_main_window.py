@@ -26,7 +26,8 @@ from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.review.qt_review_page import QtReviewPage
 from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
 from reviewer.ui.review.review_session import ReviewSession
-from reviewer.ui.theme import ERROR, MUTED, set_text_colour, style_widgets
+from reviewer.ui.side_windows import SideWindows
+from reviewer.ui.theme import ERROR, MUTED, set_text_colour
 from reviewer.ui.watcher import ProjectWatcher
 from reviewer.ui.workers import Worker
 
@@ -48,6 +49,7 @@ class QtMainWindow(QMainWindow):
 
     def __init__(self, *, preferences: Preferences | None = None, keymap: Keymap | None = None):
         super().__init__()
+        self.side = SideWindows(self, lambda: self.keymap)  # the group view and the analysis
         self.prefs = preferences or load_preferences()
         try:
             self.keymap = keymap or load_keymap()
@@ -145,8 +147,8 @@ class QtMainWindow(QMainWindow):
             qaction.setText(f"{title}\t{', '.join(keys)}" if keys else title)
         self.page.set_keymap(keymap)
         self.help.set_keymap(keymap)
-        group = getattr(self, "_group_view", None)
-        if _alive(group):
+        group = self.side.get("group")
+        if group is not None:
             group.set_keymap(keymap)
 
     def _key_pressed(self, key: str) -> bool:
@@ -283,8 +285,8 @@ class QtMainWindow(QMainWindow):
         beside the review follow (the review page follows through its session)."""
         if changes.runs and self.project is not None:
             self.worker.submit(run_list, self.project, on_done=self._runs_listed)
-        analysis = getattr(self, "_analysis_view", None)
-        if _alive(analysis) and (changes.votes or changes.decisions or changes.runs or changes.labels):
+        analysis = self.side.get("analysis")
+        if analysis is not None and (changes.votes or changes.decisions or changes.runs or changes.labels):
             analysis.refresh()
 
     def _runs_listed(self, runs) -> None:
@@ -372,28 +374,17 @@ class QtMainWindow(QMainWindow):
             self.page.show_empty(message, detail)
 
     def open_group_view(self):
-        try:
-            from reviewer.ui.group.qt_group_view import QtGroupView
-        except ImportError:
-            self.show_message("The group view is not part of this installation.", error=True)
-            return None
         if self.project is None:
             self.show_message("Open a project first.", error=True)
             return None
-        view = getattr(self, "_group_view", None)
-        if _alive(view):  # one group view: raised if open
-            view.show()
-            view.raise_()
-            view.activateWindow()
+        from reviewer.ui.group.qt_group_view import QtGroupView
+
+        def make():
+            view = QtGroupView(self.project, self.reviewer, self.keymap, watcher=self.watcher)
+            view.image.enlarge_small = self.prefs.enlarge_small_images
             return view
-        view = QtGroupView(self.project, self.reviewer, self.keymap, watcher=self.watcher)
-        view.image.enlarge_small = self.prefs.enlarge_small_images
-        style_widgets(view)
-        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        _fit_to_screen(view, self, 1500, 940)
-        view.show()
-        self._group_view = view
-        return view
+
+        return self.side.show("group", make, size=(1500, 940))
 
     def open_analysis_view(self):
         """The report's tables and plots for the open project, in a window of its own
@@ -403,27 +394,20 @@ class QtMainWindow(QMainWindow):
             return None
         from reviewer.ui.dialogs.qt_analysis import QtAnalysisView
 
-        view = getattr(self, "_analysis_view", None)
-        if _alive(view) and view.isVisible():
-            view.raise_()
-            view.activateWindow()
+        def make():
+            view = QtAnalysisView(self.project)
+            view.setWindowTitle(f"Analysis · {self.project.name}")
             return view
-        view = QtAnalysisView(self.project)
-        view.setWindowTitle(f"Analysis · {self.project.name}")
-        style_widgets(view)
-        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        _fit_to_screen(view, self, 1200, 860)
-        view.closing_keys = KeyDispatcher(view, lambda key, v=view: self._closing_key(v, key))
-        view.show()
-        self._analysis_view = view
-        return view
 
-    def _closing_key(self, window, key: str) -> bool:
-        """Escape or Ctrl+W (close_window) in a window of its own: it closes."""
-        if self.keymap.action_for(key) != "close_window":
-            return False
-        window.close()
-        return True
+        return self.side.show("analysis", make, size=(1200, 860), closing_keys=True)
+
+    @property
+    def _group_view(self):
+        return self.side.get("group")
+
+    @property
+    def _analysis_view(self):
+        return self.side.get("analysis")
 
     def export_project(self) -> None:
         """Ask for a folder and export the project's reviewed labels there, off the UI thread."""
@@ -453,11 +437,7 @@ class QtMainWindow(QMainWindow):
         self.export_failed.emit(reason)
 
     def close_project(self) -> None:
-        for attribute in ("_group_view", "_analysis_view"):
-            view = getattr(self, attribute, None)
-            if _alive(view):
-                view.close()
-            setattr(self, attribute, None)
+        self.side.close_all()
         if self.session is not None:
             self.page.set_session(None)
             self.session.close()
@@ -486,21 +466,3 @@ class QtMainWindow(QMainWindow):
         save_preferences(self.prefs)
         super().closeEvent(event)
 
-
-def _alive(widget) -> bool:
-    """False for None and for a window the panelist closed (deleted on close)."""
-    if widget is None:
-        return False
-    try:
-        widget.isVisible()
-    except RuntimeError:
-        return False
-    return True
-
-
-def _fit_to_screen(window, near, width: int, height: int) -> None:
-    """`width` x `height`, or 92% of the screen the main window is on when that is smaller."""
-    screen = near.screen().availableGeometry() if near.screen() is not None else None
-    if screen is not None:
-        width, height = min(width, int(screen.width() * 0.92)), min(height, int(screen.height() * 0.92))
-    window.resize(width, height)

@@ -12,9 +12,8 @@ from reviewer.app import panel as acts
 from reviewer.project import Project
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def history(request, tmp_path, add_mistakes):
-    url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else None
+def make_history(tmp_path, add_mistakes, url):
+    """A project with two votes, a lock and a note."""
     project = Project.create(tmp_path / "p", db_url=url)
     (item,) = add_mistakes(project, [(10, True)])
     ann = acts.add_panelist(project, "ann", chair=True).value.id
@@ -23,6 +22,13 @@ def history(request, tmp_path, add_mistakes):
         acts.vote(project, reviewer_id=who, item=item, verdict="wrong", problematic=False)
     acts.lock(project, chair_id=ann, item=item)
     acts.note(project, reviewer_id=bob, item=item, text="a shark, not a fish")
+    return project
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def history(request, tmp_path, add_mistakes):
+    url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else None
+    project = make_history(tmp_path, add_mistakes, url)
     yield project
     project.close()
 
@@ -49,15 +55,16 @@ def test_changing_or_deleting_history_is_refused(history, statement):
     assert rows(history) == before
 
 
-def test_truncate_is_refused_on_postgresql(history):
-    if history.engine.dialect.name != "postgresql":
-        pytest.skip("SQLite has no TRUNCATE (DELETE is refused)")
+def test_truncate_is_refused_on_postgresql(tmp_path, add_mistakes, postgres_url):
+    """SQLite has no TRUNCATE (its DELETE is refused above)."""
+    history = make_history(tmp_path, add_mistakes, postgres_url)
     before = rows(history)
     for table in ("vote", "decision", "discussion_note"):
         with pytest.raises(DBAPIError, match="append-only"):
             with history.engine.begin() as conn:
                 conn.execute(text(f"TRUNCATE {table} CASCADE"))
     assert rows(history) == before
+    history.close()
 
 
 def test_the_app_still_appends(history):

@@ -209,7 +209,6 @@ def test_changed_keys_take_effect(qtbot, open_window, review_project):
 
 
 def test_group_view_opens_from_the_window(qtbot, open_window):
-    pytest.importorskip("reviewer.ui.group.qt_group_view")
     window = open_window()
     press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     view = window._group_view

@@ -163,15 +163,21 @@ class ReviewSession(QObject):
                            on_error=self._failed, priority=2)
 
     def _votes_loaded(self, key: Key, version: int, mine, others) -> None:
+        if self._take_votes(key, version, mine, others):
+            self.vote_changed.emit(key)
+            self.others_changed.emit(key)
+
+    def _take_votes(self, key: Key, version: int, mine, others) -> bool:
+        """Keep a read of my vote and the others' on an item, unless a vote of this window
+        is newer than the read (on its way, or written since the read began)."""
         if self.pending.get(key) or version != self._versions.get(key, 0):
-            return  # a vote of ours is newer than this read
+            return False
         self.my_votes[key] = mine
         self._set_others(key, others)
         if self.queue is not None and self.queue.entry(key) is not None \
                 and self.queue.entry(key).my_verdict != mine.verdict:
             self.queue.set_my_verdict(key, mine.verdict)
-        self.vote_changed.emit(key)
-        self.others_changed.emit(key)
+        return True
 
     def _source_loaded(self, source: DetailSource) -> None:
         self.source = source
@@ -319,13 +325,7 @@ class ReviewSession(QObject):
         self.details[key] = detail
         while len(self.details) > DETAIL_CACHE:
             self.details.popitem(last=False)
-        # What this window wrote is newer than what a read begun before it saw.
-        if not self.pending.get(key) and version == self._versions.get(key, 0):
-            self.my_votes[key] = mine
-            self._set_others(key, others)
-            if self.queue is not None and self.queue.entry(key) is not None \
-                    and self.queue.entry(key).my_verdict != mine.verdict:
-                self.queue.set_my_verdict(key, mine.verdict)
+        self._take_votes(key, version, mine, others)
         self.detail_ready.emit(detail)
         self.vote_changed.emit(key)
         self.others_changed.emit(key)
