@@ -114,3 +114,23 @@ class KeyDispatcher(QObject):
                 return False
         return bool(self.handle(key))
 
+
+
+class AppKey(QObject):
+    """One key that means the same in every window of the app (Ctrl+Q: quit), read from the
+    key press itself. Not a QAction shortcut: Qt fires an application shortcut only while
+    it thinks one of the app's windows is active, which an X11 session without a window
+    manager, or a window just closed, leaves unset, and Ctrl+Q then did nothing."""
+
+    def __init__(self, owner: QObject, key: str, act: Callable[[], None]) -> None:
+        super().__init__(owner)
+        self._key, self._act = normalise_key(key), act
+        QApplication.instance().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() != QEvent.Type.KeyPress or not isinstance(watched, QWidget):
+            return False
+        if key_text(event) != self._key:
+            return False
+        self._act()
+        return True

@@ -9,7 +9,7 @@ waits for the votes still being written.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QStackedWidget
 
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
@@ -21,7 +21,7 @@ from reviewer.project import Project
 from reviewer.redact import scrub
 from reviewer.terms import RunStatus
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
-from reviewer.ui.keys import KeyDispatcher
+from reviewer.ui.keys import AppKey, KeyDispatcher
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.review.qt_review_page import QtReviewPage
 from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
@@ -112,10 +112,8 @@ class QtMainWindow(QMainWindow):
         self.export_action = file_menu.addAction("Export…", self.export_project)
         file_menu.addSeparator()
         # Quit from any of the app's windows (the group view, the analysis) closes them all.
-        quit_action = file_menu.addAction("Quit")
-        quit_action.triggered.connect(self.close)
-        quit_action.setShortcut(QKeySequence("Ctrl+Q"))  # StandardKey.Quit is empty on some platforms
-        quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        file_menu.addAction("Quit\tCtrl+Q", self.close)
+        self.quit_key = AppKey(self, "Ctrl+Q", self.close)
         for action in ACTIONS:
             if action.group not in MENUS:
                 continue  # the group view's own keys
