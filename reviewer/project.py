@@ -96,10 +96,19 @@ class Project:
         except migrate.SchemaTooNewError as exc:
             raise ProjectError(scrub(f"{root}: {exc}")) from None
         except Exception as exc:  # connection refused, bad URL, ...
+            if refusal_error(exc) is not None:  # a panelist's role may not change the schema
+                raise ProjectError(scrub(
+                    f"the database of {root} ({shown}) has an older schema, and upgrading it needs its owner: "
+                    f"ask the project's owner to open the project once with this version of the app (any "
+                    f"'reviewer' command), then try again; nothing was changed")) from None
             damaged = damage_error(exc, root)
             if damaged is not None:
                 raise damaged from None
-            raise ProjectError(scrub(f"cannot open the database of {root} ({shown}): {exc}")) from None
+            detail = " ".join(str(getattr(exc, "orig", None) or exc).split())
+            if "CONNECT privilege" in detail:
+                detail += ("; your database role is not on this project's panel: its owner adds you with "
+                           "'reviewer panel-setup PROJECT --panelist ROLE'")
+            raise ProjectError(scrub(f"cannot open the database of {root} ({shown}): {detail}")) from None
         return cls(root=root, db_url=url, engine=engine)
 
     def close(self) -> None:
@@ -123,6 +132,9 @@ class Project:
             damaged = damage_error(exc, self.root)
             if damaged is not None:
                 raise damaged from None
+            refused = refusal_error(exc)
+            if refused is not None:
+                raise refused from None
             raise
 
     def check_integrity(self) -> None:
@@ -202,6 +214,25 @@ def _damaged(root: Path, detail: str) -> ProjectError:
         f"the database of {root} is damaged ({detail}); nothing was written. Restore project.db from a backup, "
         f"or recover what is readable: sqlite3 project.db .recover | sqlite3 recovered.db, then replace "
         f"project.db by recovered.db (keep the damaged file)")
+
+
+def refusal_error(exc: BaseException) -> ProjectError | None:
+    """A clear error for a write the database refused by privilege (PostgreSQL SQLSTATE
+    42501: no privilege, a row-level security policy, an append-only trigger), None
+    for any other error. Nothing of the act was written: its transaction rolled back."""
+    if getattr(getattr(exc, "orig", None), "sqlstate", None) != "42501":
+        return None
+    detail = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+    if "row-level security" in detail and "decision" in detail:
+        why = "locking and overriding decisions needs the chair's database role"
+    elif "row-level security" in detail:
+        why = "a panelist adds only their own votes and notes, and undoes only their own votes"
+    elif "append-only" in detail:
+        why = "the panel's history is never changed or deleted"
+    else:
+        why = ("a panelist's role may add votes, notes and decisions; adding panelists, runs, images and labels "
+               "is for the project's owner")
+    return ProjectError(f"the database refused this act ({detail}): {why}; nothing was written")
 
 
 def damage_error(exc: BaseException, root: Path | None) -> ProjectError | None:

@@ -17,6 +17,7 @@ from db.tables import Decision, DiscussionNote, Reviewer, Vote
 from reviewer.app.changes import Changes, Cursor, Done, changes_since, latest_cursor
 from reviewer.panel import decisions as decisions_mod
 from reviewer.panel.discussion import add_note
+from reviewer.panel.identity import IdentityError, acting_reviewer, uses_database_roles
 from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel, agreement_summary, item_panel, load_group
 from reviewer.panel.phases import reopen
 from reviewer.panel.snapshot import PanelSnapshot
@@ -42,17 +43,36 @@ def _voted(items: Iterable[Item]) -> Changes:
 
 # -- panelists -------------------------------------------------------------------------
 def add_panelist(project: Project, name: str, *, chair: bool | None = None) -> Done[Reviewer]:
-    """The panelist of that name, created on first use; `chair` sets the chair role."""
+    """The panelist of that name, created on first use; `chair` makes them the one chair.
+    On a panel of database roles the panel is the owner's to change (`reviewer panel-setup`)."""
     def work(session):
+        if uses_database_roles(session):
+            raise IdentityError("this project's panelists are database roles: its owner adds panelists and "
+                                "names the chair with 'reviewer panel-setup PROJECT --chair NAME --panelist NAME'")
         return get_reviewer(session=session, name=name, chair=chair)
 
+    return Done(_write_once(project, work), Changes(panel=True))
+
+
+def join_panel(project: Project, name: str) -> Done[Reviewer]:
+    """The panelist the window acts as: on a panel of database roles the connection's role
+    (whatever name was typed: the server would refuse any other), else the panelist of
+    that name, created on first use."""
+    def work(session):
+        if uses_database_roles(session):
+            return acting_reviewer(session=session, name=None)
+        return get_reviewer(session=session, name=name)
+
+    return Done(_write_once(project, work), Changes(panel=True))
+
+
+def _write_once(project: Project, work):
     try:
-        row = project.write(work)
+        return project.write(work)
     except IntegrityError:
         # Another process created the same name at the same moment (PostgreSQL does not
         # serialise the two inserts as SQLite's BEGIN IMMEDIATE does): it exists now.
-        row = project.write(work)
-    return Done(row, Changes(panel=True))
+        return project.write(work)
 
 
 def names(project: Project) -> dict[int, str]:

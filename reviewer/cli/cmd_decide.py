@@ -21,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("decide", help="the chair locks the majority decisions (or overrides one)")
     p.add_argument("project")
-    p.add_argument("--chair", required=True, metavar="NAME", help="the chair's name")
+    p.add_argument("--chair", metavar="NAME", help="the chair's name (default: your OS login name; on a panel "
+                   "set up with 'reviewer panel-setup', your database role, which must hold the chair role)")
     p.add_argument("--unanimous-only", action="store_true",
                    help="lock only the unanimous items, leaving the split ones for the group's meeting")
     p.add_argument("--image", metavar="FILE", help="lock (or override) this one item only")
@@ -80,7 +81,8 @@ def run_status(args: argparse.Namespace) -> int:
 def run_decide(args: argparse.Namespace) -> int:
     from reviewer.errors import UserError
     from reviewer.panel.decisions import check_override, lock_all, lock_decision, override_decision
-    from reviewer.panel.lookup import find_mistake, require_reviewer
+    from reviewer.panel.identity import acting_reviewer
+    from reviewer.panel.lookup import find_mistake
 
     one = args.override or args.image or args.predicted
     if args.override:
@@ -89,7 +91,7 @@ def run_decide(args: argparse.Namespace) -> int:
         check_override(verdict=args.verdict, reason=args.reason, severity=args.severity, category=args.category)
 
     def work(session):
-        chair = require_reviewer(session=session, name=args.chair)
+        chair = acting_reviewer(session=session, name=args.chair)
         if not one:
             return chair, lock_all(session=session, chair_id=chair.id, unanimous_only=args.unanimous_only)
         item = find_mistake(session=session, image=args.image, predicted=args.predicted)

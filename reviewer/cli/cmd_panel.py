@@ -19,6 +19,8 @@ from reviewer.terms import Category, Severity, Verdict, values
 
 VOTE_COLUMNS = ("image", "predicted", "verdict", "problematic", "severity", "category", "oov_name", "note")
 BATCH_COLUMNS = (*VOTE_COLUMNS, "key")  # key: optional, the row's own idempotency key
+REVIEWER_HELP = ("the panelist acting (default: your OS login name; on a panel set up with 'reviewer panel-setup' "
+                 "you act as your database role and this may be left out)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("vote", help="cast, change or undo a panelist's vote on a mistake")
     p.add_argument("project")
-    p.add_argument("--reviewer", required=True, metavar="NAME", help="the panelist casting the vote")
+    p.add_argument("--reviewer", metavar="NAME", help=REVIEWER_HELP)
     p.add_argument("--image", metavar="FILE", help="image file name, e.g. ILSVRC2012_val_00000001.JPEG")
     p.add_argument("--predicted", metavar="CLASS", help="predicted class: index 0-999 or wnid")
     p.add_argument("--verdict", choices=values(Verdict))
@@ -66,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _item_arguments(p: argparse.ArgumentParser) -> None:
     """The project, the panelist acting and the item (image, predicted class) acted on."""
     p.add_argument("project")
-    p.add_argument("--reviewer", required=True, metavar="NAME", help="the panelist acting")
+    p.add_argument("--reviewer", metavar="NAME", help=REVIEWER_HELP)
     p.add_argument("--image", required=True, metavar="FILE", help="the image's file name")
     p.add_argument("--predicted", required=True, metavar="CLASS", help="the predicted class: index 0-999 or wnid")
 
@@ -162,7 +164,8 @@ def run_vote(args: argparse.Namespace) -> int:
     """One unit of work: the names are resolved and the votes cast in one transaction, so a
     batch is recorded whole or not at all (a failure on its last row leaves nothing)."""
     from reviewer.errors import UserError
-    from reviewer.panel.lookup import find_mistake, require_reviewer
+    from reviewer.panel.identity import acting_reviewer
+    from reviewer.panel.lookup import find_mistake
     from reviewer.panel.votes import cast_vote, check_fields, recorded_batch_keys, undo_last
 
     given = [f"--{name.replace('_', '-')}" for name in ("image", "predicted", *VOTE_COLUMNS[2:])
@@ -180,7 +183,7 @@ def run_vote(args: argparse.Namespace) -> int:
     project = Project.open(args.project)
 
     def work(session) -> list[str]:
-        reviewer = require_reviewer(session=session, name=args.reviewer)
+        reviewer = acting_reviewer(session=session, name=args.reviewer)
         if args.undo:
             row = undo_last(session=session, reviewer_id=reviewer.id)
             return [f"undone: vote {row.undoes} of {reviewer.name} (new row {row.id})" if row else "nothing to undo"]
@@ -208,11 +211,12 @@ def run_vote(args: argparse.Namespace) -> int:
 
 
 def run_reopen(args: argparse.Namespace) -> int:
-    from reviewer.panel.lookup import find_mistake, require_reviewer
+    from reviewer.panel.identity import acting_reviewer
+    from reviewer.panel.lookup import find_mistake
     from reviewer.panel.phases import reopen
 
     def work(session):
-        reviewer = require_reviewer(session=session, name=args.reviewer)
+        reviewer = acting_reviewer(session=session, name=args.reviewer)
         item = find_mistake(session=session, image=args.image, predicted=args.predicted)
         reopen(session=session, reviewer_id=reviewer.id, item=item, reason=args.reason)
         return item
@@ -224,10 +228,11 @@ def run_reopen(args: argparse.Namespace) -> int:
 
 def run_note(args: argparse.Namespace) -> int:
     from reviewer.panel.discussion import add_note
-    from reviewer.panel.lookup import find_mistake, require_reviewer
+    from reviewer.panel.identity import acting_reviewer
+    from reviewer.panel.lookup import find_mistake
 
     def work(session):
-        reviewer = require_reviewer(session=session, name=args.reviewer)
+        reviewer = acting_reviewer(session=session, name=args.reviewer)
         item = find_mistake(session=session, image=args.image, predicted=args.predicted)
         return reviewer, item, add_note(session=session, reviewer_id=reviewer.id, item=item, text=args.text)
 

@@ -140,7 +140,7 @@ def _chair(session: Session, chair_id: int) -> Reviewer:
         raise DecisionError(f"no reviewer with id {chair_id}")
     if not chair.is_chair:
         raise DecisionError(f"{chair.name} is not the chair: only the chair locks or overrides decisions "
-                            "(make one with 'reviewer panelist PROJECT NAME --chair')")
+                            "(the chair is named with 'reviewer panelist PROJECT NAME --chair', or by the owner's 'reviewer panel-setup' on a panel of database roles)")
     return chair
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlmodel import Session
 
 from db.engine import VOTES_OF_REVIEWER, serialise
@@ -132,7 +132,8 @@ def _normalised(state: VoteState) -> VoteState:
 
 # -- reviewers -----------------------------------------------------------------------
 def get_reviewer(*, session: Session, name: str, chair: bool | None = None) -> Reviewer:
-    """The reviewer of that name, created on first use; `chair` sets the chair role."""
+    """The reviewer of that name, created on first use; `chair` sets the chair role (the
+    panel has one chair: making one the chair takes the role from any other)."""
     name = name.strip()
     if not name:
         raise VoteError("a reviewer needs a name")
@@ -144,6 +145,8 @@ def get_reviewer(*, session: Session, name: str, chair: bool | None = None) -> R
         row.is_chair = chair
         session.add(row)
     session.flush()
+    if chair:
+        session.execute(update(Reviewer).where(Reviewer.is_chair, Reviewer.id != row.id).values(is_chair=False))
     return row
 
 

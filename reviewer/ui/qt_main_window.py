@@ -13,7 +13,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QStackedWidget
 
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
-from reviewer.app.panel import add_panelist
+from reviewer.app.panel import join_panel
+from reviewer.panel.identity import default_name, describe_identity, uses_database_roles
 from reviewer.app.preferences import Preferences, load_preferences, save_preferences
 from reviewer.app.runs import default_run, run_list
 from reviewer.errors import UserError
@@ -38,7 +39,10 @@ PAGE_ACTIONS = {a.name for a in ACTIONS if a.group in MENUS and a.group != "Wind
 
 def _open(root: str, reviewer_name: str):
     project = Project.open(root)
-    return project, add_panelist(project, reviewer_name).value, run_list(project)
+    reviewer = join_panel(project, reviewer_name).value
+    with project.read() as session:
+        identity, roles = describe_identity(session), uses_database_roles(session)
+    return project, reviewer, run_list(project), (identity, roles)
 
 
 class QtMainWindow(QMainWindow):
@@ -67,7 +71,7 @@ class QtMainWindow(QMainWindow):
         self.resize(1280, 800)
 
         self.start = QtStartScreen()
-        self.start.set_name(self.prefs.reviewer_name)
+        self.start.set_name(self.prefs.reviewer_name or default_name())
         self.start.set_recent(self.prefs.existing_recent())
         self.start.open_project.connect(self.open_project)
         self.start.new_project.connect(self.new_project)
@@ -250,7 +254,7 @@ class QtMainWindow(QMainWindow):
         self.show_message(str(error) if isinstance(error, UserError) else f"Cannot open: {error}", error=True)
 
     def _project_opened(self, result) -> None:
-        project, reviewer, runs = result
+        project, reviewer, runs, (identity, roles) = result
         self.close_project()
         self.project, self.reviewer, self.runs = project, reviewer, runs
         self.status_text.clear()
@@ -265,7 +269,9 @@ class QtMainWindow(QMainWindow):
         self.page.set_session(self.session)
         self.setWindowTitle(f"{project.name} · ImageNet mistake reviewer")
         self.project_label.setText(project.name)
-        self.reviewer_label.setText(f"Reviewing as {reviewer.name}")
+        # Who the database says acts, and how far it vouches for it (reviewer.panel.identity).
+        self.reviewer_label.setText(f"Reviewing as {reviewer.name}" + (" (database role)" if roles else ""))
+        self.reviewer_label.setToolTip(identity[0].upper() + identity[1:] + ".")
         self.stack.setCurrentWidget(self.page)
         self.toolbar.setVisible(True)
         self.page.setFocus()

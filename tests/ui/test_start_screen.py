@@ -15,7 +15,8 @@ from reviewer.ui.qt_main_window import QtMainWindow
 pytestmark = pytest.mark.gui
 
 
-def test_name_is_required_and_remembered_and_recent_project_opens_with_enter(qtbot, review_project):
+def test_name_is_required_and_remembered_and_recent_project_opens_with_enter(qtbot, review_project, monkeypatch):
+    monkeypatch.setattr("reviewer.ui.qt_main_window.default_name", lambda: "")  # the OS gives no login name
     create_app()
     window = QtMainWindow(preferences=Preferences(recent_projects=[str(review_project.root), "/no/such/project"]))
     qtbot.addWidget(window)
@@ -59,7 +60,22 @@ def test_new_project_from_an_image_folder_and_a_label_file(qtbot, tmp_path, shar
     assert (tmp_path / "new" / "project.json").exists()
 
 
-def test_gui_on_a_project_asks_the_name_first_then_opens_it(qtbot, review_project):
+def test_gui_on_a_project_opens_under_the_os_login_name(qtbot, review_project, monkeypatch):
+    monkeypatch.setattr("reviewer.ui.qt_main_window.default_name", lambda: "ada")
+    create_app()
+    window = QtMainWindow(preferences=Preferences())
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
+        window.open_project(str(review_project.root))  # `reviewer gui PROJECT` on a fresh machine
+    assert window.reviewer.name == "ada"
+    assert window.reviewer_label.text() == "Reviewing as ada"
+    assert "SQLite project: anyone who can write" in window.reviewer_label.toolTip()
+    window.close()
+
+
+def test_gui_on_a_project_asks_the_name_first_then_opens_it(qtbot, review_project, monkeypatch):
+    monkeypatch.setattr("reviewer.ui.qt_main_window.default_name", lambda: "")  # the OS gives no login name
     create_app()
     window = QtMainWindow(preferences=Preferences())
     qtbot.addWidget(window)

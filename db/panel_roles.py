@@ -1,0 +1,169 @@
+"""Panelists as PostgreSQL roles: the server, not the app, decides who may write what.
+
+`setup_statements` is the exact SQL `reviewer panel-setup` runs (and prints with
+--print-sql; the README shows it). Run by the database's owner (who made the
+project and owns its tables), it makes:
+
+- two group roles per database, `<db>_panel` (every panelist) and `<db>_chair`
+  (the chair, also a member of `<db>_panel`), neither able to log in;
+- a login role per panelist (no password is set here: the owner sets one with
+  `ALTER ROLE ... PASSWORD` or `\\password`, or the server trusts its network);
+- privileges: panelists read every table and insert only votes and discussion
+  notes, and decisions under the policy below; nobody but the owner updates,
+  deletes or truncates anything, or adds panelists, runs and labels;
+- row-level security on the history tables: a vote or note goes in only under
+  the reviewer row named like the inserting role (`current_user`), an undo only
+  reverses the role's own vote; a decision goes in only under the inserting role
+  and, unless it is a reopening (no verdict), only from a member of `<db>_chair`.
+  Reading stays open to the panel (blind review is the app's courtesy, not a secret);
+- the reviewer rows of the panelists (one chair) and the project setting
+  `identity = database-roles`, from which the app takes the acting panelist from
+  the connection (`reviewer.panel.identity`).
+
+The owner keeps full rights (table owners bypass row-level security) and the
+append-only triggers of migration 0005 still refuse UPDATE/DELETE/TRUNCATE of the
+history to everyone. Default privileges make tables of later migrations readable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+
+from reviewer.errors import UserError
+
+ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+# Tables a panelist writes, and the serial sequences behind their ids.
+# (Any panelist may reopen an item: a decision row of method "reopened" without a verdict.)
+PANEL_INSERTS = ("vote", "discussion_note", "decision")
+
+
+class PanelSetupError(UserError):
+    """panel-setup cannot run: not PostgreSQL, a bad role name, not the owner, ..."""
+
+
+@dataclass(frozen=True)
+class PanelRoles:
+    database: str
+    panelists: tuple[str, ...]  # every panelist, the chair included
+    chair: str
+
+    @property
+    def panel_group(self) -> str:
+        return f"{self.database}_panel"[:63]
+
+    @property
+    def chair_group(self) -> str:
+        return f"{self.database}_chair"[:63]
+
+
+def q(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def check_role_name(name: str) -> str:
+    if not ROLE_NAME.match(name):
+        raise PanelSetupError(
+            f"{name!r} cannot be a panelist's database role: use lower-case letters, digits and _ "
+            "(starting with a letter or _), at most 63 characters, e.g. ada_lovelace")
+    if name.startswith("pg_") or name in ("postgres", "public"):
+        raise PanelSetupError(f"{name!r} is reserved by PostgreSQL; choose another role name")
+    return name
+
+
+def plan(database: str, panelists: list[str], chair: str) -> PanelRoles:
+    names = [check_role_name(n) for n in dict.fromkeys([chair, *panelists])]
+    return PanelRoles(database=database, panelists=tuple(names), chair=chair)
+
+
+def lit(value: str) -> str:
+    """A quoted SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _create_role(name: str, options: str) -> str:
+    # CREATE ROLE has no IF NOT EXISTS: a DO block keeps the setup re-runnable.
+    literal = lit(name)
+    return (f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = {literal}) THEN "
+            f"CREATE ROLE {q(name)} {options}; END IF; END $$")
+
+
+def setup_statements(roles: PanelRoles) -> list[str]:
+    """The SQL of the setup, in order; every statement may run again (idempotent)."""
+    panel, chair, db = q(roles.panel_group), q(roles.chair_group), q(roles.database)
+    own_id = "(SELECT r.id FROM reviewer r WHERE r.name = current_user)"
+    sql = [
+        _create_role(roles.panel_group, "NOLOGIN"),
+        _create_role(roles.chair_group, "NOLOGIN"),
+        f"GRANT {panel} TO {chair}",
+        f"REVOKE ALL ON DATABASE {db} FROM PUBLIC",
+        f"GRANT CONNECT, TEMPORARY ON DATABASE {db} TO {panel}",
+        "REVOKE ALL ON SCHEMA public FROM PUBLIC",
+        f"GRANT USAGE ON SCHEMA public TO {panel}",
+        "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC",
+        f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {panel}, {chair}",
+        f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {panel}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {panel}",
+        f"GRANT INSERT ON {', '.join(PANEL_INSERTS)} TO {panel}",
+        f"GRANT USAGE ON SEQUENCE {', '.join(t + '_id_seq' for t in PANEL_INSERTS)} TO {panel}",
+    ]
+    # Row-level security on the history: anyone may read, an insert must be the role's own.
+    policies = {
+        "vote": f"reviewer_id = {own_id} AND (undoes IS NULL OR undoes IN "
+                f"(SELECT v.id FROM vote v WHERE v.reviewer_id = {own_id}))",
+        "discussion_note": f"reviewer_id = {own_id}",
+        "decision": f"decided_by = {own_id} AND (pg_has_role(current_user, {lit(roles.chair_group)}, 'MEMBER') "
+                    "OR (method = 'reopened' AND verdict IS NULL))",
+    }
+    for table, check in policies.items():
+        sql += [
+            f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+            f"DROP POLICY IF EXISTS panel_reads ON {table}",
+            f"CREATE POLICY panel_reads ON {table} FOR SELECT USING (true)",
+            f"DROP POLICY IF EXISTS own_inserts ON {table}",
+            f"CREATE POLICY own_inserts ON {table} FOR INSERT WITH CHECK ({check})",
+        ]
+    for name in roles.panelists:
+        sql += [_create_role(name, "LOGIN"), f"GRANT {panel} TO {q(name)}"]
+        if name != roles.chair:
+            sql.append(f"REVOKE {chair} FROM {q(name)}")
+    sql.append(f"GRANT {chair} TO {q(roles.chair)}")
+    # The panel in the reviewer table: one row per role, exactly one chair.
+    values = ", ".join(f"('{n}', {'true' if n == roles.chair else 'false'}, now())" for n in roles.panelists)
+    sql += [
+        f"INSERT INTO reviewer (name, is_chair, created_at) VALUES {values} "
+        "ON CONFLICT (name) DO UPDATE SET is_chair = EXCLUDED.is_chair",
+        f"UPDATE reviewer SET is_chair = false WHERE is_chair AND name <> '{roles.chair}'",
+        "INSERT INTO project_setting (key, value) VALUES ('identity', 'database-roles') "
+        "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+    ]
+    return sql
+
+
+def revoke_statements(roles: PanelRoles, names: list[str]) -> list[str]:
+    """Take panelists off the panel: they keep their history but can no longer write
+    (their login role stays; drop it yourself if it serves nothing else)."""
+    out = []
+    for name in (check_role_name(n) for n in names):
+        out += [f"REVOKE {q(roles.chair_group)} FROM {q(name)}", f"REVOKE {q(roles.panel_group)} FROM {q(name)}",
+                f"UPDATE reviewer SET is_chair = false WHERE name = '{name}'"]
+    return out
+
+
+def apply(engine: Engine, statements: list[str]) -> None:
+    """Run the statements in one transaction (all or nothing), as the connection's role."""
+    if engine.dialect.name != "postgresql":
+        raise PanelSetupError("panelists as database roles need PostgreSQL; a SQLite project trusts whoever "
+                              "can write its file (see the README, 'Who may act')")
+    with engine.begin() as conn:
+        owner = conn.exec_driver_sql("SELECT tableowner FROM pg_tables WHERE tablename = 'vote'").scalar_one()
+        me, superuser = conn.exec_driver_sql(
+            "SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user").one()
+        if me != owner and not superuser:
+            raise PanelSetupError(f"panel-setup must run as the owner of the project's tables ({owner!r}), "
+                                  f"not as {me!r}: connect as the owner (PGUSER={owner})")
+        for statement in statements:
+            conn.exec_driver_sql(statement.replace("%", "%%"))

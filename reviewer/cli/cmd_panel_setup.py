@@ -1,0 +1,52 @@
+"""`reviewer panel-setup`: each panelist their own PostgreSQL role (see db.panel_roles)."""
+
+from __future__ import annotations
+
+import argparse
+
+from reviewer.project import Project
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "panel-setup", help="PostgreSQL: make each panelist a database role; the server then refuses acts under "
+                            "another's name and changes to the history",
+        description="Run as the owner of the project's database. Creates the panel's roles and grants, turns on "
+                    "row-level security for votes, notes and decisions, and records the panel (one chair). Each "
+                    "panelist then connects as their own role: leave the user out of the URL in project.json and "
+                    "set PGUSER (and the password in ~/.pgpass). Safe to run again, e.g. to add a panelist.")
+    p.add_argument("project")
+    p.add_argument("--chair", required=True, metavar="ROLE", help="the chair's role (locks and overrides decisions)")
+    p.add_argument("--panelist", action="append", default=[], metavar="ROLE",
+                   help="a panelist's role (repeat for each; the chair need not be repeated)")
+    p.add_argument("--revoke", action="append", default=[], metavar="ROLE",
+                   help="take a panelist off the panel (their history stays; they can no longer write)")
+    p.add_argument("--print-sql", action="store_true", help="print the SQL it would run and run nothing")
+    p.set_defaults(func=run_panel_setup)
+
+
+def run_panel_setup(args: argparse.Namespace) -> int:
+    from db import panel_roles
+
+    project = Project.open(args.project)
+    if project.engine.dialect.name != "postgresql":
+        raise panel_roles.PanelSetupError(
+            f"{project.root} keeps its database in SQLite, which has no users: whoever can write project.db can act "
+            "under any name (the history stays append-only). Panelists as database roles need a PostgreSQL project "
+            "('reviewer init PROJECT --db postgresql://HOST/DB')")
+    roles = panel_roles.plan(project.engine.url.database, args.panelist, args.chair)
+    statements = panel_roles.setup_statements(roles)
+    if args.revoke:
+        if set(args.revoke) & set(roles.panelists):
+            raise panel_roles.PanelSetupError("a role cannot be both added and revoked: "
+                                              + ", ".join(sorted(set(args.revoke) & set(roles.panelists))))
+        statements += panel_roles.revoke_statements(roles, args.revoke)
+    if args.print_sql:
+        print(";\n".join(statements) + ";")
+        return 0
+    panel_roles.apply(project.engine, statements)
+    print(f"panel of {project.root.name}: chair {roles.chair}; panelists {', '.join(roles.panelists)}"
+          + (f"; revoked {', '.join(args.revoke)}" if args.revoke else ""))
+    print(f"each panelist connects as their role: PGUSER=ROLE reviewer gui {project.root}  "
+          "(set passwords with ALTER ROLE ROLE PASSWORD ..., kept in each panelist's ~/.pgpass)")
+    return 0
