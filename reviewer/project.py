@@ -236,10 +236,22 @@ def refusal_error(exc: BaseException) -> ProjectError | None:
 
 
 def damage_error(exc: BaseException, root: Path | None) -> ProjectError | None:
-    """A clear error for SQLite's 'database disk image is malformed' / 'file is not a
-    database' (None for any other error)."""
+    """A clear error for what SQLite reports about its file, None for any other error:
+    a damaged file ('database disk image is malformed', 'file is not a database'), a
+    full disk, a database or folder the user may not write. Nothing of the act was
+    written: its transaction rolled back."""
     text = str(exc)
+    root = root or Path(".")
     for sign in ("database disk image is malformed", "file is not a database"):
         if sign in text:
-            return _damaged(root or Path("."), sign)
+            return _damaged(root, sign)
+    if "database or disk is full" in text:
+        return ProjectError(
+            f"the disk holding {root} is full: nothing of this act was written. Free some space and do it again "
+            f"(a 'vote --batch' sent again records each row once: every row is keyed)")
+    if "readonly database" in text or "unable to open database file" in text:
+        return ProjectError(
+            f"{root / 'project.db'} cannot be written by you ({'read-only database' if 'readonly' in text else 'cannot open it'}):"
+            f" SQLite writes beside the database even to read (its journal), so you need write access to the project "
+            f"folder and project.db; ask its owner, or copy the folder to read it; nothing was written")
     return None

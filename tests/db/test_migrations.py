@@ -250,3 +250,37 @@ def test_a_downgrade_that_would_lose_undo_links_is_refused_and_changes_nothing(t
     migrate.downgrade(project.engine, "0002")  # no data lost by these steps: allowed
     assert migrate.current_revision(project.engine) == "0002"
     project.close()
+
+
+def test_a_downgrade_below_0003_is_refused_when_the_real_tfds_file_lists_classes_under_two_kinds(tmp_path,
+                                                                                                 shared_data):
+    """The TFDS v3 file lists some classes of an image under two kinds; the schema before
+    0003 holds one kind per class, so going back would lose them: refused, nothing changed."""
+    import csv
+    import subprocess
+    import sys
+
+    labels = shared_data / "published" / "tfds-multilabel-v3" / "imagenet2012_multilabel_validation.csv"
+    made = subprocess.run([sys.executable, "-m", "reviewer", "init", str(tmp_path / "p"), "--labels", str(labels)],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    # Independently of the app: label rows of a class listed under two or more kinds.
+    doubled = 0
+    with labels.open(newline="") as f:
+        for row in csv.DictReader(f):
+            kinds: dict[str, int] = {}
+            for column in ("proposed_labels", "unclear_multi_labels", "wrong_multi_labels"):
+                # (a class repeated within one column is one label: val_00000955 lists 622 twice)
+                for cls in {c.strip() for c in row[column].split(",") if c.strip()}:
+                    kinds[cls] = kinds.get(cls, 0) + 1
+            doubled += sum(n for n in kinds.values() if n > 1)
+    assert doubled > 700
+    project = Project.open(tmp_path / "p")
+    with project.engine.connect() as conn:
+        before = conn.execute(text("SELECT count(*) FROM label")).scalar_one()
+    with pytest.raises(RuntimeError, match=f"{doubled} label rows list a class under two kinds"):
+        migrate.downgrade(project.engine, "0002")
+    assert migrate.current_revision(project.engine) == migrate.head_revision()
+    with project.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM label")).scalar_one() == before
+    project.close()
