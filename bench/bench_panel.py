@@ -4,7 +4,9 @@
    moment on one project, on SQLite and on PostgreSQL (if a server answers
    at REVIEWER_TEST_POSTGRES, default postgresql://postgres@127.0.0.1:5432/postgres):
    wall time from the common start to the last vote, votes/s, and the
-   slowest single vote as its panelist waited for it.
+   slowest single vote as its panelist waited for it. On PostgreSQL a third run
+   makes each process a panelist's own database role (`reviewer panel-setup`:
+   privileges and row-level security checked on every insert).
 2. Reads on a 3-panelist project of --items mistakes: the snapshot, the
    group list, progress, the agreement report with --resamples bootstrap
    resamples, a `changes_since` poll.
@@ -45,7 +47,10 @@ for n in range(count):
     t = time.perf_counter()
     vote(project, reviewer_id=reviewer_id, item=Item(1 + n % 50, 7), verdict=("wrong", "correct")[n % 2])
     slowest = max(slowest, time.perf_counter() - t)
-print(time.time(), slowest)
+from sqlalchemy import text
+with project.read() as session:
+    who = session.execute(text("SELECT current_user")).scalar_one() if project.engine.dialect.name != "sqlite" else "-"
+print(time.time(), slowest, who)
 """
 
 
@@ -65,12 +70,19 @@ def make_project(root: Path, db_url: str | None, items: int) -> Project:
     return project
 
 
-def concurrent_votes(project: Project, processes: int, votes: int, tmp: Path) -> None:
-    ids = [acts.add_panelist(project, f"bench {k}").value.id for k in range(processes)]
+def concurrent_votes(project: Project, processes: int, votes: int, tmp: Path, roles: list[str] | None = None) -> None:
+    """`roles`: the panelists are these database roles (panel-setup done); each process connects as its own."""
+    if roles:
+        named = {name: rid for rid, name in acts.names(project).items()}
+        ids, envs = [named[r] for r in roles], [{**os.environ, "PGUSER": r} for r in roles]
+    else:
+        ids = [acts.add_panelist(project, f"bench {k}").value.id for k in range(processes)]
+        envs = [None] * processes
     go = tmp / f"go-{uuid.uuid4().hex}"
     children = [subprocess.Popen([sys.executable, "-c", WORKER, str(project.root), str(rid), str(tmp / f"ready{rid}"),
-                                  str(go), str(votes)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for rid in ids]
+                                  str(go), str(votes)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env=env)
+                for rid, env in zip(ids, envs)]
     while not all((tmp / f"ready{rid}").exists() for rid in ids):
         time.sleep(0.005)
     start = time.time()
@@ -84,8 +96,23 @@ def concurrent_votes(project: Project, processes: int, votes: int, tmp: Path) ->
     total = processes * votes
     print(f"  {processes} processes x {votes} votes: {recorded}/{total} recorded, {len(errors)} errors, "
           f"{end - start:.2f} s wall, {total / (end - start):.0f} votes/s, slowest vote {1000 * slowest:.0f} ms")
+    if roles:
+        print("    connected as:", ", ".join(sorted({out.split()[2] for out, _ in outs if out.strip()})))
     for err in errors:
         print("   ", err.strip().splitlines()[-1])
+
+
+def with_roles(project: Project, base, database: str, roles: list[str]) -> Project:
+    """The project's panel as database roles, reopened with a URL that names no user (as panelists use it)."""
+    from db import panel_roles
+
+    panel_roles.apply(project.engine, panel_roles.setup_statements(panel_roles.plan(database, roles, roles[0])))
+    project.close()
+    config = project.root / "project.json"
+    config.write_text(config.read_text().replace(base.render_as_string(hide_password=False).rsplit("/", 1)[0],
+                                                 f"postgresql://{base.host}:{base.port or 5432}"))
+    os.environ.setdefault("PGUSER", base.username or "postgres")
+    return Project.open(project.root)
 
 
 def reads(project: Project, items: int, resamples: int) -> None:
@@ -154,6 +181,17 @@ def main() -> None:
             concurrent_votes(project, args.processes, args.votes, tmp)
             project.close()
             admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            admin.execute(f'CREATE DATABASE "{name}"')
+            print("PostgreSQL, each panelist its own role (panel-setup: privileges and row-level security):")
+            roles = [f"{name}_p{k}" for k in range(args.processes)]
+            try:
+                project = with_roles(make_project(tmp / "pg-roles", url, 50), base, name, roles)
+                concurrent_votes(project, args.processes, args.votes, tmp, roles=roles)
+                project.close()
+            finally:
+                admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+                for role in (*roles, f"{name}_panel", f"{name}_chair"):
+                    admin.execute(f'DROP ROLE IF EXISTS "{role}"')
             admin.execute(f'CREATE DATABASE "{name}"')
             project = make_project(tmp / "pg-reads", url, args.items)
             reads(project, args.items, args.resamples)
