@@ -135,6 +135,7 @@ def _write_images(session: Session, plan: ImportPlan, summary: ImportSummary) ->
     referenced = set(plan.images)
     referenced.update(f for f, _, _ in plan.labels)
     referenced.update(f for f, _ in plan.real_labels)
+    referenced.update(plan.real_images)  # also those ReaL leaves out ([]): they are images of the set
     referenced.update(plan.problematic)
     for files in plan.slices.values():
         referenced.update(files)

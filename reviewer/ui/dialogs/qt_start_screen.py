@@ -60,6 +60,13 @@ class QtStartScreen(QWidget):
         self.name_hint = QLabel("Enter your name to open a project.")
         style_muted(self.name_hint)
         layout.addWidget(self.name_hint)
+        self.trust_note = QLabel(
+            "On a SQLite project this name is taken on trust: anyone who can write the project's file can vote "
+            "under any name (the history itself is append-only). On a PostgreSQL panel set up with "
+            "'reviewer panel-setup' you act as your database role, whatever is typed here.")
+        self.trust_note.setWordWrap(True)
+        style_muted(self.trust_note)
+        layout.addWidget(self.trust_note)
         layout.addWidget(section_title("Recent projects"))
         self.recent = QListWidget()
         self.recent.setMinimumHeight(140)
