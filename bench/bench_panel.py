@@ -104,7 +104,7 @@ def concurrent_votes(project: Project, processes: int, votes: int, tmp: Path, ro
 
 def with_roles(project: Project, base, database: str, roles: list[str]) -> Project:
     """The project's panel as database roles, reopened with a URL that names no user (as panelists use it)."""
-    from db import panel_roles
+    from reviewer.panel import roles as panel_roles
 
     panel_roles.apply(project.engine, panel_roles.setup_statements(panel_roles.plan(database, roles, roles[0])))
     project.close()

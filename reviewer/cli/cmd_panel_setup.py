@@ -1,4 +1,4 @@
-"""`reviewer panel-setup`: each panelist their own PostgreSQL role (see db.panel_roles)."""
+"""`reviewer panel-setup`: each panelist their own PostgreSQL role (see reviewer.panel.roles)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_panel_setup(args: argparse.Namespace) -> int:
-    from db import panel_roles
+    from reviewer.panel import roles as panel_roles
 
     project = Project.open(args.project)
     if project.engine.dialect.name != "postgresql":
