@@ -5,7 +5,7 @@ Two ways a project knows it, and the README says which holds where:
 - **Database roles** (PostgreSQL, after `reviewer panel-setup`): every panelist
   connects as their own database role and the panelist *is* that role
   (`current_user`); a name on the command line or in the window cannot change
-  it. The server enforces it as well (`db.panel_roles`: row-level security and
+  it. The server enforces it as well (`reviewer.panel.roles`: row-level security and
   privileges), so even raw SQL cannot vote as someone else.
 - **Trust** (SQLite, or PostgreSQL without panel roles): whoever can write the
   database file or holds its URL may act under any name. The name is the one

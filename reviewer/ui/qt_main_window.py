@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QStackedWidget
 
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
 from reviewer.app.panel import join_panel
-from reviewer.panel.identity import default_name, describe_identity, uses_database_roles
 from reviewer.app.preferences import Preferences, load_preferences, save_preferences
 from reviewer.app.runs import default_run, run_list
 from reviewer.errors import UserError
+from reviewer.panel.identity import default_name, describe_identity, uses_database_roles
 from reviewer.project import Project
 from reviewer.redact import scrub
 from reviewer.terms import RunStatus
