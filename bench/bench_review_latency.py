@@ -149,9 +149,17 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
             lacks = "facts" if detail is None else (
                 "" if detail.image_path is None or page.loader.cached(page.image.fit_key(detail.image_path))
                 else "image")
+            if lacks == "facts":  # asked for and waiting in the reader's queue, or never asked
+                lacks += (" (asked" if following in session._loading else " (not asked") + \
+                    f", reader queue {session.reader._queue.qsize()})"
             print(f"lacks {lacks or '-'}", end=" ", file=sys.stderr)
         shown.clear()
         t0, cpu0 = time.perf_counter(), time.thread_time()
+        # A real key press reaches the window through the event loop, which first runs what
+        # is queued before it (worker results, zero timers): one turn, timed as part of the
+        # key's latency. (QTest.keyClick delivers the key directly; without this turn a think
+        # time of 0 would starve the window of its prefetched results, which no keyboard can.)
+        app.processEvents()
         key(final)
         t_key = time.perf_counter()
         key_cpu.append((time.thread_time() - cpu0) * 1000)

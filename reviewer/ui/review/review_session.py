@@ -273,8 +273,12 @@ class ReviewSession(QObject):
         QTimer.singleShot(0, lambda r=row, k=entry.item: self._prefetch_around(r, k))
 
     def _prefetch_around(self, row: int, key: Key) -> None:
-        if self.queue is None or self.row != row:
+        if self.queue is None or self.row is None:
             return
+        if self.row != row:
+            # Keys came faster than the event loop turned (each shown from the cache): the
+            # panelist is further on now; read ahead of where they are, not where they were.
+            row, key = self.row, self.queue[self.row].item
         self.refresh_others(key)
         for ahead in range(1, PREFETCH_AHEAD + 1):
             if row + ahead < len(self.queue):
