@@ -12,7 +12,7 @@ import time
 from html import escape
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
@@ -231,8 +231,12 @@ class QtReviewPage(QWidget):
             return
         self._syncing = True
         index = self.queue_panel.model.index(row)
-        self.queue_panel.view.setCurrentIndex(index)
-        self.queue_panel.view.scrollTo(index)
+        view = self.queue_panel.view
+        view.setCurrentIndex(index)
+        if not view.viewport().rect().contains(view.visualRect(index)):
+            # Off screen: page so that it is the second row from the top (the one before it in
+            # view), rather than scroll one row per move, which repaints every row each time.
+            view.scrollTo(self.queue_panel.model.index(max(row - 1, 0)), QAbstractItemView.ScrollHint.PositionAtTop)
         self._syncing = False
 
     def _detail_ready(self, detail: MistakeDetail) -> None:
