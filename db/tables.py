@@ -251,3 +251,47 @@ class ImportedReviewItem(SQLModel, table=True):
     severity: str = Field(max_length=16)  # major | minor | borderline
     category_raw: str = Field(default="", max_length=64)
     severity_raw: str = Field(default="", max_length=32)
+
+
+# -- Evidence from published relabelings (migration 0007) ----------------------------------------
+# Kept apart from the ground truth: nothing here is read by the metrics, and importing evidence
+# never touches image, label or problematic_mark. Rows name images by file name (no foreign key):
+# a published file covers the 50,000 validation images whether the project holds them or not.
+
+
+class EvidenceSource(SQLModel, table=True):
+    """One imported evidence file (ReaL, cleanlab, Flaws of ImageNet, TFDS v3, ...)."""
+
+    __tablename__ = "evidence_source"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=32, index=True)  # reviewer.evidence.kinds.EvidenceKind
+    file_name: str = Field(max_length=255)
+    path: str = Field(default="", max_length=1024)
+    sha256: str = Field(max_length=64)
+    imported_at: datetime = Field(default_factory=utcnow)
+    n_items: int = 0  # rows stored: images, or classes for class groups
+    # The file's counts (images, questions, raters, ...) and what reading and storing it took.
+    figures: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class EvidenceItem(SQLModel, table=True):
+    """What one source says about one image: a compact JSON payload, read by reviewer.evidence."""
+
+    __tablename__ = "evidence_item"
+    __table_args__ = (UniqueConstraint("source_id", "image_name", name="uq_evidence_item_source_image"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    source_id: int = Field(foreign_key="evidence_source.id")
+    image_name: str = Field(max_length=255, index=True)
+    payload: str = Field(default="")
+
+
+class EvidenceClass(SQLModel, table=True):
+    """What one source says about one class (the problem groups of Flaws of ImageNet)."""
+
+    __tablename__ = "evidence_class"
+    __table_args__ = (UniqueConstraint("source_id", "class_index", name="uq_evidence_class_source_class"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    source_id: int = Field(foreign_key="evidence_source.id")
+    class_index: int = Field(index=True)
+    group_number: int = 0
+    payload: str = Field(default="")

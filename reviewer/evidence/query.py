@@ -1,0 +1,147 @@
+"""Reading evidence: the lines for one mistake, and the queue's bulk questions
+(which sources accept a prediction, where they disagree, which images none covers).
+
+Every function takes a session (the caller's unit of work) or a `Project`
+(one read of its own).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from db.tables import EvidenceClass, EvidenceItem, EvidenceSource
+from reviewer.evidence.kinds import EvidenceKind, source_title
+from reviewer.evidence.lines import EvidenceLine, StoredSourceRow, group_line, image_line
+from reviewer.evidence.verdicts import ACCEPTS, REJECTS, verdict
+
+# The order of the lines: ReaL, cleanlab, Flaws of ImageNet, TFDS, then the class groups.
+LINE_ORDER = (EvidenceKind.REAL_LABELS, EvidenceKind.REAL_RATERS, EvidenceKind.REAL_EXPERTS,
+              EvidenceKind.REAL_RATERS_GOLDEN, EvidenceKind.CLEANLAB, EvidenceKind.FLAWS_LABEL_ERRORS,
+              EvidenceKind.FLAWS_CLEAN, EvidenceKind.FLAWS_RELABELING, EvidenceKind.FLAWS_EXPERT,
+              EvidenceKind.TFDS_MULTILABEL, EvidenceKind.CLASS_GROUPS)
+# Names per IN (...) query: SQLite before 3.32 allows 999 parameters, later ones 32,766; psycopg 65,535.
+_IN_CHUNK = 30_000 if sqlite3.sqlite_version_info >= (3, 32) else 900
+
+
+@contextmanager
+def _session(target) -> Iterator[Session]:
+    if isinstance(target, Session):
+        yield target
+    else:
+        with target.read() as session:
+            yield session
+
+
+def _sources(session: Session) -> list[StoredSourceRow]:
+    rows = session.execute(select(EvidenceSource.id, EvidenceSource.kind, EvidenceSource.file_name,
+                                  EvidenceSource.n_items)).all()
+    rank = {kind: i for i, kind in enumerate(LINE_ORDER)}
+    out = [StoredSourceRow(id=r.id, kind=EvidenceKind(r.kind), title=source_title(r.kind, r.file_name),
+                           file_name=r.file_name, n_items=r.n_items) for r in rows]
+    return sorted((s for s in out if s.kind in rank), key=lambda s: (rank[s.kind], s.id))
+
+
+def evidence_for(target, image_name: str, predicted: int, original: int | None = None) -> list[EvidenceLine]:
+    """One line per imported source about the image, its predicted class and its original label
+    (None: the project has none). Auxiliary files have no line; with ReaL's labels imported, the
+    crowd raters' counts are part of the ReaL line. [] when no evidence is imported."""
+    with _session(target) as session:
+        sources = _sources(session)
+        if not sources:
+            return []
+        items = {source_id: json.loads(payload) for source_id, payload in session.execute(
+            select(EvidenceItem.source_id, EvidenceItem.payload).where(EvidenceItem.image_name == image_name))}
+        wanted = {predicted} | ({original} if original is not None else set())
+        groups: dict[int, dict[int, tuple[int, dict]]] = {}
+        for source_id, cls, group, payload in session.execute(
+                select(EvidenceClass.source_id, EvidenceClass.class_index, EvidenceClass.group_number,
+                       EvidenceClass.payload).where(EvidenceClass.class_index.in_(sorted(wanted)))):
+            groups.setdefault(source_id, {})[cls] = (group, json.loads(payload))
+    crowd = next((s for s in sources if s.kind is EvidenceKind.REAL_RATERS), None)
+    has_real = any(s.kind is EvidenceKind.REAL_LABELS for s in sources)
+    lines = []
+    for source in sources:
+        if source.kind.per_class:
+            lines.append(group_line(source, groups.get(source.id, {}), predicted=predicted, original=original))
+        elif source.kind is EvidenceKind.REAL_RATERS and has_real:
+            continue  # its counts are in the ReaL line
+        else:
+            fold = source.kind is EvidenceKind.REAL_LABELS and crowd is not None
+            lines.append(image_line(source, items.get(source.id), image=image_name, predicted=predicted,
+                                    original=original, raters=items.get(crowd.id) if fold else None,
+                                    raters_imported=fold))
+    return lines
+
+
+@dataclass(frozen=True)
+class PairEvidence:
+    """What the imported sources say about one (image, predicted class), for the queue's filters.
+    Names are the sources' short names; `covered_by` the sources with a row on the image."""
+
+    accepted_by: tuple[str, ...] = ()
+    rejected_by: tuple[str, ...] = ()
+    covered_by: tuple[str, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        """Some source accepts the prediction."""
+        return bool(self.accepted_by)
+
+    @property
+    def disputed(self) -> bool:
+        """The sources disagree with each other: some accept the prediction, some reject it."""
+        return bool(self.accepted_by) and bool(self.rejected_by)
+
+    @property
+    def covered(self) -> bool:
+        return bool(self.covered_by)
+
+
+def _rows_for(session: Session, names: list[str], *, payloads: bool = True) -> Iterator[tuple]:
+    columns = (EvidenceItem.source_id, EvidenceItem.image_name) + ((EvidenceItem.payload,) if payloads else ())
+    for start in range(0, len(names), _IN_CHUNK):  # one query for any queue under 30,000 images
+        yield from session.execute(select(*columns).where(EvidenceItem.image_name.in_(names[start:start + _IN_CHUNK])))
+
+
+def evidence_by_pair(target, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], PairEvidence]:
+    """For each (image file name, predicted class): the sources that accept it, reject it and cover
+    the image (`verdicts` holds each source's rule). Class groups and auxiliary files take no part."""
+    pairs = list(dict.fromkeys((str(name), int(cls)) for name, cls in pairs))
+    names = sorted({name for name, _ in pairs})
+    with _session(target) as session:
+        ordered = [s for s in _sources(session) if not s.kind.per_class]
+        sources = {s.id: s for s in ordered}
+        rows: dict[str, list[tuple[StoredSourceRow, dict]]] = {}
+        if sources and names:
+            for source_id, name, payload in _rows_for(session, names):
+                if source_id in sources:
+                    rows.setdefault(name, []).append((sources[source_id], json.loads(payload)))
+    rank = {s.id: i for i, s in enumerate(ordered)}
+    for found in rows.values():
+        found.sort(key=lambda row: rank[row[0].id])  # names in the order of the evidence lines
+    out = {}
+    for name, cls in pairs:
+        accepted, rejected, covered = [], [], []
+        for source, payload in rows.get(name, ()):
+            covered.append(source.title)
+            said = verdict(source.kind, payload, cls)
+            (accepted if said == ACCEPTS else rejected if said == REJECTS else []).append(source.title)
+        out[(name, cls)] = PairEvidence(tuple(accepted), tuple(rejected), tuple(covered))
+    return out
+
+
+def uncovered_images(target, image_names: Iterable[str]) -> set[str]:
+    """The images no imported source has a row on (cleanlab's 'not flagged' is no row; nor are class groups)."""
+    names = sorted(set(image_names))
+    with _session(target) as session:
+        per_image = {s.id for s in _sources(session) if not s.kind.per_class}
+        seen = {name for source_id, name in _rows_for(session, names, payloads=False) if source_id in per_image} \
+            if per_image else set()
+    return set(names) - seen
