@@ -98,6 +98,7 @@ def write_session(engine: Engine) -> Iterator[Session]:
 # The scopes of `serialise`: what a read-then-write transaction reads first.
 VOTES_OF_REVIEWER = 1  # key: the reviewer id (a vote merges into their latest; an undo takes their latest act)
 DECISIONS = 2  # key 0: the chair's locks, overrides and reopenings read the standing decision first
+EVIDENCE_SOURCES = 4  # key 0: an evidence import reads the stored sources, then replaces or adds one
 
 
 def serialise(session: Session, scope: int, key: int) -> None:

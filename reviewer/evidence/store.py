@@ -15,14 +15,12 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, func, insert, select
 from sqlmodel import Session
 
-from db.engine import serialise
+from db.engine import EVIDENCE_SOURCES, serialise
 from db.tables import EvidenceClass, EvidenceItem, EvidenceSource
 from reviewer.errors import UserError
 from reviewer.evidence.kinds import EvidenceKind, source_title
 from reviewer.evidence.parsed import ParsedSource, describe_figures, dumps
 
-# `db.engine.serialise` scope: imports of evidence read the stored sources, then replace them.
-EVIDENCE_SOURCES = 4
 BATCH = 5_000  # rows per executemany (bounded memory for the parameter lists)
 
 

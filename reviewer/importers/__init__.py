@@ -17,7 +17,7 @@ from sqlmodel import Session
 
 from db.tables import Image
 from reviewer.errors import InputError
-from reviewer.importers import annotated, folders, real, tfds, tfds_csv
+from reviewer.importers import annotated, folders, real, tfds, tfds_csv, val_paths
 from reviewer.importers._plan import ImportPlan, ImportSummary, apply_plan
 from reviewer.importers._read import read_json, shown
 from reviewer.project import read_setting, write_setting
@@ -37,6 +37,8 @@ def parse_labels(path: str | Path, *, project_images: set[str] | None = None) ->
             return annotated.parse(path, data)
         if real.looks_like(data):
             return real.parse(path, data, only=project_images or None)
+        if val_paths.looks_like(data):
+            return val_paths.parse(path, data)
         if isinstance(data, dict) and data and all(
                 isinstance(v, dict) and "top_prediction" in v for v in list(data.values())[:10]):
             raise InputError(str(path), "this is a published model review, not a label file",
@@ -45,7 +47,7 @@ def parse_labels(path: str | Path, *, project_images: set[str] | None = None) ->
                  else f"a list of {len(data)} items" if isinstance(data, list) else f"the value {shown(data)}")
         raise InputError(str(path), f"unrecognised JSON label file: {found}",
                          hint="expected a TFDS multilabel annotation file, the 20k annotated-image list, "
-                              "or ReaL labels")
+                              "ReaL labels, or a list of image paths in class folders")
     header = _csv_header(path)
     if header and tfds_csv.looks_like(header):
         return tfds_csv.parse(path)
@@ -53,7 +55,8 @@ def parse_labels(path: str | Path, *, project_images: set[str] | None = None) ->
         raise InputError(str(path), f"a CSV of proposed labels without the multi-label columns "
                                     f"({', '.join(header)}), e.g. a Flaws of ImageNet correction",
                          hint="ground truth comes from the TFDS multi-label file (its CSV dump has "
-                              "unclear_multi_labels, wrong_multi_labels and is_problematic)")
+                              "unclear_multi_labels, wrong_multi_labels and is_problematic); import a "
+                              "published correction beside it with 'reviewer import-evidence PROJECT FILE'")
     return folders.parse_label_file(path)
 
 

@@ -118,6 +118,18 @@ CASES = {
                               "sorted-wnid order"),
     "ReaL rows missing": ("import-labels", "real.json", lambda d: json.dumps(_real(d)[:-1]),
                           None, "has 49999 rows", "use the complete file"),
+    "validation paths: a wnid that is no class": (
+        "import-labels", "paths.json",
+        lambda d: json.dumps(["val/n01440764/ILSVRC2012_val_00000293.JPEG", "val/n99999999/ILSVRC2012_val_00000001.JPEG"]),
+        "entry 1", "'n99999999' is not one of the 1000 ImageNet-1k classes", None),
+    "validation paths: an entry outside a class folder": (
+        "import-labels", "paths.json",
+        lambda d: json.dumps(["val/n01440764/ILSVRC2012_val_00000293.JPEG", "ILSVRC2012_val_00000001.JPEG"]),
+        "entry 1", "expected a path 'FOLDER/wnid/file name'", "inside its class's folder"),
+    "validation paths: an image listed twice": (
+        "import-labels", "paths.json",
+        lambda d: json.dumps(["val/n01440764/ILSVRC2012_val_00000293.JPEG", "val/n01443537/ILSVRC2012_val_00000293.JPEG"]),
+        "entry 1", "listed twice (entries 0 and 1)", "keep one entry"),
     "label file: duplicate image": ("import-labels", "labels.txt",
                                     lambda d: "# original labels\n\nILSVRC2012_val_00000001.JPEG 65\n"
                                               "ILSVRC2012_val_00000001.JPEG n01440764\n",

@@ -1,0 +1,164 @@
+"""Everything the review page shows about one (image, predicted class), as plain data:
+for `reviewer show` (scripts, support) and for anything else that wants one record.
+
+Works with or without a model run: the image's labels (original, multi-label
+correct / wrong / unclear, ReaL), the predicted class and the nearest label in
+WordNet, every run's top-5 on the image (with the labels' or the panel's word on
+each class), whether the prediction is a mistake of a run, the panel's votes,
+decisions and notes (all of them: `show` is not a blind view), what the imported
+evidence sources say (`reviewer.evidence`), and the zoom probe's result where computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+from sqlalchemy import select
+
+from db.tables import Image, Mistake, Prediction, Run
+from reviewer.app.mistake_detail import ClassInfo, DetailSource, label_kind, wordnet_relation
+from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.panel.discussion import notes
+from reviewer.panel.lookup import resolve_class, resolve_image
+from reviewer.panel.state import Item, current_votes, decision_history, describe_decision, standing_decisions
+from reviewer.panel.votes import reviewer_names
+from reviewer.project import Project
+
+
+def _cls(info: ClassInfo | None) -> dict | None:
+    return None if info is None else {"index": info.index, "wnid": info.wnid, "name": info.name,
+                                       "definition": info.definition}
+
+
+def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
+    """The record of one (image, predicted class): see the module's docstring."""
+    predicted_index = resolve_class(predicted)
+    with project.read() as session:
+        image_id = resolve_image(session=session, text=image)
+        row = session.get(Image, image_id)
+        labels = reviewed_labelset(session=session, after_review=False)
+        item = Item(image_id, predicted_index)
+        runs = session.execute(select(Prediction.run_id).where(Prediction.image_id == image_id)
+                               .order_by(Prediction.run_id)).scalars().all()
+        mistakes = {r.run_id: r for r in session.execute(select(Mistake).where(
+            Mistake.image_id == image_id, Mistake.predicted == predicted_index)).scalars()}
+        statuses = dict(session.execute(select(Run.id, Run.status)).all())
+        names = reviewer_names(session=session)
+        votes = current_votes(session=session, item=item)
+        history = decision_history(session=session, item=item)
+        standing = standing_decisions(session=session, items=[item]).get(item)
+        item_notes = notes(session=session, item=item)
+    position = int(labels.positions(np.array([image_id]))[0])
+    own = labels.labels_of(position) if position >= 0 else {"correct": [], "wrong": [], "unclear": []}
+    real = sorted(int(c) for c in labels.real_classes[labels.real_rows == position]) if position >= 0 else []
+    original = ClassInfo.of(row.original_label) if row.original_label is not None else None
+    # The ground truth the prediction is compared with: the correct labels, else the original, else ReaL's.
+    targets = own["correct"] or ([original.index] if original else []) or real
+    relation = wordnet_relation(predicted_index, targets)
+    record = {
+        "image": {"file_name": row.file_name, "path": str(project.image_file(row) or "") or None,
+                  "file_exists": bool(project.image_file(row) and project.image_file(row).is_file()),
+                  "in_multilabel_set": bool(labels.multilabel[position]) if position >= 0 else False,
+                  "problematic": bool(labels.problematic[position]) if position >= 0 else bool(row.problematic)},
+        "predicted": _cls(ClassInfo.of(predicted_index)),
+        "labels": {"original": _cls(original),
+                   **{kind: [_cls(ClassInfo.of(c)) for c in own[kind]] for kind in ("correct", "wrong", "unclear")},
+                   "real": [_cls(ClassInfo.of(c)) for c in real],
+                   "prediction_is": label_kind(own, predicted_index)},
+        "wordnet": None if relation is None else {
+            "nearest_label": _cls(relation.label), "distance": relation.distance,
+            "common_ancestor": relation.common_ancestor, "common_ancestor_wnid": relation.common_ancestor_wnid,
+            "predicted_path": list(relation.predicted_path), "label_path": list(relation.label_path)},
+        "runs": [],
+        "panel": {
+            "decision": describe_decision(standing, full=True) or None,
+            "decision_history": [{"method": str(d.method), "verdict": d.verdict, "severity": d.severity,
+                                  "category": d.category, "problematic": d.problematic, "reason": d.reason,
+                                  "by": names.get(d.decided_by), "at": d.created_at.isoformat()} for d in history],
+            "votes": [{"panelist": names.get(v.reviewer_id), "verdict": v.verdict, "problematic": v.problematic,
+                       "severity": v.severity, "category": v.category, "oov_name": v.oov_name, "note": v.note,
+                       "at": v.created_at.isoformat()} for v in votes],
+            "notes": [{"by": names.get(n.reviewer_id), "text": n.text, "at": n.created_at.isoformat()}
+                      for n in item_notes],
+        },
+        "evidence": _evidence(project, row.file_name, predicted_index, original),
+        "zoom": [],
+    }
+    if runs:
+        source = DetailSource(project)
+        for run_id in runs:
+            detail = source.detail(run_id=run_id, image_id=image_id)
+            mistake = mistakes.get(run_id)
+            record["runs"].append({
+                "run_id": run_id, "model": source.model_name(run_id), "status": str(statuses.get(run_id, "")),
+                "top1": _cls(detail.predicted), "top1_probability": detail.probability,
+                "top5": [{"rank": r.rank, **_cls(r.cls), "probability": r.probability, "label": r.label_kind,
+                          "decided_by_panel": r.decided} for r in detail.topk],
+                "mistake": None if mistake is None else {"novel": mistake.novel,
+                                                         "probability": mistake.probability,
+                                                         "hierarchy_distance": mistake.hierarchy_distance},
+            })
+            record["zoom"].extend(_zoom(project, run_id, image_id, predicted_index))
+    return record
+
+
+def _evidence(project: Project, file_name: str, predicted: int, original: ClassInfo | None) -> list[dict]:
+    from reviewer.evidence import evidence_for
+
+    lines = evidence_for(project, file_name, predicted=predicted, original=original.index if original else None)
+    return [asdict(line) if hasattr(line, "__dataclass_fields__") else dict(line) for line in lines]
+
+
+def _zoom(project: Project, run_id: int, image_id: int, predicted: int) -> list[dict]:
+    return []
+
+
+def format_record(record: dict) -> str:
+    """The record as the text `reviewer show` prints."""
+    def name(c: dict | None) -> str:
+        return "-" if c is None else f"{c['name']} ({c['index']}, {c['wnid']})"
+
+    def names(cs: list[dict]) -> str:
+        return ", ".join(f"{c['name']} ({c['index']})" for c in cs) or "none"
+
+    image, labels, wn = record["image"], record["labels"], record["wordnet"]
+    out = [f"{image['file_name']}" + ("" if image["file_exists"] else "  (no image file in this project)")
+           + ("  PROBLEMATIC" if image["problematic"] else ""),
+           f"predicted   {name(record['predicted'])}: {record['predicted']['definition']}",
+           f"original    {name(labels['original'])}",
+           f"correct     {names(labels['correct'])}",
+           f"unclear     {names(labels['unclear'])}",
+           f"wrong       {names(labels['wrong'])}",
+           f"ReaL        {names(labels['real'])}",
+           f"prediction  {labels['prediction_is'] or 'not among the labels (unreviewed)'}"
+           + ("" if image["in_multilabel_set"] else "  (image not in the multi-label set)")]
+    if wn:
+        out.append(f"WordNet     distance {wn['distance']} to {name(wn['nearest_label'])} via {wn['common_ancestor']}: "
+                   f"{' > '.join(wn['predicted_path'])} | {' > '.join(wn['label_path'])}")
+    for run in record["runs"]:
+        mistake = run["mistake"]
+        state = ("a mistake" + (" (novel)" if mistake["novel"] else "")) if mistake else "not a mistake of this run"
+        out.append(f"run {run['run_id']} {run['model']}: top-1 {name(run['top1'])} {run['top1_probability']:.1%}; "
+                   f"this prediction is {state}")
+        for r in run["top5"]:
+            word = (r["label"] or "unreviewed") + (" · panel" if r["decided_by_panel"] else "")
+            out.append(f"    {r['rank']}. {r['name']} ({r['index']}) {r['probability']:.1%}  {word}")
+    if not record["runs"]:
+        out.append("runs        no run of this project has predicted this image")
+    panel = record["panel"]
+    out.append(f"decision    {panel['decision'] or 'none standing'}")
+    for v in panel["votes"]:
+        fields = [v["verdict"] or "no verdict", *(x for x in (v["severity"], v["category"], v["oov_name"]) if x)]
+        out.append(f"    vote of {v['panelist']}: {', '.join(fields)}" + (", problematic" if v["problematic"] else "")
+                   + (f"; note: {v['note']}" if v["note"] else ""))
+    for n in panel["notes"]:
+        out.append(f"    note by {n['by']}: {n['text']}")
+    if record["evidence"]:
+        out.append("evidence")
+        out.extend(f"    {line['text']}" for line in record["evidence"])
+    else:
+        out.append("evidence    no evidence source imported (reviewer import-evidence)")
+    for zoom in record["zoom"]:
+        out.append(f"zoom        {zoom['text']}")
+    return "\n".join(out)
