@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.tables import Decision, DiscussionNote, LabelSource, Reviewer, Run, Vote
+from db.tables import Decision, DiscussionNote, EvidenceSource, LabelSource, Reviewer, Run, Vote
 from reviewer.panel.state import Item, item_of
 
 T = TypeVar("T")
@@ -35,7 +35,7 @@ class Changes:
     decisions: bool = False
     notes: bool = False
     runs: frozenset[int] = frozenset()  # runs added, or whose status changed (their mistakes may be new)
-    labels: bool = False  # labels or published reviews imported: any item's facts may have changed
+    labels: bool = False  # labels, published reviews or evidence imported: any item's facts may have changed
     panel: bool = False  # panelists added, or the chair changed
 
     def __or__(self, other: "Changes") -> "Changes":
@@ -66,6 +66,7 @@ class Cursor:
     note_id: int = 0
     reviewer_id: int = 0
     label_source_id: int = 0
+    evidence_source_id: int = 0
     runs: frozenset[tuple[int, str]] = field(default_factory=frozenset)  # (run id, status)
     chairs: frozenset[int] = field(default_factory=frozenset)
 
@@ -77,6 +78,7 @@ def latest_cursor(*, session: Session) -> Cursor:
 
     return Cursor(vote_id=top(Vote.id), decision_id=top(Decision.id), note_id=top(DiscussionNote.id),
                   reviewer_id=top(Reviewer.id), label_source_id=top(LabelSource.id),
+                  evidence_source_id=top(EvidenceSource.id),
                   runs=frozenset(tuple(row) for row in session.execute(select(Run.id, Run.status)).all()),
                   chairs=frozenset(session.execute(select(Reviewer.id).where(Reviewer.is_chair)).scalars().all()))
 
@@ -100,6 +102,7 @@ def changes_since(*, session: Session, cursor: Cursor, known_votes: frozenset[in
     changes = Changes(
         items=frozenset([*new_votes, *(item_of(r) for r in [*new_decisions, *new_notes])]),
         votes=bool(new_votes), decisions=bool(new_decisions), notes=bool(new_notes), runs=changed_runs,
-        labels=now.label_source_id != cursor.label_source_id,
+        # (published evidence imported: the facts of any item may read differently, as with labels)
+        labels=now.label_source_id != cursor.label_source_id or now.evidence_source_id != cursor.evidence_source_id,
         panel=now.reviewer_id != cursor.reviewer_id or now.chairs != cursor.chairs)
     return changes, now

@@ -27,6 +27,7 @@ from db.tables import Image, Model, Prediction, Run
 from reviewer.classes.collapsed import acceptance_matrix
 from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import hierarchy_distance, load_hierarchy
+from reviewer.evidence import EvidenceLine, evidence_for
 from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.panel.state import Item, standing_decisions
@@ -112,6 +113,9 @@ class MistakeDetail:
     wordnet: WordNetRelation | None
     predicted_exemplars: tuple[Exemplar, ...]
     label_exemplars: tuple[Exemplar, ...]
+    # What the imported evidence sources say about the image and both classes, one line
+    # each (reviewer.evidence); empty when none is imported.
+    evidence: tuple[EvidenceLine, ...] = ()
 
     @property
     def label_class(self) -> ClassInfo | None:
@@ -159,6 +163,10 @@ class DetailSource:
                 select(Prediction.run_id, *TOPK_COLUMNS, *PROB_COLUMNS)
                 .where(Prediction.image_id == image_id).order_by(Prediction.run_id)).all()
             image = session.get(Image, image_id)
+            top1 = next((int(r[1]) for r in rows if r[0] == run_id), None)
+            shown_class = top1 if predicted is None else int(predicted)
+            evidence = () if image is None or shown_class is None else tuple(evidence_for(
+                session, image.file_name, predicted=shown_class, original=image.original_label))
             shown = {int(r[1 + k]) for r in rows for k in range(5)}
             panel = {item.predicted: str(d.verdict) for item, d in standing_decisions(
                 session=session, items=[Item(image_id, c) for c in sorted(shown)]).items()}
@@ -196,6 +204,7 @@ class DetailSource:
             wordnet=wordnet_relation(predicted, targets),
             predicted_exemplars=self.exemplars(predicted, exclude=image_id),
             label_exemplars=self.exemplars(targets[0], exclude=image_id) if targets else (),
+            evidence=evidence,
         )
 
 

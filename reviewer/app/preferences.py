@@ -29,6 +29,7 @@ class Preferences:
     auto_advance: str = "complete"
     last_run: dict[str, int] = field(default_factory=dict)  # project root -> run id last reviewed
     enlarge_small_images: bool = False  # fit blows a small file up to the view (else 100 %)
+    evidence_before_vote: bool = True  # published relabelings shown before my verdict (else after it)
 
     def add_recent(self, root: str | Path) -> None:
         """Put a project first in the recent list."""

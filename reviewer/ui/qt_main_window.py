@@ -78,6 +78,7 @@ class QtMainWindow(QMainWindow):
         self.start.open_demo.connect(self.open_demo)
         self.page = QtReviewPage(self.keymap, auto_advance=self.prefs.auto_advance)
         self.page.image.enlarge_small = self.prefs.enlarge_small_images
+        self.page.evidence_before_vote = self.prefs.evidence_before_vote
         self.page.status_message.connect(self.show_message)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start)
@@ -136,6 +137,14 @@ class QtMainWindow(QMainWindow):
         menus["&View"].addSeparator()
         menus["&View"].addAction(enlarge)
         self.enlarge_action = enlarge
+        evidence = QAction("Show published evidence before I vote", self)
+        evidence.setCheckable(True)
+        evidence.setChecked(self.prefs.evidence_before_vote)
+        evidence.setToolTip("Off: what ReaL, cleanlab, Flaws of ImageNet ... say about a mistake shows only once "
+                            "you have given your verdict (for panels that want independent judgements)")
+        evidence.toggled.connect(self.set_evidence_before_vote)
+        menus["&View"].addAction(evidence)
+        self.evidence_action = evidence
         # Keys reach the actions through one dispatcher (reviewer.ui.keys), not as QAction
         # shortcuts: the menus only show them.
         self.keys = KeyDispatcher(self, self._key_pressed, release_focus=self._release_focus)
@@ -218,6 +227,11 @@ class QtMainWindow(QMainWindow):
         self.prefs.enlarge_small_images = enlarge
         save_preferences(self.prefs)
         self.page.image.set_enlarge_small(enlarge)
+
+    def set_evidence_before_vote(self, shown: bool) -> None:
+        self.prefs.evidence_before_vote = shown
+        save_preferences(self.prefs)
+        self.page.set_evidence_before_vote(shown)
 
     def set_blind(self, blind: bool) -> None:
         self.prefs.blind = blind

@@ -40,6 +40,15 @@ def kind_text(kind: str | None, decided: bool) -> str:
     return f"{KIND_TITLES[kind]} · panel" if decided else KIND_TITLES[kind]
 
 
+def evidence_html(line) -> str:
+    """One source's line: its name marked by what it says of the prediction
+    (✓ accepts, ✗ does not, · nothing either way), then its words."""
+    verdict = line.data.get("verdict")
+    kind, mark = {"accepts": ("correct", "✓"), "rejects": ("wrong", "✗")}.get(verdict, (None, "·"))
+    source, _, text = line.text.partition(": ")
+    return f"{chip(kind, mark)} <b>{escape(source)}</b>: {escape(text)}"
+
+
 class QtTopKBars(QWidget):
     """The top-5 as bars: rank, class, probability, and how the labels judge it."""
 
@@ -109,9 +118,14 @@ class QtDetailPanel(QScrollArea):
         self.ground_truth = rich_label()
         self.wordnet = rich_label()
         self.definitions = rich_label()
+        self.evidence = rich_label()
+        self.evidence.setObjectName("evidence")
+        self._evidence_hidden = False  # until the panelist has voted (the "independent judgements" preference)
+        self._detail: MistakeDetail | None = None
         self._other_runs_title = section_title("Other runs' top-1")
         for widget in (section_title("Top-5 of this run"), self.topk, self._other_runs_title, self.other_runs,
-                       section_title("Ground truth"), self.ground_truth, section_title("WordNet"), self.wordnet,
+                       section_title("Ground truth"), self.ground_truth, section_title("Published evidence"),
+                       self.evidence, section_title("WordNet"), self.wordnet,
                        section_title("Definitions"), self.definitions):
             layout.addWidget(widget)
         layout.addStretch(1)
@@ -119,11 +133,20 @@ class QtDetailPanel(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
 
     def clear(self) -> None:
+        self._detail = None
         self.topk.set_rows(())
-        for label in (self.other_runs, self.ground_truth, self.wordnet, self.definitions):
+        for label in (self.other_runs, self.ground_truth, self.evidence, self.wordnet, self.definitions):
             label.clear()
 
+    def set_evidence_hidden(self, hidden: bool) -> None:
+        """Hide what the published relabelings say (until the panelist has voted)."""
+        if hidden != self._evidence_hidden:
+            self._evidence_hidden = hidden
+            if self._detail is not None:
+                self.evidence.setText(self._evidence_html(self._detail))
+
     def show_detail(self, detail: MistakeDetail) -> None:
+        self._detail = detail
         self.topk.set_rows(detail.topk)
         show_runs = bool(detail.other_runs)
         self._other_runs_title.setVisible(show_runs)
@@ -134,6 +157,7 @@ class QtDetailPanel(QScrollArea):
                 f"{chip(r.label_kind, kind_text(r.label_kind, r.decided))}"
                 for r in detail.other_runs))
         self.ground_truth.setText(self._ground_truth_html(detail))
+        self.evidence.setText(self._evidence_html(detail))
         self.wordnet.setText(self._wordnet_html(detail))
         label = detail.label_class
         definitions = [f"<b>{escape(detail.predicted.name)}</b> {muted('(predicted)')}: "
@@ -154,6 +178,14 @@ class QtDetailPanel(QScrollArea):
         if detail.problematic:
             lines.append(f'<span style="color:{WARNING}; font-weight:600">⚠ Ground truth marked problematic</span>')
         return "<br>".join(lines)
+
+    def _evidence_html(self, detail: MistakeDetail) -> str:
+        if not detail.evidence:
+            return muted("no published relabeling imported (reviewer import-evidence PROJECT FILE...)")
+        if self._evidence_hidden:
+            return muted(f"{len(detail.evidence)} sources, hidden until you give your verdict "
+                         "(View > Show published evidence before I vote)")
+        return "<br>".join(evidence_html(line) for line in detail.evidence)
 
     @staticmethod
     def _wordnet_html(detail: MistakeDetail) -> str:

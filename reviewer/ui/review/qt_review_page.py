@@ -53,6 +53,7 @@ class QtReviewPage(QWidget):
         super().__init__(parent)
         self.session: ReviewSession | None = None
         self.auto_advance = auto_advance
+        self.evidence_before_vote = True  # the preference: published evidence shown before my verdict
         self.loader = ImageLoader(parent=self)
         self.loader.loaded.connect(self._image_loaded)
         # Thumbnails decode on their own thread, so they never delay the main image.
@@ -258,6 +259,8 @@ class QtReviewPage(QWidget):
             self.loader.request(self.image.fit_key(detail.image_path), priority=-max(ahead, 0))
 
     def _show_detail(self, detail: MistakeDetail) -> None:
+        key = (detail.image_id, detail.predicted.index)
+        self.details.set_evidence_hidden(not self.evidence_before_vote and self.session.my_vote(key).verdict is None)
         self.details.show_detail(detail)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
@@ -360,6 +363,15 @@ class QtReviewPage(QWidget):
         else:
             status = session.status.get(key) or ("recorded" if not session.my_vote(key).empty else "none")
         self.vote_panel.show_vote(session.my_vote(key), status=status, judged_wrong=session.judged_wrong(key))
+        if key == session.current_key():
+            # Panels that want independent judgements see the published evidence after their verdict.
+            self.details.set_evidence_hidden(not self.evidence_before_vote and session.my_vote(key).verdict is None)
+
+    def set_evidence_before_vote(self, shown: bool) -> None:
+        self.evidence_before_vote = shown
+        key = self.session.current_key() if self.session else None
+        if key is not None:
+            self._show_vote(key)
 
     def _show_others(self, key) -> None:
         self.vote_panel.show_others(self.session.others.get(key), self.session.names, blind=self.session.blind)
