@@ -220,3 +220,30 @@ def plot_topk(topk: pd.DataFrame, path: Path, *, style: PlotStyle = LIGHT) -> Pa
     axes.legend(fontsize=7)
     axes.grid(alpha=0.3)
     return _save(figure, path, style)
+
+
+def plot_source_reliability(table: pd.DataFrame, path: Path, *, style: PlotStyle = LIGHT,
+                            title: str = "Evidence sources: agreement with the panel") -> Path | None:
+    """Each evidence source's share of agreement with the panel's decisions, with its Wilson
+    95% interval as error bars, one row per source (n on its label); sources with n = 0 are
+    not drawn. `table`: `reviewer.analysis.source_agreement.agreement_frame`."""
+    data = table[table["n"] > 0]
+    if data.empty:
+        return None
+    figure = Figure(figsize=(8, 1.4 + 0.4 * len(data)), dpi=100)
+    axes = figure.subplots()
+    y = np.arange(len(data))[::-1]  # the first source on top
+    share = 100 * data["share"].to_numpy()
+    errors = np.vstack([share - 100 * data["ci_low"].to_numpy(), 100 * data["ci_high"].to_numpy() - share])
+    axes.errorbar(share, y, xerr=errors, fmt="o", color="tab:blue", ecolor="tab:blue", capsize=4)
+    for yi, s, k, n in zip(y, share, data["agreements"], data["n"]):
+        axes.text(s, yi + 0.18, f"{s:.0f}% ({int(k)}/{int(n)})", ha="center", va="bottom", fontsize=7)
+    axes.set_yticks(y, [f"{name} (n={int(n)})" for name, n in zip(data["source"], data["n"])])
+    axes.set_ylim(-0.6, len(data) - 0.2)
+    axes.set_xlim(-3, 103)  # a share of 0% or 100% stays in view
+    axes.set_xticks(range(0, 101, 20))
+    axes.set_xlabel("agreement with the panel (% of decided mistakes), Wilson 95% interval", fontsize=9)
+    axes.set_title(textwrap.fill(title, 70), fontsize=10)
+    axes.tick_params(axis="y", labelsize=8)
+    axes.grid(axis="x", alpha=0.3)
+    return _save(figure, path, style)

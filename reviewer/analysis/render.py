@@ -1,7 +1,8 @@
 """Write the analysis report as Markdown or HTML, with its plots as PNG files.
 
     OUT/report.md (or report.html), shares.png (shares_provisional.png), distance_<model>.png, confusions_<model>.png,
-    reliability_run<id>.png, topk.png, trend.png, confused_pairs.csv (every pair of every model)
+    reliability_run<id>.png, source_reliability.png (source_reliability_provisional.png), topk.png, trend.png,
+    confused_pairs.csv (every pair of every model)
 
 Both formats are rendered from the same list of sections, so they say the same.
 """
@@ -22,7 +23,7 @@ from reviewer.errors import UserError
 FORMATS = ("markdown", "html")
 # The names of the plots a report writes: a reused folder loses those the new report does not show.
 OWN_PLOTS = re.compile(r"^(shares|shares_provisional|distance|distance_.+|topk|trend|confusions_.+|"
-                       r"reliability_run\d+)\.png$")
+                       r"reliability_run\d+|source_reliability|source_reliability_provisional)\.png$")
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:

@@ -16,6 +16,9 @@ docstring gives the definition and its source):
   per model, to the original label and to the nearest correct label (`tables`);
 - model against model: the overlap of their mistakes, the share of novel
   predictions judged correct, and its chi-square test (`comparison`);
+- source reliability: how often each imported evidence source agrees with the
+  panel's final decisions (and, with `ReportOptions.provisional`, with the
+  provisional ones), with Wilson 95 % intervals (`source_agreement`);
 - variable top-k / ASMA per label-count subgroup (`reviewer.evaluation.topk`);
   QUBA's calibration (ECE, ACE, CE) and class balance per run, and the
   multi-label ECE (`calibration`, `class_balance`);
@@ -44,6 +47,7 @@ from reviewer.analysis.provisional import (
     provisional_decisions,
     with_provisional,
 )
+from reviewer.analysis.source_agreement import SourceReliability, source_agreement
 from reviewer.analysis.tables import (
     PAPER_FINE_GRAINED_SHARE,
     category_by_distance,
@@ -103,6 +107,10 @@ class AnalysisReport:
     provisional_reviewed: pd.DataFrame = field(default_factory=pd.DataFrame)
     provisional_categories: pd.DataFrame = field(default_factory=pd.DataFrame)
     provisional_severities: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # Each evidence source against the final decisions; with options.provisional, against the final
+    # and provisional decisions (None without the option).
+    source_reliability: SourceReliability = field(default_factory=SourceReliability)
+    provisional_source_reliability: SourceReliability | None = None
 
     @property
     def note(self) -> str:
@@ -196,11 +204,15 @@ def _build(project: Project, options: ReportOptions, session: Session) -> Analys
     snapshot = load_snapshot(session=session)
     provisional = provisional_decisions(snapshot)
     status = decision_status(snapshot, provisional)
+    reliability = source_agreement(session=session, decisions=decisions)
     if options.provisional:
         tables = _provisional_tables(session, decisions, provisional, (categories, severities),
                                      keep_borderline=options.keep_borderline)
+        provisional_reliability = source_agreement(session=session,
+                                                   decisions=with_provisional(decisions, provisional))
     else:
         tables = (reviewed.iloc[:0], categories.iloc[:0], severities.iloc[:0])
+        provisional_reliability = None
     calibrations, balance = {}, {}
     for run_id, preds in predictions.items():
         probs = run_probabilities(project, runs[run_id])
@@ -223,7 +235,8 @@ def _build(project: Project, options: ReportOptions, session: Session) -> Analys
         leaderboard=leaderboard(session=session, slice_name=options.slice_name, before=before, after=after,
                                 predictions=predictions),
         status=status, provisional_reviewed=tables[0], provisional_categories=tables[1],
-        provisional_severities=tables[2],
+        provisional_severities=tables[2], source_reliability=reliability,
+        provisional_source_reliability=provisional_reliability,
     )
 
 
@@ -289,6 +302,10 @@ def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
         "paper_fine_grained_share": {str(d): v for d, v in PAPER_FINE_GRAINED_SHARE.items()},
         "model_comparison": {"overlap": _records(report.overlap), "novel": _records(report.novel),
                              "chi_square": _records(report.novel_tests)},
+        "source_reliability": {
+            **report.source_reliability.as_dict(),
+            PROVISIONAL: (report.provisional_source_reliability.as_dict()
+                          if report.provisional_source_reliability is not None else None)},
         "mla": _records(report.mla),
         "variable_topk": _records(report.topk),
         "calibration": {str(run_id): _calibration_json(c) for run_id, c in report.calibration.items()},
