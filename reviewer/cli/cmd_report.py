@@ -129,6 +129,22 @@ def _print_counts(counts, *, suffix: str = "") -> None:
         print(f"  {model}{suffix}: {cells}")
 
 
+def _print_sources(reliability) -> None:
+    """How often each evidence source agrees with the panel's decisions (reviewer.analysis.source_agreement)."""
+    if reliability.note:
+        print(f"\nSource reliability: {reliability.note}")
+        return
+    print(f"\nSource reliability: agreement with the panel on {reliability.decided} decided mistakes "
+          "(accepts = correct, rejects = wrong; Wilson 95% interval)")
+    for s in reliability.sources:
+        if s.n:
+            low, high = s.interval
+            share = f"{s.share:.1%} ({s.agreements}/{s.n}), 95% CI {low:.1%}-{high:.1%}"
+        else:
+            share = "no word on a decided correct or wrong prediction"
+        print(f"  {s.source:36} {share}; unclear {s.unclear}, covered {s.covered}")
+
+
 def _print_analysis(report) -> None:
     """Table 2 over all reviewed mistakes (imported and the panel's), the chi-square tests,
     what the panel has not locked yet and, when asked, the provisional rows."""
@@ -146,6 +162,7 @@ def _print_analysis(report) -> None:
                       f"dof {row.dof}, p {row.p_value:.4f}"
                       + (f"  [WARNING: an expected count is {row.min_expected:.2f} < 5; {row.fisher_test} "
                          f"p {row.fisher_p:.4f}]" if row.small_sample else ""))
+    _print_sources(report.source_reliability)
     if report.options.provisional and len(report.provisional_categories):
         print(f"\nPROVISIONAL, not locked by the chair: the final decisions plus the majority of the current votes "
               f"on {report.status.provisional} items without one")

@@ -17,8 +17,11 @@ An item is decided when it has a standing final decision
 
 Filters: status (all / to do for me / phase 2 to do / novel / previously
 reviewed / unvoted by me / voted by me / decided / undecided), a class (predicted or original label), a WordNet
-distance range and a confidence range. Sort keys: queue order (image), most
-or least confident first, nearest or farthest in WordNet first, class.
+distance range, a confidence range, and what the imported evidence sources say
+(some source accepts the prediction / sources disagree / all covering sources
+reject it / no source covers the image). Sort keys: queue order (image), most
+or least confident first, nearest or farthest in WordNet first, class, most
+sources accepting first.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from sqlmodel import Session
 
+from reviewer.evidence import PairEvidence, evidence_by_pair
 from reviewer.panel.phases import ItemProgress, correctness, count_progress, empty_progress, item_progress, to_do
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.panel.state import Item, standing_decisions
@@ -44,6 +48,13 @@ STATUSES = {
     "decided": "Decided",
     "undecided": "Undecided",
 }
+EVIDENCE = {
+    "any": "Any evidence",
+    "accepted": "Some source accepts it",
+    "disputed": "Sources disagree",
+    "rejected": "Every covering source rejects it",
+    "uncovered": "No source covers it",
+}
 SORTS = {
     "image": "Image order",
     "confidence_desc": "Most confident first",
@@ -51,6 +62,7 @@ SORTS = {
     "distance_asc": "Nearest in WordNet first",
     "distance_desc": "Farthest in WordNet first",
     "class": "Predicted class",
+    "evidence": "Most sources accepting first",
 }
 
 
@@ -63,6 +75,11 @@ class QueueEntry(StoredMistake):
     decided: bool = False
     to_do: frozenset[int] = frozenset()  # the phases waiting for this panelist's vote (`phases.to_do`)
     stands_wrong: bool = False  # its correctness stands as wrong: severity and category are rated (phase 2)
+    # What the imported evidence sources say of the prediction (reviewer.evidence.evidence_by_pair):
+    # how many accept it, how many reject it, how many have a row on the image.
+    sources_accepting: int = 0
+    sources_rejecting: int = 0
+    sources_covering: int = 0
 
     @property
     def state(self) -> tuple:
@@ -80,11 +97,14 @@ class QueueFilter:
     max_distance: int | None = None
     min_confidence: float | None = None
     max_confidence: float | None = None
+    evidence: str = "any"
     sort: str = "image"
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"queue status must be one of {', '.join(STATUSES)}, not {self.status!r}")
+        if self.evidence not in EVIDENCE:
+            raise ValueError(f"queue evidence must be one of {', '.join(EVIDENCE)}, not {self.evidence!r}")
         if self.sort not in SORTS:
             raise ValueError(f"queue sort must be one of {', '.join(SORTS)}, not {self.sort!r}")
 
@@ -103,7 +123,7 @@ class QueueFilter:
             return False
         if self.max_confidence is not None and entry.probability > self.max_confidence:
             return False
-        return True
+        return _EVIDENCE_TESTS[self.evidence](entry)
 
 
 _STATUS_TESTS = {
@@ -117,6 +137,13 @@ _STATUS_TESTS = {
     "decided": lambda e: e.decided,
     "undecided": lambda e: not e.decided,
 }
+_EVIDENCE_TESTS = {
+    "any": lambda e: True,
+    "accepted": lambda e: e.sources_accepting > 0,
+    "disputed": lambda e: e.sources_accepting > 0 and e.sources_rejecting > 0,
+    "rejected": lambda e: e.sources_rejecting > 0 and e.sources_accepting == 0,
+    "uncovered": lambda e: e.sources_covering == 0,
+}
 _NO_DISTANCE = 1 << 30
 _SORT_KEYS = {
     "image": lambda e: (e.image_id, e.predicted),
@@ -125,6 +152,7 @@ _SORT_KEYS = {
     "distance_asc": lambda e: (_NO_DISTANCE if e.hierarchy_distance is None else e.hierarchy_distance, e.image_id),
     "distance_desc": lambda e: (-(e.hierarchy_distance if e.hierarchy_distance is not None else -1), e.image_id),
     "class": lambda e: (e.predicted, e.image_id),
+    "evidence": lambda e: (-e.sources_accepting, e.sources_rejecting, e.image_id),
 }
 
 
@@ -292,14 +320,22 @@ def load_queue(*, session: Session, run_id: int, reviewer_id: int | None,
     mistakes = stored_mistakes(session=session, run_id=run_id)
     snapshot = load_snapshot(session=session)
     states = _states(snapshot, [m.item for m in mistakes], reviewer_id)
+    evidence = evidence_by_pair(session, [(m.file_name, m.predicted) for m in mistakes])
+    none = PairEvidence()
     entries = [QueueEntry(**vars(m), my_verdict=states[m.item][0], decided=states[m.item][1],
-                          to_do=states[m.item][2], stands_wrong=states[m.item][3]) for m in mistakes]
+                          to_do=states[m.item][2], stands_wrong=states[m.item][3],
+                          **_evidence_counts(evidence.get((m.file_name, m.predicted), none))) for m in mistakes]
     parts = {item: state[4] for item, state in states.items()}
     progress = empty_progress(snapshot)
     for part in parts.values():
         count_progress(progress, part)
     return ReviewQueue(run_id=run_id, reviewer_id=reviewer_id, entries=entries,
                        filter=queue_filter or QueueFilter(), progress=progress, _parts=parts)
+
+
+def _evidence_counts(said: PairEvidence) -> dict[str, int]:
+    return dict(sources_accepting=len(said.accepted_by), sources_rejecting=len(said.rejected_by),
+                sources_covering=len(said.covered_by))
 
 
 @dataclass(frozen=True)

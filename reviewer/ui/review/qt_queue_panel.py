@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.classes.search import class_names_for_completion, search_classes
 from reviewer.classes.vocabulary import load_classes
-from reviewer.panel.queue import SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
+from reviewer.panel.queue import EVIDENCE, SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
 from reviewer.ui.review.qt_progress_strip import QtProgressStrip
 from reviewer.ui.theme import KIND_COLOURS, MUTED, WARNING, style_headline, style_muted
 
@@ -68,7 +68,9 @@ def _tooltip(entry: QueueEntry) -> str:
             f"label {label}, WordNet distance {distance}\n"
             f"{'novel' if entry.novel else 'previously reviewed'}{', decided' if entry.decided else ''}"
             + ("\nphase 2: the verdict stands wrong; your severity and category are still to give"
-               if 2 in entry.to_do else ""))
+               if 2 in entry.to_do else "")
+            + (f"\nevidence: {entry.sources_accepting} sources accept the prediction, {entry.sources_rejecting} "
+               f"reject it ({entry.sources_covering} cover the image)" if entry.sources_covering else ""))
 
 
 class QueueDelegate(QStyledItemDelegate):
@@ -156,6 +158,9 @@ class QtQueuePanel(QWidget):
         self.sort = QComboBox()
         for key, title in SORTS.items():
             self.sort.addItem(title, key)
+        self.evidence = QComboBox()  # what the published relabelings say (reviewer.evidence)
+        for key, title in EVIDENCE.items():
+            self.evidence.addItem(title, key)
         self.class_filter = QLineEdit()
         self.class_filter.setPlaceholderText("class name, wnid or index")
         self.class_filter.setClearButtonEnabled(True)
@@ -180,6 +185,7 @@ class QtQueuePanel(QWidget):
         form.addRow("Class", self.class_filter)
         form.addRow("Distance", _pair(self.min_distance, self.max_distance))
         form.addRow("Confidence", _pair(self.min_confidence, self.max_confidence))
+        form.addRow("Evidence", self.evidence)
         form.addRow("Sort", self.sort)
         layout.addLayout(form)
         self.class_hint = QLabel()
@@ -197,7 +203,7 @@ class QtQueuePanel(QWidget):
         layout.addWidget(self.view, 1)
         # Typing in the class field waits a moment, so every keystroke is not a refilter.
         self._debounce = QTimer(self, singleShot=True, interval=250, timeout=self._emit)
-        for combo in (self.status, self.sort):
+        for combo in (self.status, self.evidence, self.sort):
             combo.currentIndexChanged.connect(self._emit)
         for box in (self.min_distance, self.max_distance, self.min_confidence, self.max_confidence):
             box.valueChanged.connect(self._debounce.start)
@@ -205,7 +211,7 @@ class QtQueuePanel(QWidget):
         self.class_filter.returnPressed.connect(self.finish_editing)
         # A filter set with the mouse hands the keys back to the review at once: a combo
         # box chosen from, a spin box's arrows clicked (typing in one ends with Enter or Esc).
-        for combo in (self.status, self.sort):
+        for combo in (self.status, self.evidence, self.sort):
             combo.activated.connect(lambda _index: self.finish_editing())
         for box in (self.min_distance, self.max_distance, self.min_confidence, self.max_confidence):
             box.installEventFilter(self)
@@ -225,7 +231,7 @@ class QtQueuePanel(QWidget):
 
     def current_filter(self) -> QueueFilter:
         return QueueFilter(
-            status=self.status.currentData(), sort=self.sort.currentData(),
+            status=self.status.currentData(), sort=self.sort.currentData(), evidence=self.evidence.currentData(),
             classes=self._classes(self.class_filter.text()),
             min_distance=None if self.min_distance.value() < 0 else self.min_distance.value(),
             max_distance=None if self.max_distance.value() < 0 else self.max_distance.value(),

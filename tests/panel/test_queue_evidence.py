@@ -1,0 +1,103 @@
+"""The queue filtered and sorted by what the published relabelings say, on the real
+ReaL and cleanlab files: some source accepts the prediction, sources disagree, every
+covering source rejects it, no source covers the image. Expected sets are worked out
+here from the files themselves."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import insert
+
+from db.engine import write_session
+from db.tables import Image, Mistake, Model, Run
+from reviewer.evidence import import_evidence
+from reviewer.panel.queue import QueueFilter, load_queue
+from reviewer.panel.state import Item
+from reviewer.project import Project
+
+
+def add_named_mistakes(project: Project, mistakes: dict[str, int], model: str = "m") -> dict[str, Item]:
+    """One mistake per (validation file name, predicted class), found by one run of `model`."""
+    with write_session(project.engine) as session:
+        ids = {}
+        for name in mistakes:
+            row = Image(file_name=name, original_label=0)
+            session.add(row)
+            session.flush()
+            ids[name] = row.id
+        model = Model(name=model, source="hub")
+        session.add(model)
+        session.flush()
+        run = Run(model_id=model.id, status="complete", num_images=len(mistakes))
+        session.add(run)
+        session.flush()
+        session.execute(insert(Mistake), [{"run_id": run.id, "image_id": ids[n], "predicted": p, "probability": 0.5,
+                                           "novel": True, "hierarchy_distance": 3} for n, p in mistakes.items()])
+        project.run_id = run.id
+    return {name: Item(ids[name], p) for name, p in mistakes.items()}
+
+
+@pytest.fixture
+def real_and_cleanlab(shared_data):
+    published = shared_data / "published"
+    real = json.loads((published / "real" / "real.json").read_text())
+    flagged = {row["id"]: row for row in json.loads((published / "label-errors" / "imagenet_mturk.json").read_text())}
+    return published, real, flagged
+
+
+def test_evidence_filters_and_sort_on_the_real_files(tmp_path, real_and_cleanlab):
+    published, real, flagged = real_and_cleanlab
+    # Images 1-40 that cleanlab did not flag: ReaL alone speaks (accepts: the prediction is one of
+    # its labels; rejects: it has labels, not this one; nothing: it left the image out).
+    plain = [k for k in range(1, 200) if k not in flagged][:40]
+    mistakes = {f"ILSVRC2012_val_{k:08d}.JPEG": (real[k - 1][0] if real[k - 1] and k % 2 else
+                                                 (real[k - 1][0] + 1) % 1000 if real[k - 1] else 7)
+                for k in plain}
+    # An image cleanlab flagged whose guessed label five workers chose and ReaL does not list:
+    # predicting the guessed label, the two sources disagree.
+    disputed = next(row for k, row in sorted(flagged.items()) if row["mturk"]["guessed"] == 5
+                    and real[k - 1] and row["our_guessed_label"] not in real[k - 1])
+    disputed_name = f"ILSVRC2012_val_{disputed['id']:08d}.JPEG"
+    mistakes[disputed_name] = disputed["our_guessed_label"]
+    project = Project.create(tmp_path / "p")
+    items = add_named_mistakes(project, mistakes)
+    # A non-validation image: no source covers it.
+    items.update(add_named_mistakes(project, {"my_photo.JPEG": 5}, model="m2"))
+    import_evidence(project, [published / "real" / "real.json", published / "label-errors" / "imagenet_mturk.json"])
+
+    def accepted_by_real(name: str) -> bool:
+        k = int(name[15:23])
+        return mistakes[name] in real[k - 1]
+
+    expected_accepted = {items[n] for n in mistakes if n != disputed_name and accepted_by_real(n)} | {items[disputed_name]}
+    expected_rejected = {items[n] for n in mistakes if n != disputed_name and real[int(n[15:23]) - 1]
+                         and not accepted_by_real(n)}
+    assert expected_accepted and expected_rejected
+    with project.read() as session:
+        def photo_run_shows(**kw) -> set[Item]:  # my_photo is the second run's one mistake
+            queue = load_queue(session=session, run_id=_run(session, items["my_photo.JPEG"]),
+                               reviewer_id=None, queue_filter=QueueFilter(**kw))
+            return {e.item for e in queue.shown()}
+
+        first = _run(session, items[disputed_name])
+        queue = load_queue(session=session, run_id=first, reviewer_id=None)
+        accepted = {e.item for e in queue.entries if QueueFilter(evidence="accepted").accepts(e)}
+        rejected = {e.item for e in queue.entries if QueueFilter(evidence="rejected").accepts(e)}
+        disputed_items = {e.item for e in queue.entries if QueueFilter(evidence="disputed").accepts(e)}
+        assert accepted == expected_accepted
+        assert rejected == expected_rejected
+        assert disputed_items == {items[disputed_name]}
+        queue.apply(QueueFilter(sort="evidence"))
+        order = [e.item for e in queue.shown()]
+        assert set(order[:len(expected_accepted)]) == expected_accepted  # accepted by some source first
+        assert {e.item for e in queue.entries if QueueFilter(evidence="uncovered").accepts(e)} == set()
+        assert photo_run_shows(evidence="uncovered") == {items["my_photo.JPEG"]}
+        assert photo_run_shows(evidence="accepted") == set()
+
+
+def _run(session, item: Item) -> int:
+    from sqlalchemy import select
+
+    return session.execute(select(Mistake.run_id).where(Mistake.image_id == item.image_id)).scalar_one()
