@@ -295,3 +295,23 @@ class EvidenceClass(SQLModel, table=True):
     class_index: int = Field(index=True)
     group_number: int = 0
     payload: str = Field(default="")
+
+
+# -- Zoom probe results (migration 0008) -------------------------------------------------------
+class ZoomProbe(SQLModel, table=True):
+    """A run's model over the zoom grid of one image it got wrong (reviewer.runs.zoom):
+    the result as compact JSON, one row per (run, image, probe version). A cache of a
+    computation, replaced when computed again (never a complete result by a partial one),
+    so not append-only."""
+
+    __tablename__ = "zoom_probe"
+    __table_args__ = (UniqueConstraint("run_id", "image_id", "probe_version", name="uq_zoom_probe_run_image_version"),
+                      Index("ix_zoom_probe_item", "image_id", "predicted"))
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id")
+    image_id: int = Field(foreign_key="image.id")
+    predicted: int  # the run's top-1 for the image
+    probe_version: int  # reviewer.runs.zoom.PROBE_VERSION of the algorithm that computed it
+    complete: bool = False  # all crops computed (else a stopped probe's partial result)
+    payload: str  # reviewer.runs.zoom.to_json
+    computed_at: datetime = Field(default_factory=utcnow)
