@@ -34,7 +34,7 @@ def rss_mb() -> float:
 
 
 def timed_probe(classifier, image, **options) -> dict:
-    from reviewer.runs.zoom import probe
+    from reviewer.runs.zoom.probe import probe
 
     events = []
     started = time.perf_counter()
@@ -56,7 +56,7 @@ def crop_time(image) -> float:
 
 def tick_latency(classifier, image) -> tuple[float, float, float]:
     """(p50, p99, max) ms between 5 ms sleeps of the main thread while a probe runs on another."""
-    from reviewer.runs.zoom import probe
+    from reviewer.runs.zoom.probe import probe
 
     worker = threading.Thread(target=probe, args=(classifier, image))
     gaps = []
@@ -97,7 +97,7 @@ def cold_runs(count: int) -> None:
 
 def stop_latency(classifier, image, after: float = 2.0) -> tuple[float, int]:
     """(seconds from should_stop turning true to the probe returning, crops computed)."""
-    from reviewer.runs.zoom import probe
+    from reviewer.runs.zoom.probe import probe
 
     stop = threading.Event()
     out = {}
@@ -131,7 +131,8 @@ def main() -> None:
     import torch
 
     from models import Classifier, InferenceConfig, load_model
-    from reviewer.runs.zoom import FIRST_PASS_SCALES, open_image
+    from reviewer.runs.zoom import open_image
+    from reviewer.runs.zoom.probe import FIRST_PASS_SCALES
 
     samples = sorted((SHARED / "imagenet-samples").iterdir())
     paths = samples[:: max(1, len(samples) // args.images)][: args.images] + [SHARED / "imagenet-samples" / LARGE]

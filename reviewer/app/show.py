@@ -111,7 +111,14 @@ def _evidence(project: Project, file_name: str, predicted: int, original: ClassI
 
 
 def _zoom(project: Project, run_id: int, image_id: int, predicted: int) -> list[dict]:
-    return []
+    """The stored zoom probe of the run's prediction on the image, if computed."""
+    from reviewer.app.zoom import stored_zoom
+
+    view = stored_zoom(project, run_id=run_id, item=Item(image_id, predicted))
+    if view is None:
+        return []
+    return [{"run_id": run_id, "model": view.result.model, "text": f"run {run_id}: {view.text()}",
+             **view.summary.as_dict()}]
 
 
 def format_record(record: dict) -> str:

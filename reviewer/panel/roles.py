@@ -109,6 +109,9 @@ def setup_statements(roles: PanelRoles) -> list[str]:
         f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {panel}",
         f"GRANT INSERT ON {', '.join(PANEL_INSERTS)} TO {panel}",
         f"GRANT USAGE ON SEQUENCE {', '.join(t + '_id_seq' for t in PANEL_INSERTS)} TO {panel}",
+        # The zoom probe's results: a cache of a computation any panelist may run (not history).
+        f"GRANT INSERT, UPDATE ON zoom_probe TO {panel}",
+        f"GRANT USAGE ON SEQUENCE zoom_probe_id_seq TO {panel}",
     ]
     # Row-level security on the history: anyone may read, an insert must be the role's own.
     policies = {

@@ -153,7 +153,8 @@ def _preprocessing(loaded: LoadedModel, *, fast_decode: bool) -> dict:
     """The model's data config as applied, and whether large JPEGs were decoded in draft
     mode (1/2..1/8 scale, never below the resize size: not timm's exact pixels)."""
     config = {k: list(v) if isinstance(v, tuple) else v for k, v in loaded.data_config.items()}
-    config.update(jpeg_draft=fast_decode, transform="timm create_transform (eval)")
+    config.update(jpeg_draft=fast_decode, transform="timm create_transform (eval)",
+                  architecture=loaded.name)  # the timm name the weights load into (the zoom probe reloads it)
     return config
 
 

@@ -42,6 +42,8 @@ class QtImageView(QWidget):
         self._warning = ""
         self._drag_from: QPointF | None = None
         self.enlarge_small = False  # fit enlarges a file smaller than the view (else it stays at 100 %)
+        # Boxes drawn over the image (the zoom probe's crops): (rect in file pixels, colour, label).
+        self._overlay: list[tuple[QRectF, QColor, str]] = []
 
     # -- content -------------------------------------------------------------
     def show_image(self, image: QImage, original: QSize, *, keep_view: bool = False, warning: str = "") -> None:
@@ -53,6 +55,15 @@ class QtImageView(QWidget):
         if not keep_view:
             self._zoom, self._center = None, QPointF(0.5, 0.5)
         self.update()
+
+    def set_overlay(self, boxes: list[tuple[QRectF, QColor, str]]) -> None:
+        """Draw these boxes (file pixels) over the image, until replaced; [] removes them."""
+        self._overlay = list(boxes)
+        self.update()
+
+    @property
+    def overlay(self) -> list[tuple[QRectF, QColor, str]]:
+        return self._overlay
 
     def show_message(self, message: str, detail: str = "") -> None:
         """A placeholder instead of an image (missing file, unreadable, loading)."""
@@ -215,13 +226,36 @@ class QtImageView(QWidget):
                 self._image.width() <= self.width() * ratio and self._image.height() <= self.height() * ratio:
             # A fit image decoded at (about) the view's size: one blit, no scaling.
             w, h = self._image.width() / ratio, self._image.height() / ratio
-            painter.drawImage(QPointF(round((self.width() - w) / 2), round((self.height() - h) / 2)), self._image)
+            target = QRectF(round((self.width() - w) / 2), round((self.height() - h) / 2), w, h)
+            painter.drawImage(target.topLeft(), self._image)
         else:
             painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.zoom() < 2.0)
             painter.drawImage(target, self._image, QRectF(0, 0, self._image.width(), self._image.height()))
+        if self._overlay:
+            self._paint_overlay(painter, target)
         self._paint_scale(painter)
         if self._warning:
             self._paint_warning(painter)
+
+    def _paint_overlay(self, painter: QPainter, target: QRectF) -> None:
+        sx, sy = target.width() / self._original.width(), target.height() / self._original.height()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        metrics = painter.fontMetrics()
+        for rect, colour, label in self._overlay:
+            box = QRectF(target.x() + rect.x() * sx, target.y() + rect.y() * sy, rect.width() * sx, rect.height() * sy)
+            fill = QColor(colour)
+            fill.setAlpha(45)
+            painter.setBrush(fill)
+            painter.setPen(QPen(colour, 2))
+            painter.drawRect(box.adjusted(2, 2, -2, -2))
+            if label:
+                text = metrics.elidedText(label, Qt.TextElideMode.ElideRight, int(max(box.width() - 10, 20)))
+                band = QRectF(box.x() + 3, box.y() + 3, metrics.horizontalAdvance(text) + 8, metrics.height() + 2)
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QColor(0, 0, 0, 170))
+                painter.drawRect(band)
+                painter.setPen(colour)
+                painter.drawText(band, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_warning(self, painter: QPainter) -> None:
         metrics = painter.fontMetrics()

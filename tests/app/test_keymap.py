@@ -22,11 +22,11 @@ def test_defaults_have_one_key_per_vote_and_no_conflicts():
 
 def test_changed_keys_are_stored_in_the_user_config_and_reloaded():
     keymap = load_keymap()
-    keymap.bindings["verdict_wrong"] = ("X",)
+    keymap.bindings["verdict_wrong"] = ("Q",)
     path = save_keymap(keymap)
-    assert path == keymap_path() and json.loads(path.read_text()) == {"verdict_wrong": ["X"]}
+    assert path == keymap_path() and json.loads(path.read_text()) == {"verdict_wrong": ["Q"]}
     again = load_keymap()
-    assert again.action_for("X") == "verdict_wrong" and again.action_for("W") is None
+    assert again.action_for("Q") == "verdict_wrong" and again.action_for("W") is None
     assert again.keys("verdict_correct") == DEFAULTS["verdict_correct"]
 
 

@@ -14,16 +14,8 @@ from run_data import TINY_MODEL, WNID_INDEX
 from timm.data import resolve_data_config
 
 from models import Classifier, InferenceConfig, LoadedModel, load_model, top_k
-from reviewer.runs.zoom import (
-    FIRST_PASS_SCALES,
-    PAPER_SCALES,
-    iter_crops,
-    open_image,
-    probe,
-    probe_order,
-    summarise,
-    zoom_grid,
-)
+from reviewer.runs.zoom import PAPER_SCALES, iter_crops, open_image, summarise, zoom_grid
+from reviewer.runs.zoom.probe import FIRST_PASS_SCALES, probe, probe_order
 
 
 @pytest.fixture

@@ -9,11 +9,12 @@ image, and whether some framing corrects the mistake.
   the compact JSON;
 - `store`: the results stored with the run (table `zoom_probe`).
 
-Part of `reviewer.runs`: may import `models`, `db`, `classes` and `labels`.
+Part of `reviewer.runs`: may import `models`, `db`, `classes` and `labels`. The
+probe (torch) is imported from `reviewer.runs.zoom.probe` only where a model runs:
+a window that reads stored results and draws the grid never loads torch.
 """
 
 from reviewer.runs.zoom.grid import CROP_SIZE, PAPER_SCALES, GridCell, iter_crops, open_image, zoom_grid
-from reviewer.runs.zoom.probe import FIRST_PASS_SCALES, ZoomProgress, probe, probe_order
 from reviewer.runs.zoom.result import (
     PROBE_VERSION,
     CellOutcome,
@@ -33,8 +34,8 @@ from reviewer.runs.zoom.result import (
 from reviewer.runs.zoom.store import StoredZoom, load_zoom, save_zoom
 
 __all__ = [
-    "CROP_SIZE", "FIRST_PASS_SCALES", "PAPER_SCALES", "PROBE_VERSION", "CellOutcome", "GridCell", "StoredZoom",
-    "ZoomCell", "ZoomFormatError", "ZoomGroup", "ZoomParams", "ZoomProgress", "ZoomResult", "ZoomSummary",
-    "accepted_classes", "from_json", "iter_crops", "load_zoom", "open_image", "outcome_of", "probe", "probe_order",
+    "CROP_SIZE", "PAPER_SCALES", "PROBE_VERSION", "CellOutcome", "GridCell", "StoredZoom",
+    "ZoomCell", "ZoomFormatError", "ZoomGroup", "ZoomParams", "ZoomResult", "ZoomSummary",
+    "accepted_classes", "from_json", "iter_crops", "load_zoom", "open_image", "outcome_of",
     "save_zoom", "summarise", "to_json", "zoom_cells", "zoom_grid",
 ]

@@ -57,8 +57,6 @@ from typing import Iterator, Sequence
 import numpy as np
 from PIL import Image
 
-from models.pipeline import decode_image, to_rgb
-
 # Appendix A.3, in the paper's order (ascending).
 PAPER_SCALES: tuple[int, ...] = (
     10, 16, 32, 48, 64, 96, 122, 128, 192, 224, 235, 240, 256, 288, 320, 348, 384, 448, 460, 512,
@@ -125,6 +123,8 @@ def resize(image: Image.Image, scale: int) -> Image.Image:
 def iter_crops(image: Image.Image, cells: Sequence[GridCell]) -> Iterator[tuple[GridCell, np.ndarray]]:
     """(cell, uint8 HWC crop) for each cell, lazily: the image is resized once per run of
     consecutive cells of one scale, and only that resized copy is held."""
+    from models.pipeline import to_rgb  # (models loads torch: not for the geometry alone)
+
     rgb = to_rgb(image)
     current_scale, resized = None, None
     for cell in cells:
@@ -138,5 +138,7 @@ def open_image(path: str | Path) -> Image.Image:
     """An image file as an RGB PIL image, decoded as the app's runs decode it
     (`models.pipeline.decode_image`: same checks and errors, transparency on white);
     raises `models.ImageDecodeError` with the reason."""
+    from models.pipeline import decode_image
+
     # decode_image closes the file it opened: keep a copy of the decoded pixels.
     return decode_image(path, lambda rgb: rgb.copy())

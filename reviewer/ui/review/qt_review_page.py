@@ -27,6 +27,7 @@ from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
 from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.queue import QueueEntry
+from reviewer.panel.state import Item
 from reviewer.panel.votes import VoteError, implied_changes
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key, full_key
@@ -35,6 +36,7 @@ from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.review.qt_exemplars import QtExemplars
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
+from reviewer.ui.review.qt_zoom import QtZoomPanel
 from reviewer.ui.review.review_session import PREFETCH_AHEAD, ReviewSession
 from reviewer.ui.theme import MUTED, WARNING, style_headline, style_muted
 
@@ -83,6 +85,9 @@ class QtReviewPage(QWidget):
         self.subheadline.setFixedHeight(self.subheadline.fontMetrics().lineSpacing() + 4)
         self.image = QtImageView()
         self.image.full_resolution_wanted.connect(self._want_full_resolution)
+        self.zoom = QtZoomPanel()  # the zoom probe's strip; its crops drawn over the image
+        self.zoom.overlay_changed.connect(self.image.set_overlay)
+        self.zoom.message.connect(self.status_message)
         self.exemplars = QtExemplars(self.thumbnails)
         self.exemplars.activated.connect(self._preview_exemplar)
         self.vote_panel = QtVotePanel(keymap)
@@ -98,6 +103,7 @@ class QtReviewPage(QWidget):
         centre_layout.addWidget(self.headline)
         centre_layout.addWidget(self.subheadline)
         centre_layout.addWidget(self.image, 1)
+        centre_layout.addWidget(self.zoom)
         centre_layout.addWidget(self.exemplars)
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -262,6 +268,7 @@ class QtReviewPage(QWidget):
         key = (detail.image_id, detail.predicted.index)
         self.details.set_evidence_hidden(not self.evidence_before_vote and self.session.my_vote(key).verdict is None)
         self.details.show_detail(detail)
+        self.zoom.show_mistake(self.session.project, self.session.run_id, Item(*key))
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
         QTimer.singleShot(0, lambda d=detail: self._show_exemplars(d))
@@ -397,7 +404,9 @@ class QtReviewPage(QWidget):
                  "undo": session.undo, "zoom_in": self.image.zoom_in, "zoom_out": self.image.zoom_out,
                  "zoom_fit": self.image.zoom_fit, "zoom_actual": self.image.zoom_actual,
                  "pan_left": lambda: self.image.pan(-0.2, 0), "pan_right": lambda: self.image.pan(0.2, 0),
-                 "pan_up": lambda: self.image.pan(0, -0.2), "pan_down": lambda: self.image.pan(0, 0.2)}
+                 "pan_up": lambda: self.image.pan(0, -0.2), "pan_down": lambda: self.image.pan(0, 0.2),
+                 "zoom_probe": self.zoom.probe_or_toggle, "zoom_scale_smaller": lambda: self.zoom.step_scale(-1),
+                 "zoom_scale_larger": lambda: self.zoom.step_scale(1)}
         if name in moves:
             moves[name]()
             return True
@@ -480,4 +489,5 @@ class QtReviewPage(QWidget):
         """Stop decoding images (the session is closed by its owner)."""
         self.loader.shutdown()
         self.thumbnails.shutdown()
+        self.zoom.shutdown()
 
