@@ -19,6 +19,8 @@ docstring gives the definition and its source):
 - source reliability: how often each imported evidence source agrees with the
   panel's final decisions (and, with `ReportOptions.provisional`, with the
   provisional ones), with Wilson 95 % intervals (`source_agreement`);
+- the zoom probe: per model, the probed mistakes that some crop corrects, by
+  the panel's verdict, severity and category and by zoom group (`zoom_section`);
 - variable top-k / ASMA per label-count subgroup (`reviewer.evaluation.topk`);
   QUBA's calibration (ECE, ACE, CE) and class balance per run, and the
   multi-label ECE (`calibration`, `class_balance`);
@@ -56,6 +58,7 @@ from reviewer.analysis.tables import (
     confused_pairs,
     shares,
 )
+from reviewer.analysis.zoom_section import ZoomReport, zoom_report
 from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.evaluation.summary import project_summary
 from reviewer.labels.labelset import load_labelset
@@ -111,6 +114,8 @@ class AnalysisReport:
     # and provisional decisions (None without the option).
     source_reliability: SourceReliability = field(default_factory=SourceReliability)
     provisional_source_reliability: SourceReliability | None = None
+    # Per model, the probed mistakes some crop of the zoom probe corrects, by the final decisions.
+    zoom: ZoomReport = field(default_factory=ZoomReport)
 
     @property
     def note(self) -> str:
@@ -205,6 +210,7 @@ def _build(project: Project, options: ReportOptions, session: Session) -> Analys
     provisional = provisional_decisions(snapshot)
     status = decision_status(snapshot, provisional)
     reliability = source_agreement(session=session, decisions=decisions)
+    zoom = zoom_report(session=session, labels=before, decisions=decisions)
     if options.provisional:
         tables = _provisional_tables(session, decisions, provisional, (categories, severities),
                                      keep_borderline=options.keep_borderline)
@@ -236,7 +242,7 @@ def _build(project: Project, options: ReportOptions, session: Session) -> Analys
                                 predictions=predictions),
         status=status, provisional_reviewed=tables[0], provisional_categories=tables[1],
         provisional_severities=tables[2], source_reliability=reliability,
-        provisional_source_reliability=provisional_reliability,
+        provisional_source_reliability=provisional_reliability, zoom=zoom,
     )
 
 
@@ -306,6 +312,7 @@ def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
             **report.source_reliability.as_dict(),
             PROVISIONAL: (report.provisional_source_reliability.as_dict()
                           if report.provisional_source_reliability is not None else None)},
+        "zoom_probe": report.zoom.as_dict(),
         "mla": _records(report.mla),
         "variable_topk": _records(report.topk),
         "calibration": {str(run_id): _calibration_json(c) for run_id, c in report.calibration.items()},

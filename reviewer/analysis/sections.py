@@ -3,7 +3,7 @@ Analysis view shows as tabs, each a title, a text, tables of strings and plots.
 
 Every section says what its figures are and where the definition comes from;
 the computations live in `report`, `tables`, `comparison`, `calibration`,
-`class_balance`, `source_agreement` and `reviewer.evaluation.topk`. Every share is shown with its
+`class_balance`, `source_agreement`, `zoom_section` and `reviewer.evaluation.topk`. Every share is shown with its
 count and denominator ("41.2% (7/17)"); what a reader must not miss (nothing
 locked yet, a chi-square on small expected counts) is a section's warning.
 """
@@ -24,6 +24,7 @@ from reviewer.analysis.provisional import PROVISIONAL
 from reviewer.analysis.report import AnalysisReport
 from reviewer.analysis.source_agreement import SourceReliability, agreement_frame
 from reviewer.analysis.tables import PAPER_FINE_GRAINED_SHARE, SMALL_EXPECTED
+from reviewer.analysis.zoom_section import CATEGORIES, GROUPS, SEVERITIES, UNRATED, VERDICTS, ZoomReport
 from reviewer.evaluation.leaderboard import off_trend, plot_trend
 from reviewer.terms import Category, Severity
 
@@ -189,6 +190,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
                             tables=[("", table)] if len(board) else [],
                             images=["trend.png"] if trend else []))
     sections.append(_source_section(report, out_dir, style))
+    sections.append(_zoom_section(report.zoom))
     return sections
 
 
@@ -402,4 +404,51 @@ def _source_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> 
             title="PROVISIONAL (current votes, not locked): evidence sources' agreement with the panel"))
     elif provisional is not None:
         section.text += " Provisional: the current votes change no source's counts."
+    return section
+
+
+def _zoom_tables(zoom: ZoomReport) -> list[tuple[str, pd.DataFrame]]:
+    """Per model: corrected by verdict; the wrong ones' severity x category; by zoom group."""
+    probed = [m for m in zoom.models if m.probed or m.partial]
+    rows = [{"model": m.model, "mistakes": str(m.mistakes), "corrected by some crop": share(m.corrected, m.probed),
+             **{f"panel: {v}": share(*m.by_verdict[v]) for v in VERDICTS},
+             "partial (not in the shares)": (f"{m.partial}, {m.partial_corrected} already corrected"
+                                             if m.partial else "0")} for m in probed]
+    tables = [("Mistakes some crop corrects, per model (complete probes), by the panel's verdict",
+               pd.DataFrame(rows))]
+    titles = {**CATEGORY_TITLES, UNRATED: "unrated"}
+    for m in probed:
+        if not m.by_verdict[VERDICTS[1]][1]:
+            continue
+        cross = [{"severity": SEVERITY_TITLES.get(sev, sev),
+                  **{titles[c]: share(*m.crosstab[sev][c]) for c in CATEGORIES},
+                  "all": share(*m.by_severity[sev])} for sev in SEVERITIES]
+        cross.append({"severity": "all", **{titles[c]: share(*m.by_category[c]) for c in CATEGORIES},
+                      "all": share(*m.by_verdict[VERDICTS[1]])})
+        tables.append((f"{m.model}: decided wrong, corrected by some crop, severity × category", pd.DataFrame(cross)))
+    tables.append((("Mistakes a crop of each zoom group corrects (zoom-out S < 224, zoom-in S > 224; one mistake "
+                    "may count in several)"),
+                   pd.DataFrame([{"model": m.model, **{g: share(m.by_group[g], m.probed) for g in GROUPS}}
+                                 for m in probed])))
+    return tables
+
+
+def _zoom_section(zoom: ZoomReport) -> Section:
+    """Per model, the mistakes that some crop of the zoom probe corrects (Taesiri et al. 2023 §3, §4.1)."""
+    section = Section("Zoom probe", short="Zoom")
+    if zoom.note:
+        section.text = zoom.note
+        return section
+    section.text = (
+        "The zoom probe (Taesiri et al. 2023, ImageNet-Hard, §3): the model over 36 scales × a 3×3 grid of 224-px "
+        "crops, 324 crops; a mistake counts as corrected when the top-1 of at least one crop is among the image's "
+        "accepted labels (correct or unclear multi-labels, with ReaL's when imported, as the paper unions IN and "
+        "ReaL; before the review): the paper's 'correctly classified given the optimal zoom', proper framing. Over "
+        "each model's mistakes with a complete stored probe; partial probes (stopped) are counted apart, not in "
+        "the shares. Split by the panel's final decision ('undecided': none, or reopened); severity and "
+        "category for the mistakes decided wrong.")
+    if zoom.unreadable:
+        section.warnings.append(f"{zoom.unreadable} stored zoom result(s) could not be read (a newer probe "
+                                "version, or an image without labels) and are left out.")
+    section.tables += _zoom_tables(zoom)
     return section

@@ -145,6 +145,31 @@ def _print_sources(reliability) -> None:
         print(f"  {s.source:36} {share}; unclear {s.unclear}, covered {s.covered}")
 
 
+def _print_zoom(zoom) -> None:
+    """Per model, the probed mistakes some crop corrects (reviewer.analysis.zoom_section)."""
+    from reviewer.analysis.zoom_section import CATEGORIES, GROUPS, SEVERITIES, VERDICTS
+
+    if zoom.note:
+        print(f"\nZoom probe: {zoom.note}")
+        return
+    print("\nZoom probe: mistakes some crop corrects (a crop's top-1 is an accepted label; Taesiri et al. 2023; "
+          "complete probes only)")
+    for m in zoom.models:
+        if not (m.probed or m.partial):
+            continue
+        partial = f"; partial {m.partial} ({m.partial_corrected} already corrected), not counted" if m.partial else ""
+        print(f"  {m.model}: {m.probed} of {m.mistakes} mistakes probed, corrected by some crop "
+              f"{_share(m.corrected, m.probed)}{partial}")
+        print("    panel: " + ", ".join(f"{v} {_share(*m.by_verdict[v])}" for v in VERDICTS))
+        for name, table, keys in (("severity", m.by_severity, SEVERITIES), ("category", m.by_category, CATEGORIES)):
+            cells = [f"{k} {_share(*table[k])}" for k in keys if table[k][1]]
+            if cells:
+                print(f"    wrong, {name}: " + ", ".join(cells))
+        print("    zoom group: " + ", ".join(f"{g} {_share(m.by_group[g], m.probed)}" for g in GROUPS))
+    if zoom.unreadable:
+        print(f"  ({zoom.unreadable} stored result(s) could not be read and are left out)")
+
+
 def _print_analysis(report) -> None:
     """Table 2 over all reviewed mistakes (imported and the panel's), the chi-square tests,
     what the panel has not locked yet and, when asked, the provisional rows."""
@@ -163,6 +188,7 @@ def _print_analysis(report) -> None:
                       + (f"  [WARNING: an expected count is {row.min_expected:.2f} < 5; {row.fisher_test} "
                          f"p {row.fisher_p:.4f}]" if row.small_sample else ""))
     _print_sources(report.source_reliability)
+    _print_zoom(report.zoom)
     if report.options.provisional and len(report.provisional_categories):
         print(f"\nPROVISIONAL, not locked by the chair: the final decisions plus the majority of the current votes "
               f"on {report.status.provisional} items without one")

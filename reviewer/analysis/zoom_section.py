@@ -1,0 +1,183 @@
+"""The zoom probe in the report: per model, the mistakes that some crop corrects,
+split by the panel's decision.
+
+Definition (Taesiri et al. 2023, "ImageNet-Hard: The Hardest Images Remaining
+from a Study of the Power of Zoom and Spatial Biases in Image Classification",
+§3 and §4.1): the image's shorter side is resized to a scale S, a 3x3 grid of
+224-px crops is taken, over 36 scales from 10 to 1024 px: 324 crops. An image is
+"correctly classified given the optimal zoom" when the top-1 of at least 1 of
+the 324 crops is correctly labeled; "proper framing of the input image can lead
+to the correct classification of 98.91% of ImageNet images". Here a mistake
+counts as *corrected* when the top-1 of at least one crop of its stored probe
+is among the image's accepted labels (`reviewer.runs.zoom.accepted_classes`: the
+correct and unclear multi-labels, unioned with ReaL's labels when imported, as
+the paper unions IN and ReaL), before the panel's review, as the review window
+shows it (`reviewer.app.zoom`).
+
+Counted per model (a run's model name; a mistake (image, predicted class) made
+by several runs of one model counts once, with its complete result if any):
+the model's mistakes with a stored result (table `zoom_probe`); the complete
+ones (every crop of the grid computed) are `probed` and the shares are over
+them; a partial result (a stopped probe) is counted apart, with how many of them
+a computed crop already corrects, and takes no part in a share. Split by the
+panel's standing final decision: its verdict (correct / wrong / unclear; no
+decision, or a reopened one: "undecided"), and for the mistakes decided wrong
+the severity (major / minor) and category (`reviewer.terms.Category`, as
+stored; "unrated" where the decision gives none) and their crosstab. By zoom
+group (the paper's zoom-out S < 224, zoom-224, zoom-in S > 224): the probed
+mistakes that some crop of that group corrects (one mistake may count in
+several groups).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+from sqlalchemy import and_, select
+from sqlmodel import Session
+
+from db.tables import Mistake, Model, Run, ZoomProbe
+from reviewer.labels.labelset import LabelSet
+from reviewer.runs.zoom.result import ZoomFormatError, ZoomGroup, accepted_classes, from_json, summarise
+from reviewer.terms import Category, RunStatus, Severity, Verdict
+
+UNDECIDED = "undecided"
+UNRATED = "unrated"
+VERDICTS = (Verdict.CORRECT.value, Verdict.WRONG.value, Verdict.UNCLEAR.value, UNDECIDED)
+SEVERITIES = tuple(s.value for s in Severity.panel()) + (UNRATED,)
+CATEGORIES = tuple(c.value for c in Category) + (UNRATED,)
+GROUPS = tuple(str(g) for g in ZoomGroup)
+HOW_TO_PROBE = ("No mistake has a zoom probe yet: press X on a mistake in the review window to run its model over "
+                "the 324 crops (Taesiri et al. 2023); the result is stored with the run.")
+
+
+def _pairs(keys) -> dict[str, list[int]]:
+    return {k: [0, 0] for k in keys}  # [corrected, probed]
+
+
+@dataclass(frozen=True)
+class ModelZoom:
+    """One model's probed mistakes. Each count is [corrected, probed] over complete results."""
+
+    model: str
+    runs: tuple[int, ...]
+    mistakes: int  # the model's mistakes (image, predicted), probed or not
+    probed: int = 0  # with a complete result
+    corrected: int = 0
+    partial: int = 0  # with a partial result only (not in the shares)
+    partial_corrected: int = 0  # of those, already corrected by a computed crop
+    by_verdict: dict[str, list[int]] = field(default_factory=lambda: _pairs(VERDICTS))
+    by_severity: dict[str, list[int]] = field(default_factory=lambda: _pairs(SEVERITIES))  # decided wrong
+    by_category: dict[str, list[int]] = field(default_factory=lambda: _pairs(CATEGORIES))  # decided wrong
+    crosstab: dict[str, dict[str, list[int]]] = field(
+        default_factory=lambda: {s: _pairs(CATEGORIES) for s in SEVERITIES})  # severity x category, wrong
+    by_group: dict[str, int] = field(default_factory=lambda: dict.fromkeys(GROUPS, 0))  # corrected by the group
+
+    @property
+    def share(self) -> float | None:
+        return self.corrected / self.probed if self.probed else None
+
+    def as_dict(self) -> dict:
+        def pairs(d):
+            return {k: {"corrected": c, "probed": n} for k, (c, n) in d.items()}
+        return {"model": self.model, "runs": list(self.runs), "mistakes": self.mistakes, "probed": self.probed,
+                "corrected": self.corrected, "share": self.share, "partial": self.partial,
+                "partial_corrected": self.partial_corrected, "by_verdict": pairs(self.by_verdict),
+                "wrong_by_severity": pairs(self.by_severity), "wrong_by_category": pairs(self.by_category),
+                "wrong_severity_by_category": {s: pairs(row) for s, row in self.crosstab.items()},
+                "by_group": {g: {"corrected": k, "probed": self.probed} for g, k in self.by_group.items()}}
+
+
+@dataclass(frozen=True)
+class ZoomReport:
+    models: tuple[ModelZoom, ...] = ()
+    unreadable: int = 0  # stored results this version cannot read (ZoomFormatError), left out
+
+    @property
+    def note(self) -> str:
+        """One line when nothing is probed ('' otherwise)."""
+        return "" if any(m.probed or m.partial for m in self.models) else HOW_TO_PROBE
+
+    def as_dict(self) -> dict:
+        return {"note": self.note, "unreadable": self.unreadable, "models": [m.as_dict() for m in self.models]}
+
+
+def _decision_keys(decisions: pd.DataFrame) -> dict[tuple[int, int], tuple[str, str, str]]:
+    """{(image, predicted): (verdict, severity, category)} of the standing settled decisions."""
+    out = {}
+    for image, predicted, verdict, severity, category in zip(decisions["image_id"], decisions["predicted"],
+                                                              decisions["verdict"], decisions["severity"],
+                                                              decisions["category"]):
+        if verdict not in VERDICTS[:3]:
+            continue  # reopened: undecided
+        out[(int(image), int(predicted))] = (str(verdict), str(severity) if severity in SEVERITIES else UNRATED,
+                                             str(category) if category in CATEGORIES else UNRATED)
+    return out
+
+
+def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) -> ZoomReport:
+    """Every model's probed mistakes (module docstring). `labels`: the label set before the review
+    (`reviewed_labelset(after_review=False)`), `decisions`: `reviewer.panel.state.decisions_table`."""
+    complete_run = Run.status == RunStatus.COMPLETE
+    mistakes = session.execute(
+        select(Model.name, Run.id, Mistake.image_id, Mistake.predicted)
+        .join(Run, Run.model_id == Model.id).join(Mistake, Mistake.run_id == Run.id).where(complete_run)).all()
+    per_model: dict[str, set] = {}
+    runs: dict[str, set] = {}
+    for name, run_id, image, predicted in mistakes:
+        per_model.setdefault(name, set()).add((int(image), int(predicted)))
+        runs.setdefault(name, set()).add(int(run_id))
+    rows = session.execute(
+        select(Model.name, ZoomProbe.run_id, ZoomProbe.image_id, ZoomProbe.predicted, ZoomProbe.complete,
+               ZoomProbe.payload)
+        .join(Run, Run.id == ZoomProbe.run_id).join(Model, Model.id == Run.model_id)
+        .join(Mistake, and_(Mistake.run_id == ZoomProbe.run_id, Mistake.image_id == ZoomProbe.image_id,
+                            Mistake.predicted == ZoomProbe.predicted))
+        .where(complete_run).order_by(ZoomProbe.run_id, ZoomProbe.probe_version)).all()
+    chosen: dict[tuple[str, int, int], tuple[bool, str]] = {}  # a complete result wins, then the newest
+    for name, _run, image, predicted, complete, payload in rows:
+        key = (name, int(image), int(predicted))
+        if key not in chosen or complete or not chosen[key][0]:
+            chosen[key] = (bool(complete), payload)
+    decided = _decision_keys(decisions)
+    models = {name: ModelZoom(model=name, runs=tuple(sorted(runs[name])), mistakes=len(items))
+              for name, items in sorted(per_model.items())}
+    counts = {name: {"probed": 0, "corrected": 0, "partial": 0, "partial_corrected": 0} for name in models}
+    unreadable = 0
+    for (name, image, predicted), (complete, payload) in sorted(chosen.items()):
+        try:
+            result = from_json(payload)
+        except ZoomFormatError:
+            unreadable += 1
+            continue
+        try:
+            accepted = accepted_classes(labels, image)
+        except KeyError:
+            unreadable += 1
+            continue
+        summary = summarise(result, predicted=predicted, accepted=accepted)
+        c, m = counts[name], models[name]
+        if not summary.complete:
+            c["partial"] += 1
+            c["partial_corrected"] += int(summary.corrected)
+            continue
+        hit = int(summary.corrected)
+        c["probed"] += 1
+        c["corrected"] += hit
+        verdict, severity, category = decided.get((image, predicted), (UNDECIDED, UNRATED, UNRATED))
+        for table, key in ((m.by_verdict, verdict),) + (
+                ((m.by_severity, severity), (m.by_category, category), (m.crosstab[severity], category))
+                if verdict == Verdict.WRONG.value else ()):
+            table[key][0] += hit
+            table[key][1] += 1
+        for group, n in summary.by_group.items():
+            m.by_group[group] += int(n > 0)
+    out = []
+    for name, m in models.items():
+        c = counts[name]
+        out.append(ModelZoom(model=m.model, runs=m.runs, mistakes=m.mistakes, probed=c["probed"],
+                             corrected=c["corrected"], partial=c["partial"], partial_corrected=c["partial_corrected"],
+                             by_verdict=m.by_verdict, by_severity=m.by_severity, by_category=m.by_category,
+                             crosstab=m.crosstab, by_group=m.by_group))
+    return ZoomReport(models=tuple(out), unreadable=unreadable)
