@@ -197,15 +197,15 @@ def test_changed_keys_take_effect(qtbot, open_window, review_project):
     from reviewer.app.keymap import load_keymap, save_keymap
 
     keymap = load_keymap()
-    keymap.bindings["verdict_wrong"] = ("X",)
+    keymap.bindings["verdict_wrong"] = ("Q",)
     save_keymap(keymap)
     window = open_window()
     key = window.session.current_key()
     press(qtbot, window, Qt.Key.Key_W)  # no longer bound
     assert window.session.my_vote(key).verdict is None
-    press(qtbot, window, Qt.Key.Key_X)
+    press(qtbot, window, Qt.Key.Key_Q)
     assert window.session.my_vote(key).verdict == "wrong"
-    assert "[X]" in window.page.vote_panel.buttons["verdict_wrong"].text()
+    assert "[Q]" in window.page.vote_panel.buttons["verdict_wrong"].text()
 
 
 def test_group_view_opens_from_the_window(qtbot, open_window):
