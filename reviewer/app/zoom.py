@@ -84,7 +84,7 @@ def stored_zoom(project: Project, *, run_id: int, item: Item) -> ZoomView | None
     with project.read() as session:
         stored = load_zoom(session=session, run_id=run_id, image=item.image_id)
         if stored is None or stored.predicted != item.predicted:
-            return None
+            return None  # (the usual case, read for every mistake shown: one indexed query, no labels)
         labels = reviewed_labelset(session=session, after_review=False)
     return view_of(stored.result, item=item, accepted=accepted_classes(labels, item.image_id))
 

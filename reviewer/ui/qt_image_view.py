@@ -58,6 +58,8 @@ class QtImageView(QWidget):
 
     def set_overlay(self, boxes: list[tuple[QRectF, QColor, str]]) -> None:
         """Draw these boxes (file pixels) over the image, until replaced; [] removes them."""
+        if not boxes and not self._overlay:
+            return  # nothing drawn, nothing to draw: no repaint
         self._overlay = list(boxes)
         self.update()
 
