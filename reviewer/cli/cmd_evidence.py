@@ -38,6 +38,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="JSON instead of text")
     p.set_defaults(func=run_evidence)
 
+    p = subparsers.add_parser(
+        "adopt-evidence", help="make an imported label-set source the project's ground truth (asked explicitly)",
+        description="The one way evidence reaches the labels that metrics use. real_labels (ReaL's real.json) "
+                    "becomes the project's ReaL labels; tfds_multilabel (the TFDS v3 multi-labels) becomes the "
+                    "project's multi-label set, as 'reviewer import-labels' of the same file would make them. The "
+                    "other sources propose labels for some images and cannot be adopted.")
+    p.add_argument("project", help="the project folder")
+    p.add_argument("source", metavar="SOURCE", help="the imported source to adopt: real_labels or tfds_multilabel")
+    p.set_defaults(func=run_adopt_evidence)
+
+
+def summary_kind(text: str):
+    from reviewer.evidence.kinds import EvidenceKind
+
+    return EvidenceKind(text)
+
+
+def run_adopt_evidence(args: argparse.Namespace) -> int:
+    from reviewer.evidence.adopt import ADOPTABLE, adopt
+
+    project = Project.open(args.project)
+    summary = project.write(lambda session: adopt(session=session, kind=args.source))
+    print(summary.describe())
+    for line in (*summary.notes, *summary.warnings):
+        print(f"  {line}")
+    print(f"adopted as {ADOPTABLE[summary_kind(args.source)]}; metrics, exports and the split now read it")
+    return 0
+
 
 def run_import_evidence(args: argparse.Namespace) -> int:
     from reviewer.evidence import import_evidence
