@@ -14,15 +14,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from pathlib import Path
 
 from reviewer.errors import InputError
 from reviewer.evidence.kinds import EvidenceKind
 from reviewer.evidence.parsed import ParsedSource
-from reviewer.importers._read import class_of_index, decode_text, image_name, read_bytes, shown
+from reviewer.importers._read import class_index_list, class_index_text, image_rows, open_csv, shown
 
 CLEAN = ("id", "original_label", "proposed_labels", "validation")
 RELABELING = ("id", "category", "original_label", "proposed_labels", "manually_validated")
@@ -48,27 +46,13 @@ def kind_of_header(header: list[str]) -> EvidenceKind | None:
 
 def parse(path: str | Path, kind: EvidenceKind, sha256: str) -> ParsedSource:
     source = str(path)
-    reader = csv.reader(io.StringIO(decode_text(path, read_bytes(path)), newline=""))
-    header = [c.strip() for c in next(reader, [])]
-    at = {name: i for i, name in enumerate(header)}
+    header, reader = open_csv(path)
     items: dict[str, dict] = {}
-    first_line: dict[str, int] = {}
-    for row in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in row):
-            continue
-        record = f"line {line}"
-        if len(row) != len(header):
-            raise InputError(source, f"has {len(row)} fields where the header has {len(header)}", record=record,
-                             hint="is the file complete? a label list must be quoted (\"1, 2\")")
-        cell = {name: row[i].strip() for name, i in at.items()}
-        name = image_name(cell["id"], source=source, record=record)
-        if name in first_line:
-            raise InputError(source, f"{name} is listed twice (lines {first_line[name]} and {line})", record=record,
-                             hint="an image has one row; keep one of the two")
-        first_line[name] = line
-        payload = {"original": _index(cell["original_label"], source, record, "original_label"),
-                   "proposed": _indices(cell["proposed_labels"], source, record)}
+    for name, record, cell in image_rows(reader, header, source=source):
+        payload = {"original": class_index_text(cell["original_label"], source=source, record=record,
+                                                column="original_label"),
+                   "proposed": list(dict.fromkeys(class_index_list(cell["proposed_labels"], source=source,
+                                                                   record=record, column="proposed_labels")))}
         if kind is EvidenceKind.FLAWS_CLEAN:
             marks = cell["validation"]
             if not marks or set(marks) - {"+", "*"}:
@@ -87,7 +71,7 @@ def parse(path: str | Path, kind: EvidenceKind, sha256: str) -> ParsedSource:
                                          " X and Z have none, A, B and M at least one", record=record)
             payload["category"] = category
         if kind is EvidenceKind.FLAWS_LABEL_ERRORS:
-            payload["guessed"] = _index(cell["cl_label"], source, record, "cl_label")
+            payload["guessed"] = class_index_text(cell["cl_label"], source=source, record=record, column="cl_label")
             match = MTURK.match(cell["mturk"])
             if not match:
                 raise InputError(source, f"'mturk' must count the answers given, guessed, neither and both, got "
@@ -103,20 +87,3 @@ def parse(path: str | Path, kind: EvidenceKind, sha256: str) -> ParsedSource:
     else:
         figures["without a proposed label"] = sum(1 for p in items.values() if not p["proposed"])
     return ParsedSource(kind=kind, path=Path(path), sha256=sha256, items=items, figures=figures)
-
-
-def _index(text: str, source: str, record: str, column: str) -> int:
-    if not (text.isascii() and text.isdigit() and len(text) <= 4):
-        raise InputError(source, f"'{column}' must be a class index 0-999, got {shown(text)}", record=record)
-    return class_of_index(int(text), source=source, record=record)
-
-
-def _indices(text: str, source: str, record: str) -> list[int]:
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if part:
-            cls = _index(part, source, record, "proposed_labels")
-            if cls not in out:
-                out.append(cls)
-    return out

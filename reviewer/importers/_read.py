@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from reviewer.classes.vocabulary import load_classes
 from reviewer.errors import InputError
@@ -156,3 +158,53 @@ def image_name(value: Any, *, source: str, record: str) -> str:
         raise InputError(source, f"{shown(value)} is not an image file name", record=record,
                          hint="images are named by their file name alone, e.g. ILSVRC2012_val_00000001.JPEG")
     return name
+
+
+def class_index_text(text: str, *, source: str, record: str, column: str) -> int:
+    """A class index written in a CSV cell (digits only, 0-999)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 4):
+        raise InputError(source, f"'{column}' must be a class index 0-999, got {shown(text)}", record=record)
+    return class_of_index(int(text), source=source, record=record)
+
+
+def class_index_list(text: str, *, source: str, record: str, column: str) -> list[int]:
+    """Class indices separated by commas in a CSV cell ("" = none), in the cell's order."""
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not (part.isascii() and part.isdigit() and len(part) <= 4):
+            raise InputError(source, f"'{column}' must list class indices 0-999 separated by commas, got "
+                                     f"{shown(text)}", record=record)
+        out.append(class_of_index(int(part), source=source, record=record))
+    return out
+
+
+def open_csv(path: str | Path) -> tuple[list[str], Iterator[list[str]]]:
+    """A CSV file's header (stripped) and a reader over its other rows (any encoding `decode_text` reads)."""
+    reader = csv.reader(io.StringIO(decode_text(path, read_bytes(path)), newline=""))
+    return [c.strip() for c in next(reader, [])], reader
+
+
+def image_rows(reader, header: list[str], *, source: str, id_column: str = "id"
+               ) -> Iterator[tuple[str, str, dict[str, str]]]:
+    """(image name, record, cells by column, stripped) for each non-blank row of a CSV with one
+    row per image: a row of the wrong length, a name that is not a file name, or an image listed
+    twice is refused with its line."""
+    first_line: dict[str, int] = {}
+    for row in reader:
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        record = f"line {line}"
+        if len(row) != len(header):
+            raise InputError(source, f"has {len(row)} fields where the header has {len(header)}", record=record,
+                             hint="is the file complete? a label list must be quoted (\"1, 2\")")
+        cells = {name: row[i].strip() for i, name in enumerate(header)}
+        name = image_name(cells[id_column], source=source, record=record)
+        if name in first_line:
+            raise InputError(source, f"{name} is listed twice (lines {first_line[name]} and {line})",
+                             record=record, hint="an image has one row; keep one of the two")
+        first_line[name] = line
+        yield name, record, cells

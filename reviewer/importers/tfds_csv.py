@@ -12,14 +12,12 @@ their own and are not read. The content is the official
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 from reviewer.errors import InputError
 from reviewer.importers._multilabel import MultilabelRecords
 from reviewer.importers._plan import ImportPlan
-from reviewer.importers._read import class_of_index, decode_text, image_name, read_bytes, shown
+from reviewer.importers._read import class_index_list, class_index_text, image_rows, open_csv, shown
 
 REQUIRED = ("id", "original_label", "proposed_labels", "unclear_multi_labels", "wrong_multi_labels",
             "is_problematic")
@@ -33,58 +31,25 @@ def looks_like(header: list[str]) -> bool:
     return {"id", "proposed_labels", "wrong_multi_labels"} <= columns
 
 
-def _classes(text: str, *, source: str, record: str, column: str) -> list[int]:
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if not (part.isascii() and part.isdigit() and len(part) <= 4):
-            raise InputError(source, f"'{column}' must list class indices 0-999 separated by commas, got "
-                                     f"{shown(text)}", record=record)
-        out.append(class_of_index(int(part), source=source, record=record))
-    return out
-
-
 def parse(path: str | Path) -> ImportPlan:
     source = str(path)
-    text = decode_text(path, read_bytes(path))
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = [c.strip() for c in next(reader, [])]
+    header, reader = open_csv(path)
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(source, f"the header lacks the columns {', '.join(missing)}",
                          hint="expected the TFDS imagenet2012_multilabel CSV dump: " + ", ".join(REQUIRED))
-    at = {name: header.index(name) for name in REQUIRED}
     plan = ImportPlan(kind="tfds_v3_csv", source_path=source)
     records = MultilabelRecords(plan)
-    first_line: dict[str, int] = {}
-    for row in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in row):
-            continue
-        record = f"line {line}"
-        if len(row) != len(header):
-            raise InputError(source, f"has {len(row)} fields where the header has {len(header)}", record=record,
-                             hint="is the file complete? a label list must be quoted (\"1, 2\")")
-        name = image_name(row[at["id"]], source=source, record=record)
-        if name in first_line:
-            raise InputError(source, f"{name} is listed twice (lines {first_line[name]} and {line})",
-                             record=record, hint="an image has one row; keep one of the two")
-        first_line[name] = line
-        original = row[at["original_label"]].strip()
-        if not (original.isascii() and original.isdigit() and len(original) <= 4):
-            raise InputError(source, f"'original_label' must be a class index 0-999, got {shown(original)}",
-                             record=record)
-        plan.image(name).original_label = class_of_index(int(original), source=source, record=record)
-        kinds = {kind: _classes(row[at[column]], source=source, record=record, column=column)
-                 for kind, column in KIND_COLUMNS.items()}
-        records.add(name, kinds)
-        flag = row[at["is_problematic"]].strip()
+    for name, record, cell in image_rows(reader, header, source=source):
+        plan.image(name).original_label = class_index_text(cell["original_label"], source=source, record=record,
+                                                           column="original_label")
+        records.add(name, {kind: class_index_list(cell[column], source=source, record=record, column=column)
+                           for kind, column in KIND_COLUMNS.items()})
+        flag = cell["is_problematic"]
         if flag not in ("True", "False", "true", "false", "1", "0"):
             raise InputError(source, f"'is_problematic' must be True or False, got {shown(flag)}", record=record)
         if flag in ("True", "true", "1"):
             plan.problematic[name] = dict(PROBLEMATIC_META)
-    if not first_line:
+    if not plan.multilabel_images:
         raise InputError(source, "has a header but no rows", hint="is the file complete?")
     return records.finish()

@@ -12,12 +12,11 @@ import subprocess
 import sys
 import uuid
 
+import psycopg  # noqa: E402  (the test extras install it)
 import pytest
 from sqlalchemy.engine import make_url
 
 from reviewer.project import Project
-
-psycopg = pytest.importorskip("psycopg")
 
 
 @pytest.fixture

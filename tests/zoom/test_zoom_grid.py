@@ -78,7 +78,6 @@ def _paper_crops(image: Image.Image, scale: int) -> dict[tuple[int, int], np.nda
 # Landscape 500x375; portrait 433x500 (neither side divisible by 3); a wide grayscale 350x156.
 @pytest.mark.parametrize("name", ["n01440764_tench.JPEG", "n01537544_indigo_bunting.JPEG", "n02692877_airship.JPEG"])
 def test_every_crop_has_the_pixels_of_the_papers_torchvision_transform(shared_data, name):
-    pytest.importorskip("torchvision")
     image = open_image(shared_data / "imagenet-samples" / name)
     reference = {}
     for cell, pixels in iter_crops(image, zoom_grid(image)):
