@@ -18,7 +18,6 @@ from sqlalchemy import select
 
 from db.tables import Image, Mistake, Prediction, Run
 from reviewer.app.mistake_detail import ClassInfo, DetailSource, label_kind, wordnet_relation
-from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.panel.discussion import notes
 from reviewer.panel.lookup import resolve_class, resolve_image
 from reviewer.panel.state import Item, current_votes, decision_history, describe_decision, standing_decisions
@@ -34,10 +33,11 @@ def _cls(info: ClassInfo | None) -> dict | None:
 def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
     """The record of one (image, predicted class): see the module's docstring."""
     predicted_index = resolve_class(predicted)
+    source = DetailSource(project)  # the project's labels, read once (also for the runs' details below)
+    labels = source.labels
     with project.read() as session:
         image_id = resolve_image(session=session, text=image)
         row = session.get(Image, image_id)
-        labels = reviewed_labelset(session=session, after_review=False)
         item = Item(image_id, predicted_index)
         runs = session.execute(select(Prediction.run_id).where(Prediction.image_id == image_id)
                                .order_by(Prediction.run_id)).scalars().all()
@@ -85,21 +85,19 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
         "evidence": _evidence(project, row.file_name, predicted_index, original),
         "zoom": [],
     }
-    if runs:
-        source = DetailSource(project)
-        for run_id in runs:
-            detail = source.detail(run_id=run_id, image_id=image_id)
-            mistake = mistakes.get(run_id)
-            record["runs"].append({
-                "run_id": run_id, "model": source.model_name(run_id), "status": str(statuses.get(run_id, "")),
-                "top1": _cls(detail.predicted), "top1_probability": detail.probability,
-                "top5": [{"rank": r.rank, **_cls(r.cls), "probability": r.probability, "label": r.label_kind,
-                          "decided_by_panel": r.decided} for r in detail.topk],
-                "mistake": None if mistake is None else {"novel": mistake.novel,
-                                                         "probability": mistake.probability,
-                                                         "hierarchy_distance": mistake.hierarchy_distance},
-            })
-            record["zoom"].extend(_zoom(project, run_id, image_id, predicted_index))
+    for run_id in runs:
+        detail = source.detail(run_id=run_id, image_id=image_id)
+        mistake = mistakes.get(run_id)
+        record["runs"].append({
+            "run_id": run_id, "model": source.model_name(run_id), "status": str(statuses.get(run_id, "")),
+            "top1": _cls(detail.predicted), "top1_probability": detail.probability,
+            "top5": [{"rank": r.rank, **_cls(r.cls), "probability": r.probability, "label": r.label_kind,
+                      "decided_by_panel": r.decided} for r in detail.topk],
+            "mistake": None if mistake is None else {"novel": mistake.novel,
+                                                     "probability": mistake.probability,
+                                                     "hierarchy_distance": mistake.hierarchy_distance},
+        })
+        record["zoom"].extend(_zoom(project, run_id, image_id, predicted_index))
     return record
 
 

@@ -49,21 +49,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_adopt_evidence)
 
 
-def summary_kind(text: str):
-    from reviewer.evidence.kinds import EvidenceKind
-
-    return EvidenceKind(text)
-
-
 def run_adopt_evidence(args: argparse.Namespace) -> int:
     from reviewer.evidence.adopt import ADOPTABLE, adopt
+    from reviewer.evidence.kinds import EvidenceKind
 
     project = Project.open(args.project)
     summary = project.write(lambda session: adopt(session=session, kind=args.source))
     print(summary.describe())
     for line in (*summary.notes, *summary.warnings):
         print(f"  {line}")
-    print(f"adopted as {ADOPTABLE[summary_kind(args.source)]}; metrics, exports and the split now read it")
+    print(f"adopted as {ADOPTABLE[EvidenceKind(args.source)]}; metrics, exports and the split now read it")
     return 0
 
 
