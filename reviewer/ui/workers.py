@@ -18,7 +18,9 @@ crosses threads, through a Qt signal; results wait in a locked dict.
 from __future__ import annotations
 
 import itertools
+import os
 import queue
+import sys
 import threading
 import traceback
 from typing import Any, Callable
@@ -26,6 +28,21 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal, Slot
 
 _STOP = float("inf")
+
+
+BACKGROUND_NICE = 10
+
+
+def _yield_cpu_to_ui() -> None:
+    """Lower this worker thread's CPU priority: on a machine of few cores, the UI thread
+    then gets a core first when both want one (measured with bench_review_latency.py:
+    keys pressed as fast as accepted, p50 and p95 about 3 ms less). Linux only, where a thread
+    is its own scheduling entity; elsewhere the same call would renice the whole process."""
+    if sys.platform.startswith("linux"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+        except OSError:
+            pass  # a sandbox that forbids it: the thread keeps the normal priority
 
 
 class _Relay(QObject):
@@ -103,6 +120,7 @@ class Worker(QObject):
             self._queue.put((_STOP, next(self._ids), None, (), {}))
 
     def _loop(self) -> None:
+        _yield_cpu_to_ui()
         while True:
             priority, task_id, fn, args, kwargs = self._queue.get()
             if priority == _STOP:

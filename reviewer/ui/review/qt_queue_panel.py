@@ -53,12 +53,6 @@ class QueueModel(QStringListModel):
     def entry(self, row: int) -> QueueEntry | None:
         return self.queue[row] if self.queue is not None and 0 <= row < len(self.queue) else None
 
-    def refresh_key(self, key: tuple[int, int]) -> None:
-        row = self.queue.row_of(key) if self.queue else None
-        if row is not None:
-            index = self.index(row)
-            self.dataChanged.emit(index, index)
-
 
 def _tooltip(entry: QueueEntry) -> str:
     names = load_classes().names
@@ -221,6 +215,17 @@ class QtQueuePanel(QWidget):
                 and _on_arrows(watched, event.position().toPoint()):
             QTimer.singleShot(0, self.finish_editing)  # after the click has stepped the value
         return False
+
+    def refresh_items(self, keys) -> None:
+        """Repaint the rows of these items (their state changed). Their rectangles only:
+        the model's dataChanged made the list repaint every visible row."""
+        queue, viewport = self.model.queue, self.view.viewport()
+        for key in keys:
+            row = queue.row_of(key) if queue is not None else None
+            if row is not None:
+                rect = self.view.visualRect(self.model.index(row))
+                if rect.intersects(viewport.rect()):
+                    viewport.update(rect)
 
     def finish_editing(self) -> None:
         """Apply the filter now (not after the typing pause) and give the keys back to the review."""

@@ -219,8 +219,7 @@ class QtReviewPage(QWidget):
     def _states_changed(self, items) -> None:
         """The panel's state of some items changed (anyone's vote, a lock): their rows,
         the counts, and the shown mistake's line and rating keys follow."""
-        for key in items:
-            self.queue_panel.model.refresh_key(key)
+        self.queue_panel.refresh_items(items)
         self._update_counts()
         entry = self.session.current()
         if entry is not None and entry.item in items:
@@ -385,7 +384,7 @@ class QtReviewPage(QWidget):
 
     def _vote_changed(self, key) -> None:
         self.queue_panel.model.pending = set(self.session.pending)
-        self.queue_panel.model.refresh_key(key)
+        self.queue_panel.refresh_items((key,))
         self._update_counts()
         if key == self.session.current_key():
             self._show_vote(key)

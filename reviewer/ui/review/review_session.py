@@ -137,19 +137,27 @@ class ReviewSession(QObject):
             self._reload_queue()  # the whole queue: its mistakes or the panel changed
         elif changes.votes or changes.decisions:
             # Only the items named: milliseconds, where the whole queue takes a few hundred
-            # (and would hold the interpreter while keys come in).
-            mine = [item for item in changes.items if self.queue.entry(item) is not None]
-            if mine:
-                self._states_asked += 1
-                asked = self._states_asked
-                self._state_asks.update(dict.fromkeys(mine, asked))
-                self.reader.submit(acts.item_states, self.project, reviewer_id=self.reviewer.id, items=mine,
-                                   on_done=lambda states: self._item_states_loaded(states, asked),
-                                   on_error=self._failed, priority=1)
+            # (and would hold the interpreter while keys come in). An item with more of this
+            # window's writes still on their way waits for the last one's record (wrong,
+            # major, fine-grained: one read, not three; `_vote_written` publishes a write's
+            # record before it counts the write done, so the last one sees 1 here).
+            self._refresh_states(item for item in changes.items if self.pending.get(item, 0) < 2)
         key = self.current_key()
         if key is not None and key in stale and self.source is not None:
             self.request_detail(key, priority=2)
             self.refresh_votes(key)
+
+    def _refresh_states(self, items) -> None:
+        """Read the queue state (everyone's votes, the decision) of these items again."""
+        mine = [item for item in items if self.queue is not None and self.queue.entry(item) is not None]
+        if not mine:
+            return
+        self._states_asked += 1
+        asked = self._states_asked
+        self._state_asks.update(dict.fromkeys(mine, asked))
+        self.reader.submit(acts.item_states, self.project, reviewer_id=self.reviewer.id, items=mine,
+                           on_done=lambda states: self._item_states_loaded(states, asked),
+                           on_error=self._failed, priority=1)
 
     def refresh_votes(self, key: Key) -> None:
         """Re-read the panelist's and the others' votes on an item whose votes changed
@@ -389,17 +397,21 @@ class ReviewSession(QObject):
         if self.queue is not None:
             self.queue.set_my_verdict(key, state.verdict)
         self.vote_changed.emit(key)
-        self.writer.submit(self._write_vote, key, changes, on_done=self._vote_written,
+        self.writer.submit(self._write_vote, key, changes, self._versions[key], on_done=self._vote_written,
                            on_error=lambda e, k=key: self._vote_failed(k, e))
         return state
 
-    def _write_vote(self, key: Key, changes: dict):
+    def _write_vote(self, key: Key, changes: dict, version: int):
         done = acts.vote(self.project, reviewer_id=self.reviewer.id, item=key, **changes)
-        others = acts.others(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind)
-        return key, VoteState.of(done.value), others, True, done.changes, done.value.id
+        # The others' votes as my verdict lets me see them; not read while more of my writes
+        # on this item are queued behind this one (a later key press bumped the item's version
+        # on the UI thread; only read here): the last one reads them.
+        last = self._versions.get(key, 0) == version
+        others = acts.others(self.project, viewer_id=self.reviewer.id, item=key, blind=self.blind) if last else None
+        return key, VoteState.of(done.value), (last, others), True, done.changes, done.value.id
 
     def _vote_written(self, result) -> None:
-        key, state, others, undo, changes, vote_id = result
+        key, state, (others_read, others), undo, changes, vote_id = result
         # The group view and the progress follow at once; the poll need not report it again.
         self.watcher.publish(changes, vote_ids=(vote_id,))
         self.pending[key] -= 1
@@ -409,7 +421,8 @@ class ReviewSession(QObject):
             self.status[key] = "recorded"
             if self.queue is not None:
                 self.queue.set_my_verdict(key, state.verdict)
-        self._set_others(key, others)
+        if others_read:
+            self._set_others(key, others)
         self._set_undo(undo)
         self.vote_changed.emit(key)
         self.others_changed.emit(key)
@@ -420,6 +433,9 @@ class ReviewSession(QObject):
             self.pending.pop(key, None)
         self.status[key] = f"not recorded: {error}" if isinstance(error, UserError) else "not recorded"
         self.my_votes.pop(key, None)
+        # Earlier writes of the item that landed left reading it back to this one.
+        self._refresh_states([key])
+        self.refresh_others(key)
         self.message.emit(f"Your vote was NOT recorded: {error}", True)
         # Show what the database really holds.
         self.reader.submit(acts.my_vote, self.project, reviewer_id=self.reviewer.id, item=key,
