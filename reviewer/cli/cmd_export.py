@@ -104,6 +104,7 @@ def run_split(args: argparse.Namespace) -> int:
     from reviewer.evaluation.split import (
         EXCLUDED,
         EXCLUDED_MINOR,
+        EXCLUDED_PROBLEMATIC,
         NEEDS_REVIEW,
         NOT_CANDIDATE,
         NOT_ENOUGH,
@@ -141,9 +142,10 @@ def run_split(args: argparse.Namespace) -> int:
           "correct or unclear label, none minor")
     print(f"  {counts[SELECTED]} selected, {counts[NEEDS_REVIEW]} need a final review, "
           f"{counts[EXCLUDED]} excluded (a correct or unclear new label), {counts[EXCLUDED_MINOR]} excluded (a minor "
-          f"mistake), {counts[NOT_ENOUGH]} below k, {counts[NOT_CANDIDATE]} not candidates")
+          f"mistake), {counts[EXCLUDED_PROBLEMATIC]} excluded (ground truth problematic), {counts[NOT_ENOUGH]} below "
+          f"k, {counts[NOT_CANDIDATE]} not candidates")
     status = {"selected": [SELECTED], "needs-review": [NEEDS_REVIEW],
-              "excluded": [EXCLUDED, EXCLUDED_MINOR]}.get(args.show, [])
+              "excluded": [EXCLUDED, EXCLUDED_MINOR, EXCLUDED_PROBLEMATIC]}.get(args.show, [])
     shown = result.table[result.table["status"].isin(status)]
     for row in shown.itertuples(index=False):
         print(f"  {row.file_name}  major {row.major}, unreviewed {row.unreviewed}, {row.status}")

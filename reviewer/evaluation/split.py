@@ -18,7 +18,9 @@ Here, with members being runs of the project or imported published reviews:
   is major), >= k members made a major mistake there, no member's mistake
   there was judged a correct or unclear label, none is rated minor, and every
   member's mistake there is reviewed and rated;
-- it is **excluded** when a member's mistake was judged correct or unclear
+- it is **excluded** when its ground truth is problematic (the paper's
+  mistakes leave problematic images out, `reviewed_mistakes.problematic_images`),
+  or a member's mistake was judged correct or unclear
   (a new label) or rated minor, **not a candidate** when the anchor made no
   mistake there or one not rated major, **needs review** when unrated
   mistakes could still decide it, and **below k** otherwise.
@@ -44,7 +46,7 @@ from reviewer.evaluation.metrics import accepted
 from reviewer.evaluation.slices import save_slice, slice_image_ids
 from reviewer.labels.labelset import LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.reviewed_mistakes import image_table
+from reviewer.labels.reviewed_mistakes import image_table, problematic_images
 from reviewer.panel.state import decisions_table
 from reviewer.runs.mistakes import stored_mistakes
 from reviewer.runs.predictions import load_predictions
@@ -53,8 +55,9 @@ from reviewer.terms import RunStatus, Severity, Verdict
 SELECTED, NEEDS_REVIEW, NOT_ENOUGH = "selected", "needs review", "below k"
 EXCLUDED = "excluded: correct or unclear new label"
 EXCLUDED_MINOR = "excluded: a minor mistake"
+EXCLUDED_PROBLEMATIC = "excluded: ground truth problematic"
 NOT_CANDIDATE = "not a candidate: the anchor's mistake is not major"
-STATUSES = (SELECTED, NEEDS_REVIEW, EXCLUDED, EXCLUDED_MINOR, NOT_CANDIDATE, NOT_ENOUGH)
+STATUSES = (SELECTED, NEEDS_REVIEW, EXCLUDED, EXCLUDED_MINOR, EXCLUDED_PROBLEMATIC, NOT_CANDIDATE, NOT_ENOUGH)
 MINOR_SEVERITIES = (Severity.MINOR.value, Severity.BORDERLINE.value)
 
 
@@ -171,9 +174,9 @@ def _published_severity(session: Session) -> pd.DataFrame:
                                                                                  "predicted": "int64"})
 
 
-def member_judgements(*, session: Session, rule: SplitRule) -> pd.DataFrame:
+def member_judgements(*, session: Session, rule: SplitRule, decisions: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per member mistake: member, image_id, predicted, verdict (None: not reviewed), severity."""
-    decisions = decisions_table(session=session)
+    decisions = decisions_table(session=session) if decisions is None else decisions
     decided = decisions[["image_id", "predicted", "verdict", "severity"]]
     decided = decided.rename(columns={"severity": "decided_severity"})
     published = _published_severity(session)
@@ -205,7 +208,8 @@ def apply_split_rule(*, session: Session, rule: SplitRule) -> SplitResult:
         raise SplitError(f"k must be between 1 and the number of members ({len(rule.members)}), got {rule.k}")
     if not 0 <= rule.anchor < len(rule.members):
         raise SplitError("the anchor must be one of the members")
-    items = member_judgements(session=session, rule=rule)
+    decisions = decisions_table(session=session)
+    items = member_judgements(session=session, rule=rule, decisions=decisions)
     wrong = items["verdict"] == Verdict.WRONG
     items["major"] = wrong & (items["severity"] == Severity.MAJOR)
     items["minor"] = wrong & items["severity"].isin(MINOR_SEVERITIES)
@@ -225,10 +229,11 @@ def apply_split_rule(*, session: Session, rule: SplitRule) -> SplitResult:
         table[member.label] = column.reindex(table.index).fillna(-1).astype("int64")
     candidate = table["anchor_major"] | table["anchor_open"]
     reachable = table["major"] + table["unreviewed"] >= rule.k
+    problematic = table.index.isin(list(problematic_images(session=session, decisions=decisions)))
     status = np.select(
-        [table["new_label"], table["minor"], ~candidate,
+        [problematic, table["new_label"], table["minor"], ~candidate,
          table["anchor_major"] & (table["major"] >= rule.k) & (table["unreviewed"] == 0), reachable],
-        [EXCLUDED, EXCLUDED_MINOR, NOT_CANDIDATE, SELECTED, NEEDS_REVIEW], default=NOT_ENOUGH)
+        [EXCLUDED_PROBLEMATIC, EXCLUDED, EXCLUDED_MINOR, NOT_CANDIDATE, SELECTED, NEEDS_REVIEW], default=NOT_ENOUGH)
     table["status"] = status
     table = table.rename(columns={"new_label": "correct_new"}).drop(columns=["anchor_major", "anchor_open"])
     names = image_table(session=session, image_ids=table.index.tolist())

@@ -11,6 +11,14 @@ so a later decision also overrides an imported item: "wrong" takes the
 decision's category and severity where it set them, "correct" or "unclear"
 removes the item (it is no longer a mistake). Both the analysis report and the
 imagenet-mistakes export read this one table, so they cannot disagree.
+
+An image whose ground truth is problematic has no mistakes: the paper leaves
+problematic images out before it categorises the mistakes (§3.1, §4.2: of 676
+mistakes, "44% (296/676) ... were either problematic or correct"; the 378 left
+are categorised), and the reference notebook skips them ("We ignore all
+problematic images"). So do the multi-label accuracy after the review and the
+novel-prediction counts here (`problematic_images`: flagged in the imported
+labels, or by a standing decision on any prediction of the image).
 """
 
 from __future__ import annotations
@@ -52,8 +60,20 @@ def _mistakes_by_model(session: Session) -> pd.DataFrame:
     return frame[["model", "image_id", "predicted"]].drop_duplicates(ignore_index=True)
 
 
+def problematic_images(*, session: Session, decisions: pd.DataFrame) -> set[int]:
+    """Ids of the images whose ground truth is problematic: marked so in the imported
+    labels (the TFDS multi-label set's problematic images), or flagged by a standing
+    final decision (`decisions_table`) on any prediction of the image, as
+    `reviewer.labels.reviewed.reviewed_labelset` marks them for the accuracy."""
+    marked = session.connection().execute(select(Image.id).where(Image.problematic)).scalars()
+    flagged = decisions.loc[decisions["problematic"].astype(bool), "image_id"]
+    return {int(i) for i in marked} | {int(i) for i in flagged}
+
+
 def reviewed_mistakes(*, session: Session, decisions: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (model, image, predicted class) judged a mistake.
+
+    Nothing on an image whose ground truth is problematic (`problematic_images`).
 
     Columns: model, source ("imported": as a published review judged it;
     "panel": the current final decision says "wrong"), image_id, file_name,
@@ -78,8 +98,10 @@ def reviewed_mistakes(*, session: Session, decisions: pd.DataFrame | None = None
     index = pd.MultiIndex.from_frame(frame[["image_id", "predicted"]])
     verdict = decided["verdict"].reindex(index).to_numpy()
     has_decision = pd.notna(verdict)
-    # Undecided run mistakes are not reviewed yet; decided "correct"/"unclear" items are no mistakes.
+    # Undecided run mistakes are not reviewed yet; decided "correct"/"unclear" items are no mistakes;
+    # nor is anything on an image whose ground truth is problematic.
     keep = np.where(has_decision, verdict == Verdict.WRONG, frame["item_id"].to_numpy() >= 0)
+    keep &= ~frame["image_id"].isin(problematic_images(session=session, decisions=decisions)).to_numpy()
     for column in ("category", "severity"):
         ours = decided[column].reindex(index).to_numpy()
         use = has_decision & pd.notna(ours)

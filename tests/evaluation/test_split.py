@@ -16,6 +16,7 @@ from reviewer.evaluation.slices import save_slice, slice_file_names, slice_rule
 from reviewer.evaluation.split import (
     EXCLUDED,
     EXCLUDED_MINOR,
+    EXCLUDED_PROBLEMATIC,
     NEEDS_REVIEW,
     NOT_CANDIDATE,
     NOT_ENOUGH,
@@ -80,6 +81,27 @@ def case(tmp_path):
     return project, img, runs
 
 
+def test_an_image_whose_ground_truth_is_problematic_is_never_selected(case):
+    """The paper's mistakes leave problematic images out (§3.1, §4.2), so ImageNet-M cannot
+    hold one. Image 5 (four major mistakes) is flagged problematic by a later decision on D's
+    prediction; image 1 is marked problematic in the imported labels."""
+    from sqlalchemy import update
+
+    from db.engine import write_session
+    from db.tables import Image
+
+    project, img, runs = case
+    decide(project, img[5], 510, "wrong", severity="major", category="fine_grained", problematic=True)
+    with write_session(project.engine) as session:
+        session.execute(update(Image).where(Image.id == img[1]).values(problematic=True))
+    members = read_with(project, resolve_members, specs=[str(runs[n]) for n in "ABCD"])
+    result = read_with(project, apply_split_rule, rule=SplitRule(members, k=3))
+    status = dict(zip(result.table["file_name"], result.table["status"]))
+    assert status[val_name(5)] == status[val_name(1)] == EXCLUDED_PROBLEMATIC
+    assert result.images() == [val_name(8)]
+    assert result.counts()[EXCLUDED_PROBLEMATIC] == 2
+
+
 def test_rule_on_a_constructed_case(case):
     project, img, runs = case
     members = read_with(project, resolve_members, specs=[str(runs[n]) for n in "ABCD"])
@@ -90,8 +112,8 @@ def test_rule_on_a_constructed_case(case):
                       val_name(7): EXCLUDED, val_name(8): SELECTED, val_name(11): NOT_CANDIDATE,
                       val_name(12): EXCLUDED_MINOR, val_name(13): NOT_ENOUGH}
     assert result.images() == [val_name(1), val_name(5), val_name(8)]
-    assert result.counts() == {SELECTED: 3, NEEDS_REVIEW: 2, EXCLUDED: 2, EXCLUDED_MINOR: 2, NOT_CANDIDATE: 1,
-                               NOT_ENOUGH: 1}
+    assert result.counts() == {SELECTED: 3, NEEDS_REVIEW: 2, EXCLUDED: 2, EXCLUDED_MINOR: 2, EXCLUDED_PROBLEMATIC: 0,
+                               NOT_CANDIDATE: 1, NOT_ENOUGH: 1}
     row = result.table.set_index("file_name").loc[val_name(6)]
     assert (row["major"], row["unreviewed"]) == (3, 1)
     assert row[members[3].label] == 512  # the candidates show each member's prediction

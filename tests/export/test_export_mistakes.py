@@ -75,6 +75,27 @@ def test_panel_decisions_join_and_override_the_published_review(tmp_path, shared
         model_of(project, "resnet50")
 
 
+def test_an_image_flagged_problematic_has_no_mistakes(tmp_path, shared_data):
+    """The paper drops problematic images before it categorises mistakes (of 676, 296
+    "were either problematic or correct"; 378 left): a published item whose image the
+    panel flags problematic, on that item or on another model's prediction of the image,
+    is no longer a mistake, as the multi-label accuracy after the review leaves it out."""
+    project = Project.create(tmp_path / "p")
+    import_review(project, shared_data / "imagenet-mistakes" / FILES["vit3b"], model="vit3b")
+    published = json.loads((shared_data / "imagenet-mistakes" / FILES["vit3b"]).read_text())
+    first, second, third = list(published)[:3]
+    ids = dict(zip(read_with(project, image_table)["file_name"], read_with(project, image_table).index))
+    decide(project, ids[first], published[first]["top_prediction"], "wrong", severity="major",
+           category="fine_grained", problematic=True)
+    other = (published[second]["top_prediction"] + 1) % 1000  # another model's prediction on the image
+    decide(project, ids[second], other, "correct", problematic=True)
+    decide(project, ids[third], published[third]["top_prediction"], "wrong", severity="major",
+           category="fine_grained")
+    items = model_of(project, "vit3b")
+    assert first not in items.records and second not in items.records and third in items.records
+    assert len(items.records) == len(published) - 2
+
+
 def model_of(project, model: str):
     """A model's reviewed mistakes as the export writes them."""
     return model_mistakes(model=model, reviewed=read_with(project, reviewed_mistakes))
