@@ -169,3 +169,58 @@ def test_own_vote_changes_and_others_votes_arrive_without_restart(qtbot, panel_p
               verdict="unclear")
     qtbot.waitUntil(lambda: editor.table.item(0, 2).text() == "unclear", timeout=10_000)
     assert "History" in editor.tabs.tabText(1)
+
+
+def test_enter_posts_a_note_and_hands_the_keys_back_to_lock(qtbot, panel_project, open_view):
+    """E, a note, Enter: the note is posted and L then locks (it used to type an "l" into the box)."""
+    from PySide6.QtWidgets import QApplication
+
+    project, (ann, bob, cy), items = panel_project
+    view = open_view(project, ann)
+    select(qtbot, view, items[1])  # 2:1 wrong: a majority the chair may lock
+    view.activateWindow()
+    qtbot.waitUntil(view.votes.new_note.isEnabled, timeout=5_000)
+
+    def press(key):
+        qtbot.keyClick(QApplication.focusWidget() or view, key)
+
+    press(Qt.Key.Key_E)
+    assert view.votes.new_note.hasFocus()
+    qtbot.keyClicks(view.votes.new_note, "two of us see a husky")
+    with qtbot.waitSignal(view.action_done, timeout=10_000):
+        press(Qt.Key.Key_Return)
+    assert not view.votes.new_note.hasFocus() and view.votes.new_note.text() == ""
+    with qtbot.waitSignal(view.action_done, timeout=10_000):
+        press(Qt.Key.Key_L)
+    decision = read_with(project, latest_decisions, items=[items[1]]).get(items[1])
+    assert (decision.verdict, decision.method) == ("wrong", "majority")
+    assert view.votes.new_note.text() == ""
+
+
+def test_the_override_dialog_keeps_what_was_entered_until_the_rules_accept_it(qtbot):
+    """OK without a reason: the dialog stays open with the chosen verdict and says why (it used
+    to close, dropping the chair's input); severity and category are for "wrong" only."""
+    from reviewer.ui.app import create_app
+    from reviewer.ui.group.qt_group_votes import QtOverrideDialog
+
+    create_app()
+    dialog = QtOverrideDialog("n01440764_tench.JPEG, predicted goldfish")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.verdict.setCurrentIndex(dialog.verdict.findData("wrong"))
+    dialog.severity.setCurrentIndex(dialog.severity.findData("major"))
+    dialog.category.setCurrentIndex(dialog.category.findData("fine_grained"))
+    dialog.accept()
+    assert dialog.isVisible() and dialog.result() != QtOverrideDialog.DialogCode.Accepted
+    assert dialog.error.isVisible() and "needs a reason" in dialog.error.text()
+    assert dialog.verdict.currentData() == "wrong" and dialog.severity.currentData() == "major"
+    dialog.reason.setPlainText("a husky by the panel's reading of the ears")
+    dialog.accept()
+    assert dialog.result() == QtOverrideDialog.DialogCode.Accepted
+    assert dialog.decision() == {"verdict": "wrong", "problematic": False, "severity": "major",
+                                 "category": "fine_grained", "oov_name": None,
+                                 "reason": "a husky by the panel's reading of the ears"}
+    # A "correct" decision has no severity or category, whatever the boxes held.
+    dialog.verdict.setCurrentIndex(dialog.verdict.findData("correct"))
+    assert not dialog.severity.isEnabled() and not dialog.category.isEnabled()
+    assert dialog.decision()["severity"] is None and dialog.decision()["category"] is None

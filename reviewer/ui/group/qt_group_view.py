@@ -397,6 +397,9 @@ class QtGroupView(QWidget):
                       **fields)
 
     def _note(self, text: str) -> None:
+        # Enter posted the note: the keys go back to the list (J/K, L to lock), as they do
+        # after a note on the review page; the next E comes back to the box.
+        self.list.setFocus(Qt.FocusReason.OtherFocusReason)
         if self._row is not None:
             self._act(acts.note, "note added", reviewer_id=self.reviewer.id, item=self._row.item, text=text)
 

@@ -37,11 +37,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.panel.decisions import DecisionError, check_override
 from reviewer.panel.group import ItemPanel
 from reviewer.panel.state import decision_words
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.review.qt_detail_panel import section_title
-from reviewer.ui.theme import KIND_COLOURS, MUTED, WARNING
+from reviewer.ui.theme import ERROR, KIND_COLOURS, MUTED, WARNING
 
 ROWS = (("verdict", "Verdict"), ("problematic", "Problematic"), ("severity", "Severity"),
         ("category", "Category"), ("oov_name", "OOV object"), ("note", "Note"))
@@ -134,17 +135,50 @@ class QtOverrideDialog(QDialog):
         form.addRow("Category", self.category)
         form.addRow("OOV object", self.oov_name)
         form.addRow("Reason", self.reason)
+        self.error = QLabel()  # why OK did not record it; the dialog stays open with what was entered
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {ERROR}")
+        self.error.hide()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.error)
         layout.addWidget(buttons)
+        # Severity and category are rated for a "wrong" decision only.
+        self.verdict.currentIndexChanged.connect(self._verdict_changed)
+        self.category.currentIndexChanged.connect(self._verdict_changed)
+        self._verdict_changed()
+
+    def _verdict_changed(self) -> None:
+        wrong = self.verdict.currentData() == Verdict.WRONG
+        for box in (self.severity, self.category):
+            box.setEnabled(wrong)
+        category = self.category.currentData()
+        self.oov_name.setEnabled(wrong and category is not None and Category(category).needs_name)
+
+    def accept(self) -> None:
+        """Record only what the override rules accept (`check_override`, the rules the
+        decision is written under); otherwise say why and keep the dialog open."""
+        decision = self.decision()
+        try:
+            check_override(verdict=decision["verdict"], reason=decision["reason"],
+                           severity=decision["severity"], category=decision["category"])
+        except DecisionError as exc:
+            self.error.setText(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
+            self.error.show()
+            (self.reason if not decision["reason"] else self.verdict).setFocus()
+            return
+        super().accept()
 
     def decision(self) -> dict:
+        wrong = self.verdict.currentData() == Verdict.WRONG
         return {"verdict": self.verdict.currentData(), "problematic": self.problematic.isChecked(),
-                "severity": self.severity.currentData(), "category": self.category.currentData(),
-                "oov_name": self.oov_name.text().strip() or None, "reason": self.reason.toPlainText().strip()}
+                "severity": self.severity.currentData() if wrong else None,
+                "category": self.category.currentData() if wrong else None,
+                "oov_name": (self.oov_name.text().strip() or None) if self.oov_name.isEnabled() else None,
+                "reason": self.reason.toPlainText().strip()}
 
 
 class QtGroupVotes(QWidget):
