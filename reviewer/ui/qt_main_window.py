@@ -265,13 +265,16 @@ class QtMainWindow(QMainWindow):
 
     def _open_failed(self, error: BaseException) -> None:
         self.show_start()
-        self.show_message(str(error) if isinstance(error, UserError) else f"Cannot open: {error}", error=True)
+        text = scrub(str(error) if isinstance(error, UserError) else f"Cannot open: {error}")
+        self.show_message(text, error=True)
+        self.start.show_error(text)  # whole, where a one-line status bar cuts it off
 
     def _project_opened(self, result) -> None:
         project, reviewer, runs, (identity, roles) = result
         self.close_project()
         self.project, self.reviewer, self.runs = project, reviewer, runs
         self.status_text.clear()
+        self.start.show_error("")
         self.prefs.reviewer_name = reviewer.name
         self.prefs.add_recent(project.root)
         save_preferences(self.prefs)

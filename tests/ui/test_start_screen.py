@@ -89,3 +89,37 @@ def test_gui_on_a_project_asks_the_name_first_then_opens_it(qtbot, review_projec
         qtbot.keyClick(window.start.recent, Qt.Key.Key_Return)
     assert window.project.root == review_project.root
     window.close()
+
+
+def test_a_damaged_project_says_why_and_how_to_recover_in_full(qtbot, review_project, tmp_path):
+    """A project.db whose first page is overwritten: the start screen shows the whole message,
+    recovery command included and selectable (the status bar cut it off mid-command)."""
+    import shutil
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(review_project.root, damaged)
+    db = damaged / "project.db"
+    for journal in damaged.glob("project.db-*"):  # the write-ahead log's pages would stand in for it
+        journal.unlink()
+    data = bytearray(db.read_bytes())
+    data[:4096] = b"\xa5" * 4096
+    db.write_bytes(bytes(data))
+    create_app()
+    window = QtMainWindow(preferences=Preferences(reviewer_name="ann"))
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    window.open_project(str(damaged))
+    qtbot.waitUntil(lambda: window.start.error.isVisible(), timeout=20_000)
+    text = window.start.error.text()
+    assert window.stack.currentWidget() is window.start
+    assert str(db) in text or "project.db" in text
+    assert "sqlite3 project.db .recover | sqlite3 recovered.db" in text, text  # the recovery command, whole
+    assert window.start.error.wordWrap() and window.start.error.textInteractionFlags() & \
+        Qt.TextInteractionFlag.TextSelectableByMouse
+    # The whole of it is on screen: the label is as tall as its wrapped text needs.
+    assert window.start.error.height() >= window.start.error.heightForWidth(window.start.error.width())
+    with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
+        window.open_project(str(review_project.root))
+    assert not window.start.error.isVisible() and window.start.error.text() == ""
+    window.close()

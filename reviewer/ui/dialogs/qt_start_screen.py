@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.ui.review.qt_detail_panel import section_title
-from reviewer.ui.theme import QtCard, style_headline, style_muted, style_primary
+from reviewer.ui.theme import ERROR, QtCard, set_text_colour, style_headline, style_muted, style_primary
 
 
 class QtStartScreen(QWidget):
@@ -76,6 +76,14 @@ class QtStartScreen(QWidget):
         self.no_recent = QLabel("No recent project yet: open one, create one, or start with the demo.")
         style_muted(self.no_recent)
         layout.addWidget(self.no_recent)
+        # Why the last project could not be opened, whole (a recovery command is long) and
+        # selectable, to copy into a terminal.
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        set_text_colour(self.error, ERROR)
+        self.error.hide()
+        layout.addWidget(self.error)
         buttons = QHBoxLayout()
         self.open_button = QPushButton("Open project…")
         self.open_button.clicked.connect(self._browse)
@@ -91,6 +99,11 @@ class QtStartScreen(QWidget):
         buttons.addWidget(self.demo_button)
         layout.addLayout(buttons)
         self._update_enabled()
+
+    def show_error(self, text: str) -> None:
+        """Say why a project could not be opened ("": nothing to say)."""
+        self.error.setText(text)
+        self.error.setVisible(bool(text))
 
     def set_name(self, name: str) -> None:
         self.name.setText(name)
