@@ -7,7 +7,7 @@ import re
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialog
+from PySide6.QtWidgets import QApplication, QDialog, QLabel
 
 from reviewer.app import panel as acts
 from reviewer.ui.qt_image_view import QtImageView
@@ -266,3 +266,21 @@ def test_an_exemplar_opens_large(qtbot, open_window):
     view = dialog.findChild(QtImageView)
     qtbot.waitUntil(view.has_image, timeout=10_000)
     dialog.close()
+
+
+def test_an_example_image_opens_in_a_window_that_has_the_keys_until_closed(qtbot, open_window):
+    """Its own caption and Close button, modal to the review (no vote key can reach the mistake
+    behind it), the keys at once, and Escape or Ctrl+W closes it."""
+    window = open_window()
+    detail = window.session.detail(window.session.current_key())
+    exemplars = [e for e in (*detail.predicted_exemplars, *detail.label_exemplars) if e.path is not None]
+    assert exemplars, "the review project has example images of some shown class"
+    for close_key in ((Qt.Key.Key_Escape, Qt.KeyboardModifier.NoModifier),
+                      (Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)):
+        window.page.exemplars.activated.emit(exemplars[0])
+        dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QDialog) and w.isVisible())
+        assert dialog.windowModality() == Qt.WindowModality.WindowModal
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=5_000)
+        assert exemplars[0].file_name in " ".join(label.text() for label in dialog.findChildren(QLabel))
+        qtbot.keyClick(QApplication.focusWidget(), *close_key)
+        qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5_000)

@@ -12,9 +12,11 @@ import time
 from html import escape
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QSizePolicy,
@@ -464,12 +466,23 @@ class QtReviewPage(QWidget):
             self.session.next()
 
     def _preview_exemplar(self, exemplar: Exemplar) -> None:
+        """The example image larger, in a window of its own that has the keys until it is
+        closed (Escape, Ctrl+W or its Close button): a vote key must never reach the mistake
+        hidden behind it."""
         dialog = QDialog(self)
         dialog.setWindowTitle(exemplar.file_name)
         dialog.resize(QSize(900, 700))
         layout = QVBoxLayout(dialog)
+        caption = QLabel(f"{escape(exemplar.file_name)}: an example image from this project "
+                         "(Escape closes it)")
+        style_muted(caption)
+        layout.addWidget(caption)
         view = QtImageView()
-        layout.addWidget(view)
+        layout.addWidget(view, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(dialog.reject)
+        layout.addWidget(buttons)
+        QShortcut(QKeySequence.StandardKey.Close, dialog, activated=dialog.reject)
         decoded = self.loader.request(fit_key(exemplar.path, QSize(1600, 1200)), priority=2)
         view.show_message("Loading…")
 
@@ -482,7 +495,11 @@ class QtReviewPage(QWidget):
         if decoded is not None:
             loaded(decoded)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        buttons.setFocus()
 
     def shutdown(self) -> None:
         """Stop decoding images (the session is closed by its owner)."""
