@@ -150,7 +150,10 @@ def _mla_table(summary: dict) -> pd.DataFrame:
 
 def _topk_table(summary: dict) -> pd.DataFrame:
     """One row per run, label set ("real": Anzaku et al.'s; "multilabel": the variant) and
-    label count; `labels` 0 is the row of the images with more than `max_labels` labels."""
+    label count; `labels` 0 is the row of the images with more than `max_labels` labels.
+    Per row the subgroup's mean of both per-image scores (`mean_jaccard` |Y∩Ŷ|/|Y∪Ŷ|,
+    `mean_hit_rate` m/k); per run and label set both ASMAs and the top-1 accuracy on the
+    images with 1..max_labels labels, repeated on each row (`reviewer.evaluation.topk`)."""
     rows = []
     for run in summary["runs"]:
         metrics = run["metrics"]
@@ -163,9 +166,12 @@ def _topk_table(summary: dict) -> pd.DataFrame:
             groups = sorted(vt["by_label_count"].items(), key=lambda kv: int(kv[0]))
             for k, group in groups + ([("0", vt["over_max"])] if vt["over_max"]["images"] else []):
                 rows.append({"run_id": run["id"], "model": run["model"], "label_set": vt["label_set"],
-                             "labels": int(k), **group, "asma": vt["asma"]})
-    return pd.DataFrame(rows, columns=["run_id", "model", "label_set", "labels", "images", "mean_hit_rate",
-                                       "all_in_topk", "asma"])
+                             "labels": int(k), **group, "asma": vt["asma"],
+                             "asma_share_found": vt["asma_share_found"],
+                             "real_accuracy_1_to_5": vt["real_accuracy_1_to_5"]})
+    return pd.DataFrame(rows, columns=["run_id", "model", "label_set", "labels", "images", "mean_jaccard",
+                                       "mean_hit_rate", "all_in_topk", "asma", "asma_share_found",
+                                       "real_accuracy_1_to_5"])
 
 
 def _provisional_tables(session: Session, decisions: pd.DataFrame, provisional: pd.DataFrame,

@@ -101,7 +101,8 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def _print_quality(report) -> None:
-    """Per run: ASMA (Anzaku et al., ReaL labels), QUBA's calibration and class balance."""
+    """Per run: ASMA (Anzaku et al., ReaL labels; both readings, reviewer.evaluation.topk) with the
+    ReaL accuracy of the same images, QUBA's calibration and class balance."""
     for run in report.summary["runs"]:
         metrics = run["metrics"]
         if not metrics:
@@ -109,7 +110,11 @@ def _print_quality(report) -> None:
         parts = []
         vt = metrics["variable_topk"]
         if not vt["reason"]:
-            parts.append(f"ASMA {100 * vt['asma']:.1f}% (ReaL, {vt['images']} images with 1-5 labels)")
+            parts.append(f"ReaL labels, {vt['images']} images with 1-{vt['max_labels']} labels: "
+                         f"ASMA {100 * vt['asma']:.1f}% (example-based accuracy, intersection over union of "
+                         f"the valid labels and the top-k, as the papers cite), "
+                         f"ASMA {100 * vt['asma_share_found']:.1f}% (share of labels found, m/k), "
+                         f"ReaL accuracy {100 * vt['real_accuracy_1_to_5']:.2f}% (same images)")
         c = report.calibration.get(run["id"])
         if c is not None and c.images:
             ace = f", ACE {100 * c.ace:.3f}%, CE {100 * c.ce:.2f}%" if c.ace == c.ace else ""

@@ -4,32 +4,53 @@ Anzaku et al., "Re-assessing ImageNet: How aligned is its single-label
 assumption with its multi-label nature?" and "The Impact of the Single-Label
 Assumption in Image Recognition Benchmarking" (§3.1, §3.3, §4.1):
 
-- the valid labels of a validation image are its ReaL labels (Beyer et al.
+- the valid labels Y_i of a validation image are its ReaL labels (Beyer et al.
   2020); images whose ReaL set is empty are left out (46,837 of the 50,000
   have at least one label);
-- k_i is the number of valid labels of image i, and its prediction is the
-  set of the k_i classes with the highest softmax (ties: the lower class index
-  first; the run's probabilities are stored as float16);
-- the per-image score is the share of the valid labels found in that top-k,
-  m_i / k_i. The papers print a Hamming-style formula over all 1000 classes,
-  (1/C) Σ_c 1[y_c = ŷ_c], but with |top-k| = k that is 1 - 2(k - m)/1000 >=
-  0.99 for k <= 5, which cannot give their tables (ASMA of 45-74 %); m/k
-  (equal here to precision@k and recall@k) is what their tables measure;
+- k_i = |Y_i|, and the prediction Ŷ_i is the set of the k_i classes with the
+  highest softmax (ties: the lower class index first; the run's probabilities
+  are stored as float16); m_i = |Y_i ∩ Ŷ_i| is the number of valid labels found.
+
+The per-image score. What the papers print is a Hamming-style "label-wise
+accuracy" over all C = 1000 classes, (1/C) Σ_c 1[y_c = ŷ_c]. What they cite is
+another metric: ASMA is introduced as "extending the example-based accuracy
+metric from multi-label learning" (Zhang & Zhou 2014, "A review on multi-label
+learning algorithms"), whose example-based Accuracy is |Y ∩ Ŷ| / |Y ∪ Ŷ|, the
+Jaccard index. The printed formula cannot be what their tables hold: with
+|Ŷ| = |Y| = k it equals 1 - 2(k - m)/1000, at least 0.99 for k <= 5 whatever
+the model predicts, while their tables report ASMA of 45-74 %. So the
+headline here follows the citation: each image scores m / (2k - m)
+(`mean_jaccard`, `asma`). The share of the valid labels found, m / k (equal
+here to precision@k and recall@k), is another reading that gives figures of
+their size; it is reported beside it as an alternative (`mean_hit_rate`,
+`asma_share_found`), not as theirs. The two agree on single-label images and
+differ from k = 2 on (1 of 2 found: 1/3 against 1/2). Neither could be checked
+against their tables here: this project has no ImageNet validation images to
+run their models on, and they published no code.
+
 - images are grouped by label count; ASMA (average subgroup multi-label
   accuracy) is the unweighted mean of the subgroups' mean scores, so the rare
-  multi-label images weigh as much as the single-label majority;
+  multi-label images weigh as much as the single-label majority; there is no
+  subgroup 0 (an image without valid labels has no top-k to score);
 - the comparison uses images with 1 to 5 labels, as their protocol ("for
   datapoints with 1-5 labels"); images with more labels are reported apart
-  (`over_max`) and are not in ASMA or the means.
+  (`over_max`) and are not in ASMA or the means. Their ReaL accuracy beside
+  ASMA is "calculated for samples with one to five labels" too, whereas the
+  project's ReaL accuracy (`reviewer.evaluation.metrics.real_accuracy`) counts
+  every image with a ReaL label; `real_accuracy_1_to_5` is the like-for-like
+  figure: the share of the images with 1-5 valid labels whose top-1 (the
+  first ranked class) is among them.
 
 `all_in_topk` is the share of images whose valid labels are all in their
-top-k. The same figures over the multi-label set (valid labels: the image's
-correct labels; problematic images skipped) are a second, separately named
+top-k (m = k). The same figures over the multi-label set (valid labels: the
+image's correct labels; the images MLA counts, `metrics.mla_images`:
+validation images of the set, not problematic) are a second, separately named
 variant (`multilabel_variable_topk`), not Anzaku et al.'s.
 
 `ranked` holds each prediction's classes best first; an image with more
 valid labels than `ranked` has columns is scored on the columns there are
-and counted in `truncated`.
+(|Ŷ| = the number of columns, so |Y ∪ Ŷ| = k + columns - m) and counted in
+`truncated`.
 """
 
 from __future__ import annotations
@@ -38,7 +59,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reviewer.evaluation.metrics import NO_MULTILABEL_SET
+from reviewer.evaluation.metrics import NO_MULTILABEL_SET, mla_images
 from reviewer.labels.labelset import CORRECT, LabelSet
 
 MAX_LABELS = 5  # Anzaku et al.'s comparison protocol: images with 1-5 labels
@@ -49,12 +70,18 @@ NO_REAL = ("the project has no ReaL labels: import them with 'reviewer import-la
 
 @dataclass(frozen=True)
 class VariableTopK:
+    """Means and ASMAs over the images with 1..max_labels valid labels (module docstring)."""
+
     label_set: str  # "real" (Anzaku et al.) or "multilabel" (the multi-label set's correct labels)
-    asma: float
-    mean_hit_rate: float  # mean over the 1..max_labels images of m/k
+    asma: float  # the cited example-based accuracy: unweighted mean of the subgroups' mean of m/(2k-m)
+    asma_share_found: float  # the alternative reading: unweighted mean of the subgroups' mean of m/k
+    mean_jaccard: float  # mean over the images of m/(2k-m) = |Y∩Ŷ|/|Y∪Ŷ|
+    mean_hit_rate: float  # mean over the images of m/k, the share of valid labels found
     all_in_topk: float
+    real_accuracy_1_to_5: float  # share of the images whose top-1 is among their valid labels
     images: int  # images with 1..max_labels valid labels
-    by_label_count: dict[int, dict] = field(default_factory=dict)  # k -> {images, mean_hit_rate, all_in_topk}
+    # k -> {images, mean_jaccard, mean_hit_rate, all_in_topk}
+    by_label_count: dict[int, dict] = field(default_factory=dict)
     over_max: dict = field(default_factory=dict)  # images with more labels, reported apart
     max_labels: int = MAX_LABELS
     truncated: int = 0
@@ -62,7 +89,9 @@ class VariableTopK:
 
     def as_dict(self) -> dict:
         return {"label_set": self.label_set, "max_labels": self.max_labels, "asma": self.asma,
-                "mean_hit_rate": self.mean_hit_rate, "all_in_topk": self.all_in_topk, "images": self.images,
+                "asma_share_found": self.asma_share_found, "mean_jaccard": self.mean_jaccard,
+                "mean_hit_rate": self.mean_hit_rate, "all_in_topk": self.all_in_topk,
+                "real_accuracy_1_to_5": self.real_accuracy_1_to_5, "images": self.images,
                 "by_label_count": {str(k): v for k, v in self.by_label_count.items()},
                 "over_max": self.over_max, "truncated": self.truncated, "reason": self.reason}
 
@@ -78,12 +107,13 @@ def real_variable_topk(labels: LabelSet, positions: np.ndarray, ranked: np.ndarr
 
 def multilabel_variable_topk(labels: LabelSet, positions: np.ndarray, ranked: np.ndarray, *,
                              max_labels: int = MAX_LABELS) -> VariableTopK:
-    """The same figures over the multi-label set: valid labels are the correct ones."""
+    """The same figures over the multi-label set's images that MLA counts; valid labels
+    are the correct ones."""
     if labels.original_only:
         return _nothing(MULTILABEL, NO_MULTILABEL_SET, max_labels)
     correct = labels.kinds == CORRECT
     return variable_topk(labels.rows[correct], labels.classes[correct], len(labels), positions, ranked,
-                         usable=labels.multilabel & ~labels.problematic, label_set=MULTILABEL,
+                         usable=mla_images(labels, np.arange(len(labels))), label_set=MULTILABEL,
                          max_labels=max_labels)
 
 
@@ -91,7 +121,8 @@ def variable_topk(label_rows: np.ndarray, label_classes: np.ndarray, n_images: i
                   ranked: np.ndarray, *, usable: np.ndarray, label_set: str,
                   max_labels: int = MAX_LABELS) -> VariableTopK:
     """Variable top-k over valid labels given in coordinate form (`label_rows[j]` is the
-    image position of valid class `label_classes[j]`, each pair once)."""
+    image position of valid class `label_classes[j]`, each pair once); `usable` (bool [N])
+    the images that may count."""
     positions = np.asarray(positions, dtype=np.int64)
     ranked = np.asarray(ranked, dtype=np.int64)
     m_images, width = ranked.shape
@@ -108,34 +139,44 @@ def variable_topk(label_rows: np.ndarray, label_classes: np.ndarray, n_images: i
     match = ranked[lab_pred] == lab_cls[:, None]  # [L, width]
     within = np.arange(width)[None, :] < lab_k[:, None]
     found = (match & within).any(axis=1)
-    hits = np.bincount(lab_pred, weights=found, minlength=m_images)
-    rate = hits / np.maximum(k, 1)
+    hits = np.bincount(lab_pred, weights=found, minlength=m_images)  # m
+    rate = hits / np.maximum(k, 1)  # m / k
+    union = k + np.minimum(k, width) - hits  # |Y ∪ Ŷ|, |Ŷ| = k unless truncated
+    jaccard = hits / np.maximum(union, 1)
     full = hits == k
+    top1_ok = np.bincount(lab_pred, weights=match[:, 0], minlength=m_images) > 0
     groups = {}
     for count in range(1, max_labels + 1):
         g = use & (k == count)
         if g.any():
-            groups[count] = _group(rate[g], full[g])
+            groups[count] = _group(jaccard[g], rate[g], full[g])
     protocol = use & (k <= max_labels)
     over = use & (k > max_labels)
-    nan = float("nan")
     if not protocol.any():
         return _nothing(label_set, "no predicted image has valid labels", max_labels)
     return VariableTopK(
-        label_set=label_set, asma=float(np.mean([g["mean_hit_rate"] for g in groups.values()])),
-        mean_hit_rate=float(rate[protocol].mean()), all_in_topk=float(full[protocol].mean()),
+        label_set=label_set,
+        asma=float(np.mean([g["mean_jaccard"] for g in groups.values()])),
+        asma_share_found=float(np.mean([g["mean_hit_rate"] for g in groups.values()])),
+        mean_jaccard=float(jaccard[protocol].mean()), mean_hit_rate=float(rate[protocol].mean()),
+        all_in_topk=float(full[protocol].mean()), real_accuracy_1_to_5=float(top1_ok[protocol].mean()),
         images=int(protocol.sum()), by_label_count=groups,
-        over_max=_group(rate[over], full[over]) if over.any() else {"images": 0, "mean_hit_rate": nan,
-                                                                     "all_in_topk": nan},
+        over_max=_group(jaccard[over], rate[over], full[over]) if over.any() else _empty_group(),
         max_labels=max_labels, truncated=int((use & (k > width)).sum()))
 
 
-def _group(rate: np.ndarray, full: np.ndarray) -> dict:
-    return {"images": int(len(rate)), "mean_hit_rate": float(rate.mean()), "all_in_topk": float(full.mean())}
+def _group(jaccard: np.ndarray, rate: np.ndarray, full: np.ndarray) -> dict:
+    return {"images": int(len(rate)), "mean_jaccard": float(jaccard.mean()), "mean_hit_rate": float(rate.mean()),
+            "all_in_topk": float(full.mean())}
+
+
+def _empty_group() -> dict:
+    nan = float("nan")
+    return {"images": 0, "mean_jaccard": nan, "mean_hit_rate": nan, "all_in_topk": nan}
 
 
 def _nothing(label_set: str, reason: str, max_labels: int) -> VariableTopK:
     nan = float("nan")
-    return VariableTopK(label_set=label_set, asma=nan, mean_hit_rate=nan, all_in_topk=nan, images=0,
-                        over_max={"images": 0, "mean_hit_rate": nan, "all_in_topk": nan}, max_labels=max_labels,
-                        reason=reason)
+    return VariableTopK(label_set=label_set, asma=nan, asma_share_found=nan, mean_jaccard=nan, mean_hit_rate=nan,
+                        all_in_topk=nan, real_accuracy_1_to_5=nan, images=0, over_max=_empty_group(),
+                        max_labels=max_labels, reason=reason)

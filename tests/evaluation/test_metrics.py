@@ -116,7 +116,10 @@ def test_variable_topk_on_real_labels():
     assert v.label_set == "real" and v.images == 3 and v.reason is None
     assert v.all_in_topk == pytest.approx(2 / 3)
     assert v.mean_hit_rate == pytest.approx((0.5 + 1 + 1) / 3)
-    assert v.asma == pytest.approx((1 + 0.5 + 1) / 3)  # subgroups k=1, 2, 3
+    # Example-based accuracy |Y∩Ŷ|/|Y∪Ŷ|: image 0 {0, 1} vs {1, 5} is 1/3; images 1 and 2 are 1.
+    assert v.mean_jaccard == pytest.approx((1 / 3 + 1 + 1) / 3)
+    assert v.asma == pytest.approx((1 + 1 / 3 + 1) / 3)  # subgroups k=1, 2, 3
+    assert v.asma_share_found == pytest.approx((1 + 0.5 + 1) / 3)
 
 
 def test_variable_topk_without_real_labels_says_so():
@@ -161,12 +164,17 @@ def test_variable_topk_subgroups_weigh_equally_and_only_1_to_5_labels_count():
                        [0, 2, 1, 3, 4, 5], [15, 14, 13, 12, 11, 10], [0, 1, 2, 3, 4, 5]])
     v = real_variable_topk(labels, np.arange(7), ranked)
     assert v.images == 5
-    assert v.by_label_count == {1: {"images": 4, "mean_hit_rate": 0.75, "all_in_topk": 0.75},
-                                2: {"images": 1, "mean_hit_rate": 0.5, "all_in_topk": 0.0}}
-    assert v.over_max == {"images": 1, "mean_hit_rate": 1.0, "all_in_topk": 1.0}
+    # Image 4: {0, 1} against the top-2 {0, 2}: 1 of 2 found, |Y∩Ŷ|/|Y∪Ŷ| = 1/3.
+    assert v.by_label_count == {
+        1: {"images": 4, "mean_jaccard": 0.75, "mean_hit_rate": 0.75, "all_in_topk": 0.75},
+        2: {"images": 1, "mean_jaccard": pytest.approx(1 / 3), "mean_hit_rate": 0.5, "all_in_topk": 0.0}}
+    assert v.over_max == {"images": 1, "mean_jaccard": 1.0, "mean_hit_rate": 1.0, "all_in_topk": 1.0}
     assert v.mean_hit_rate == pytest.approx((3 + 0.5) / 5)
+    assert v.mean_jaccard == pytest.approx((3 + 1 / 3) / 5)
     assert v.all_in_topk == pytest.approx(3 / 5)
-    assert v.asma == pytest.approx((0.75 + 0.5) / 2)  # the mean of the subgroups, not of the images
+    # the mean of the subgroups, not of the images
+    assert v.asma == pytest.approx((0.75 + 1 / 3) / 2)
+    assert v.asma_share_found == pytest.approx((0.75 + 0.5) / 2)
 
 
 def test_multilabel_variant_counts_correct_labels_and_skips_problematic():
@@ -175,8 +183,9 @@ def test_multilabel_variant_counts_correct_labels_and_skips_problematic():
                   problematic=[2])
     v = multilabel_variable_topk(labels, np.arange(3), np.array([[0, 2, 1], [3, 0, 1], [0, 1, 2]]))
     assert v.label_set == "multilabel" and v.images == 2
-    assert v.by_label_count == {1: {"images": 1, "mean_hit_rate": 0.0, "all_in_topk": 0.0},
-                                2: {"images": 1, "mean_hit_rate": 0.5, "all_in_topk": 0.0}}
+    assert v.by_label_count == {
+        1: {"images": 1, "mean_jaccard": 0.0, "mean_hit_rate": 0.0, "all_in_topk": 0.0},
+        2: {"images": 1, "mean_jaccard": pytest.approx(1 / 3), "mean_hit_rate": 0.5, "all_in_topk": 0.0}}
 
 
 def test_mistakes_and_novelty():
