@@ -80,6 +80,10 @@ class QtMainWindow(QMainWindow):
         self.page.image.enlarge_small = self.prefs.enlarge_small_images
         self.page.evidence_before_vote = self.prefs.evidence_before_vote
         self.page.status_message.connect(self.show_message)
+        self._message_is_error = False
+        # A vote is a new act: a word about the one before it ("Undone: …") no longer applies.
+        # (An error stays until its time is up: it may be about a vote not recorded.)
+        self.page.voted.connect(lambda: None if self._message_is_error else self.status_text.clear())
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start)
         self.stack.addWidget(self.page)
@@ -179,6 +183,7 @@ class QtMainWindow(QMainWindow):
         return True
 
     def show_message(self, text: str, error: bool = False) -> None:
+        self._message_is_error = error
         colour = ERROR if error else MUTED
         set_text_colour(self.status_text, colour)
         self.status_text.setText(scrub(text))  # a database password never shows (reviewer.redact)
@@ -448,7 +453,7 @@ class QtMainWindow(QMainWindow):
     def _exported(self, result) -> None:
         self.export_action.setEnabled(True)
         count = len(result.data_files())
-        self.show_message(f"Exported {count} file{'' if count == 1 else 's'} to {result.path}")
+        self.show_message(f"Exported {count} data file{'' if count == 1 else 's'} and the manifest to {result.path}")
         self.exported.emit(str(result.path))
 
     def _export_failed(self, error: BaseException) -> None:

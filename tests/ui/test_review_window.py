@@ -77,6 +77,8 @@ def test_undo_restores_the_previous_vote_and_shows_it(qtbot, open_window, review
     assert (state.verdict, state.severity) == ("wrong", None)
     assert not window.page.vote_panel.buttons["severity_minor"].isChecked()
     assert "Undone" in window.status_text.text()
+    press(qtbot, window, Qt.Key.Key_N)  # a new vote: the word about the undo no longer applies
+    assert "Undone" not in window.status_text.text()
 
 
 def test_filters_and_next_unvoted(qtbot, open_window):

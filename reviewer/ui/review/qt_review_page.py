@@ -52,6 +52,7 @@ VOTE_ACTIONS = {
 class QtReviewPage(QWidget):
     mistake_shown = Signal(object)  # key
     status_message = Signal(str, bool)
+    voted = Signal()  # a key or button changed the panelist's vote
 
     def __init__(self, keymap: Keymap, *, auto_advance: str = "complete", parent: QWidget | None = None):
         super().__init__(parent)
@@ -416,6 +417,7 @@ class QtReviewPage(QWidget):
             return False
         state = session.my_vote(key)
         if name == "toggle_problematic":
+            self.voted.emit()
             session.vote(problematic=not state.problematic)
             return True
         if name == "edit_note":
@@ -438,6 +440,7 @@ class QtReviewPage(QWidget):
         except VoteError as exc:
             self.status_message.emit(f"{str(exc).capitalize()}.", True)
             return False
+        self.voted.emit()
         self._after_vote(session.vote(**changes), verdict_key=name.startswith("verdict_"))
         return True
 
