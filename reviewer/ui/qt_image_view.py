@@ -222,15 +222,12 @@ class QtImageView(QWidget):
         if self._image is None:
             self._paint_message(painter)
             return
-        target = self._target_rect()
-        ratio = self.devicePixelRatioF()
-        if self._zoom is None and abs(target.width() * ratio - self._image.width()) < 40 and \
-                self._image.width() <= self.width() * ratio and self._image.height() <= self.height() * ratio:
-            # A fit image decoded at (about) the view's size: one blit, no scaling.
-            w, h = self._image.width() / ratio, self._image.height() / ratio
-            target = QRectF(round((self.width() - w) / 2), round((self.height() - h) / 2), w, h)
+        blit = self._blit_rect()
+        if blit is not None:
+            target = blit
             painter.drawImage(target.topLeft(), self._image)
         else:
+            target = self._target_rect()
             painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.zoom() < 2.0)
             painter.drawImage(target, self._image, QRectF(0, 0, self._image.width(), self._image.height()))
         if self._overlay:
@@ -269,12 +266,33 @@ class QtImageView(QWidget):
         painter.setPen(QColor("#f0b45a"))
         painter.drawText(band.adjusted(10, 2, -10, -2), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, text)
 
+    def _blit_rect(self) -> QRectF | None:
+        """Where a fit image decoded at (about) the view's size is painted 1:1, one blit with
+        no scaling (None: it is scaled to `_target_rect`). It may be a few pixels off the
+        exact fit until a resize's new decode arrives."""
+        if self._image is None or self._zoom is not None:
+            return None
+        ratio = self.devicePixelRatioF()
+        if abs(self._target_rect().width() * ratio - self._image.width()) >= 40 or \
+                self._image.width() > self.width() * ratio or self._image.height() > self.height() * ratio:
+            return None
+        w, h = self._image.width() / ratio, self._image.height() / ratio
+        return QRectF(round((self.width() - w) / 2), round((self.height() - h) / 2), w, h)
+
+    def shown_scale(self) -> float:
+        """File pixels -> device pixels as painted now (the fit image blitted 1:1 is at
+        its decoded size, which may differ a little from the exact fit)."""
+        blit = self._blit_rect()
+        if blit is not None and self._original.width() > 0:
+            return self._image.width() / self._original.width()
+        return self.zoom()
+
     def scale_text(self) -> str:
-        """What the corner says: the file's pixels and how they are shown."""
+        """What the corner says: the file's pixels and the scale they are painted at."""
         if self._image is None or self._original.isEmpty():
             return ""
         size = f"{self._original.width()} × {self._original.height()} px"
-        return f"{size} · {'fit ' if self._zoom is None else ''}{self.zoom() * 100:.0f} %"
+        return f"{size} · {'fit ' if self._zoom is None else ''}{self.shown_scale() * 100:.0f} %"
 
     def _paint_scale(self, painter: QPainter) -> None:
         text = self.scale_text()

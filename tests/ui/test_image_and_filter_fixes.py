@@ -91,3 +91,28 @@ def test_a_run_made_in_the_window_is_named_among_other_runs(qtbot, open_window, 
     detail = window.session.detail(window.session.current_key())
     assert [r.model for r in detail.other_runs] == ["vit_small_patch16_224"]
     assert "vit_small_patch16_224" in window.page.details.other_runs.text()
+
+
+def test_the_scale_in_the_corner_is_the_scale_painted(qtbot):
+    """A fit image decoded for a slightly smaller view is painted 1:1 (one blit) at 384x480 of
+    a 400x500 file: the corner says 96 %, what is on screen, not the exact fit's 99 %."""
+    from PySide6.QtCore import QSize
+    from PySide6.QtGui import QImage
+
+    from reviewer.ui.app import create_app
+    from reviewer.ui.qt_image_view import QtImageView
+
+    create_app()
+    view = QtImageView()
+    qtbot.addWidget(view)
+    view.resize(500, 503)  # fit bounds 492 x 495: the exact fit of 400 x 500 is 99 %
+    view.show()
+    qtbot.waitExposed(view)
+    ratio = view.devicePixelRatioF()
+    image = QImage(int(384 * ratio), int(480 * ratio), QImage.Format.Format_RGB32)
+    image.fill(0x336699)
+    view.show_image(image, QSize(int(400 * ratio), int(500 * ratio)))
+    assert round(view.fit_scale() * 100) == 99
+    assert view.scale_text().endswith("fit 96 %"), view.scale_text()
+    view.zoom_actual()
+    assert view.scale_text().endswith("100 %") and "fit" not in view.scale_text()
