@@ -61,22 +61,39 @@ def run_probabilities(project: Project, run: Run) -> np.ndarray | None:
 
 
 def ranked_classes(project: Project, run: Run, predictions: RunPredictions, k: int) -> np.ndarray:
-    """Each prediction's top-k classes, best first (equal probabilities: the lower class
-    index first): from the probability file when k > 5 and the file is there, else the
+    """Each prediction's top-k classes, best first (int64 [M, k]). Ranks 1-5 are the run's
+    stored top-5, the float32 ranking its top-1 and mistakes come from (`models.top_k`); ranks
+    6+ (k > 5 and the probability file there) are the other classes by descending probability
+    in the float16 file. Ties: the lower class index first, as np.argmax in the reference
+    notebook. Re-ranking all k from the file would let its float16 rounding tie classes the
+    float32 top-5 told apart, so k = 1 would not be the run's top-1. Without the file: the
     stored top-5 (k capped at 5)."""
+    stored = predictions.topk.astype(np.int64)
     if k <= 5:
-        return predictions.topk[:, :k].astype(np.int64)
+        return stored[:, :k]
     probs = run_probabilities(project, run)
     if probs is None:
-        return predictions.topk.astype(np.int64)
+        return stored
     out = np.empty((len(predictions), k), dtype=np.int64)
+    out[:, :5] = stored
     chunk = 4096
     for start in range(0, len(predictions), chunk):  # bounded memory on a 50,000-image run
-        block = np.asarray(probs[predictions.rows[start:start + chunk]], dtype=np.float32)
-        # Everything tied with the k-th value is a candidate, so ties resolve by class index.
-        kth = -np.partition(-block, k - 1, axis=1)[:, k - 1:k]
-        for i, (row, cut) in enumerate(zip(block, kth[:, 0])):
-            candidates = np.flatnonzero(row >= cut)
-            order = np.lexsort((candidates, -row[candidates]))[:k]
-            out[start + i] = candidates[order]
+        block = np.array(probs[predictions.rows[start:start + chunk]], dtype=np.float32)
+        np.put_along_axis(block, stored[start:start + chunk], -np.inf, axis=1)  # taken by ranks 1-5
+        out[start:start + chunk, 5:] = _top_classes(block, k - 5)
     return out
+
+
+def _top_classes(values: np.ndarray, k: int) -> np.ndarray:
+    """The k classes of each row with the highest values, best first; ties: the lower class
+    index first (as np.argmax and `models.top_k`)."""
+    top = np.sort(np.argpartition(-values, k - 1, axis=1)[:, :k], axis=1)  # the k best, ascending class
+    top = np.take_along_axis(top, np.argsort(-np.take_along_axis(values, top, axis=1), axis=1, kind="stable"),
+                             axis=1)
+    # A value tied across the cut (more classes equal to the k-th than fit) may have kept a
+    # higher class than one left out: those rows are sorted whole.
+    kth = np.take_along_axis(values, top[:, -1:], axis=1)
+    across = (values >= kth).sum(axis=1) > k
+    if across.any():
+        top[across] = np.argsort(-values[across], axis=1, kind="stable")[:, :k]
+    return top
