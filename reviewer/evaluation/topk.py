@@ -8,8 +8,10 @@ Assumption in Image Recognition Benchmarking" (§3.1, §3.3, §4.1):
   2020); images whose ReaL set is empty are left out (46,837 of the 50,000
   have at least one label);
 - k_i = |Y_i|, and the prediction Ŷ_i is the set of the k_i classes with the
-  highest softmax (ties: the lower class index first; the run's probabilities
-  are stored as float16); m_i = |Y_i ∩ Ŷ_i| is the number of valid labels found.
+  highest softmax (ties: the lower class index first); ranks 1-5 are the run's
+  stored float32 top-5, so k = 1 is the run's own top-1, and only ranks 6+ come
+  from its float16 probability file (`reviewer.runs.predictions.ranked_classes`);
+  m_i = |Y_i ∩ Ŷ_i| is the number of valid labels found.
 
 The per-image score. What the papers print is a Hamming-style "label-wise
 accuracy" over all C = 1000 classes, (1/C) Σ_c 1[y_c = ŷ_c]. What they cite is
