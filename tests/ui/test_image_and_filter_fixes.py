@@ -116,3 +116,21 @@ def test_the_scale_in_the_corner_is_the_scale_painted(qtbot):
     assert view.scale_text().endswith("fit 96 %"), view.scale_text()
     view.zoom_actual()
     assert view.scale_text().endswith("100 %") and "fit" not in view.scale_text()
+
+
+def test_clearing_the_class_filter_pops_up_no_list_of_every_class(qtbot, open_window):
+    """The class field's x button empties it: no completer popup listing all classes opens
+    (it took the next Escape and Space, and Ctrl+G did nothing while it was open)."""
+    from PySide6.QtWidgets import QToolButton
+
+    window = open_window()
+    field = window.page.queue_panel.class_filter
+    field.setFocus()
+    qtbot.keyClicks(field, "frog")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    popup = field.completer().popup()
+    popup.hide()
+    clear = next(b for b in field.findChildren(QToolButton) if b.isVisible())
+    qtbot.mouseClick(clear, Qt.MouseButton.LeftButton)
+    qtbot.wait(100)
+    assert field.text() == "" and not popup.isVisible()

@@ -164,6 +164,10 @@ class QtQueuePanel(QWidget):
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setMaxVisibleItems(12)
         self.class_filter.setCompleter(completer)
+        # Cleared (its x button, or the text deleted): no list of all 1000 classes pops up to
+        # take the next keys.
+        self.class_filter.textChanged.connect(
+            lambda text: None if text else QTimer.singleShot(0, completer.popup().hide))
         self.min_distance, self.max_distance = QSpinBox(), QSpinBox()
         for box in (self.min_distance, self.max_distance):
             box.setRange(-1, 20)
