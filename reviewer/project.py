@@ -56,11 +56,27 @@ class Project:
         if (root / PROJECT_FILE).exists():
             raise ProjectError(f"{root} is already a project; add files to it with 'reviewer import-images' "
                                "or 'reviewer import-labels', or choose a new folder")
+        made = [p for p in (*reversed(root.parents), root, root / "runs") if not p.exists()]
+        database = [root / f"project.db{suffix}" for suffix in ("", "-wal", "-shm")]
+        fresh = [f for f in database if not f.exists()]
         root.mkdir(parents=True, exist_ok=True)
         (root / "runs").mkdir(exist_ok=True)
+        try:
+            project = cls._connect(root, db_url)
+            project.set_setting("name", root.name)
+        except BaseException:
+            # Nothing half-made stays behind (a database that does not exist, a URL of an
+            # unsupported kind): the same 'reviewer init' works once the cause is fixed.
+            for file in fresh:
+                file.unlink(missing_ok=True)
+            for folder in reversed(made):
+                try:
+                    folder.rmdir()  # only if empty
+                except OSError:
+                    pass
+            raise
+        # Written last: a folder with project.json always has its database.
         atomic_write_text(root / PROJECT_FILE, json.dumps({"format": FORMAT, "db_url": db_url}, indent=2))
-        project = cls._connect(root, db_url)
-        project.set_setting("name", root.name)
         return project
 
     @classmethod
@@ -77,6 +93,16 @@ class Project:
             config = json.loads(config_path.read_text())
         except (OSError, json.JSONDecodeError) as exc:
             raise ProjectError(f"{config_path} is unreadable ({exc}); restore it from a backup") from exc
+        if not config.get("db_url"):
+            database = root / "project.db"
+            size = database.stat().st_size if database.exists() else None
+            if not size:
+                # Opening would make a new, empty schema in its place and take writes into it.
+                raise ProjectError(
+                    f"{database} is {'empty (0 bytes)' if size == 0 else 'missing'}, though {config_path} says "
+                    f"this is a project: its records are gone (a copy cut short, a full disk?). Restore "
+                    f"project.db from a backup; to start afresh, make a new project with 'reviewer init "
+                    f"NEW_FOLDER'. Nothing was changed.")
         return cls._connect(root, config.get("db_url"))
 
     @classmethod
@@ -90,6 +116,9 @@ class Project:
     def _connect(cls, root: Path, db_url: str | None) -> "Project":
         url = os.path.expandvars(db_url) if db_url else sqlite_url(root / "project.db")
         shown = register_url(url)  # its password never appears in a message (reviewer.redact)
+        if not url.startswith(("sqlite:", "postgresql:", "postgresql+psycopg:")):
+            raise ProjectError(scrub(f"{shown}: a project's database is SQLite (the default: leave out --db) or "
+                                     "PostgreSQL (postgresql://USER@HOST/DATABASE)"))
         try:
             engine = create_engine(url)
             migrate.upgrade(engine)

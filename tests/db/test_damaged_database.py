@@ -61,3 +61,44 @@ def test_a_report_on_a_damaged_database_says_so(damaged, capsys):
     assert main(["report", str(root)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: the database of") and "is damaged" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("state", ["empty", "missing"])
+def test_a_project_whose_database_is_empty_or_gone_is_refused_not_made_anew(tmp_path, capsys, state):
+    """project.db cut to 0 bytes (or deleted) under a project.json: opening it used to make a
+    new, empty schema in its place, report 0 images with exit 0 and take new writes."""
+    project = Project.create(tmp_path / "p")
+    acts.add_panelist(project, "ann", chair=True)
+    project.close()
+    database = tmp_path / "p" / "project.db"
+    for journal in (tmp_path / "p").glob("project.db-*"):
+        journal.unlink()
+    if state == "empty":
+        database.write_bytes(b"")
+    else:
+        database.unlink()
+    assert main(["panelist", str(tmp_path / "p"), "bob"]) == 2
+    err = capsys.readouterr().err
+    assert "project.db" in err and ("empty (0 bytes)" if state == "empty" else "missing") in err
+    assert "Restore project.db from a backup" in err and "Traceback" not in err
+    assert (not database.exists()) if state == "missing" else database.stat().st_size == 0  # nothing written
+    with pytest.raises(ProjectError, match="its records are gone"):
+        Project.open(tmp_path / "p")
+
+
+def test_init_that_cannot_reach_its_database_leaves_nothing_behind(tmp_path, capsys, postgres_url):
+    """A database that does not exist (or a kind the app does not support): init fails with
+    the reason, and the folder is as before, so the same init works once the cause is fixed."""
+    from sqlalchemy.engine import make_url
+
+    missing = make_url(postgres_url).set(database=make_url(postgres_url).database + "_nonexistent")
+    url = missing.render_as_string(hide_password=False)
+    target = tmp_path / "new" / "project"
+    assert main(["init", str(target), "--db", url]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+    assert main(["init", str(target), "--db", "mysql://someone@host/db"]) == 2
+    assert "SQLite (the default: leave out --db) or PostgreSQL" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+    assert main(["init", str(target), "--db", postgres_url]) == 0  # the same init, its cause fixed
+    assert (target / "project.json").exists()
