@@ -140,10 +140,11 @@ def run_split(args: argparse.Namespace) -> int:
     print(f"rule: candidates are the major mistakes of {rule.anchor_member.label}; kept where at least {rule.k} of "
           f"{len(rule.members)} ({', '.join(m.label for m in rule.members)}) made a major mistake, none judged a "
           "correct or unclear label, none minor")
-    print(f"  {counts[SELECTED]} selected, {counts[NEEDS_REVIEW]} need a final review, "
+    candidates = sum(n for status, n in counts.items() if status != NOT_CANDIDATE)
+    print(f"  of {candidates} candidates: {counts[SELECTED]} selected, {counts[NEEDS_REVIEW]} need a final review, "
           f"{counts[EXCLUDED]} excluded (a correct or unclear new label), {counts[EXCLUDED_MINOR]} excluded (a minor "
           f"mistake), {counts[EXCLUDED_PROBLEMATIC]} excluded (ground truth problematic), {counts[NOT_ENOUGH]} below "
-          f"k, {counts[NOT_CANDIDATE]} not candidates")
+          f"k; {counts[NOT_CANDIDATE]} other images with a member's mistake are not candidates")
     status = {"selected": [SELECTED], "needs-review": [NEEDS_REVIEW],
               "excluded": [EXCLUDED, EXCLUDED_MINOR, EXCLUDED_PROBLEMATIC]}.get(args.show, [])
     shown = result.table[result.table["status"].isin(status)]

@@ -18,12 +18,14 @@ Here, with members being runs of the project or imported published reviews:
   is major), >= k members made a major mistake there, no member's mistake
   there was judged a correct or unclear label, none is rated minor, and every
   member's mistake there is reviewed and rated;
-- it is **excluded** when its ground truth is problematic (the paper's
+- an image is a *candidate* when the anchor's mistake there is major (or not
+  rated yet); every other image is **not a candidate**, and the statuses below
+  sort the candidates only, so their counts add up to the candidates;
+- a candidate is **excluded** when its ground truth is problematic (the paper's
   mistakes leave problematic images out, `reviewed_mistakes.problematic_images`),
-  or a member's mistake was judged correct or unclear
-  (a new label) or rated minor, **not a candidate** when the anchor made no
-  mistake there or one not rated major, **needs review** when unrated
-  mistakes could still decide it, and **below k** otherwise.
+  or a member's mistake was judged correct or unclear (a new label) or rated
+  minor, **needs review** when unrated mistakes could still decide it, and
+  **below k** otherwise.
 
 Evaluating a run on a slice: a prediction is correct when it is among the
 image's correct or unclear labels after the review (the reference notebook's
@@ -56,7 +58,7 @@ SELECTED, NEEDS_REVIEW, NOT_ENOUGH = "selected", "needs review", "below k"
 EXCLUDED = "excluded: correct or unclear new label"
 EXCLUDED_MINOR = "excluded: a minor mistake"
 EXCLUDED_PROBLEMATIC = "excluded: ground truth problematic"
-NOT_CANDIDATE = "not a candidate: the anchor's mistake is not major"
+NOT_CANDIDATE = "not a candidate: the anchor made no major mistake there"
 STATUSES = (SELECTED, NEEDS_REVIEW, EXCLUDED, EXCLUDED_MINOR, EXCLUDED_PROBLEMATIC, NOT_CANDIDATE, NOT_ENOUGH)
 MINOR_SEVERITIES = (Severity.MINOR.value, Severity.BORDERLINE.value)
 
@@ -230,10 +232,12 @@ def apply_split_rule(*, session: Session, rule: SplitRule) -> SplitResult:
     candidate = table["anchor_major"] | table["anchor_open"]
     reachable = table["major"] + table["unreviewed"] >= rule.k
     problematic = table.index.isin(list(problematic_images(session=session, decisions=decisions)))
+    # Candidates first (the anchor's major or still unrated mistakes): the exclusions are
+    # counted among them only, so the counts add up to the candidates.
     status = np.select(
-        [problematic, table["new_label"], table["minor"], ~candidate,
+        [~candidate, problematic, table["new_label"], table["minor"],
          table["anchor_major"] & (table["major"] >= rule.k) & (table["unreviewed"] == 0), reachable],
-        [EXCLUDED_PROBLEMATIC, EXCLUDED, EXCLUDED_MINOR, NOT_CANDIDATE, SELECTED, NEEDS_REVIEW], default=NOT_ENOUGH)
+        [NOT_CANDIDATE, EXCLUDED_PROBLEMATIC, EXCLUDED, EXCLUDED_MINOR, SELECTED, NEEDS_REVIEW], default=NOT_ENOUGH)
     table["status"] = status
     table = table.rename(columns={"new_label": "correct_new"}).drop(columns=["anchor_major", "anchor_open"])
     names = image_table(session=session, image_ids=table.index.tolist())
