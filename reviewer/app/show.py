@@ -65,7 +65,9 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
         "labels": {"original": _cls(original),
                    **{kind: [_cls(ClassInfo.of(c)) for c in own[kind]] for kind in ("correct", "wrong", "unclear")},
                    "real": [_cls(ClassInfo.of(c)) for c in real],
-                   "prediction_is": label_kind(own, predicted_index)},
+                   "prediction_is": label_kind(own, predicted_index),
+                   # The panel's standing final decision on this prediction, which the labels give way to.
+                   "prediction_decided": (standing.verdict or None) if standing is not None else None},
         "wordnet": None if relation is None else {
             "nearest_label": _cls(relation.label), "distance": relation.distance,
             "common_ancestor": relation.common_ancestor, "common_ancestor_wnid": relation.common_ancestor_wnid,
@@ -136,7 +138,9 @@ def format_record(record: dict) -> str:
            f"unclear     {names(labels['unclear'])}",
            f"wrong       {names(labels['wrong'])}",
            f"ReaL        {names(labels['real'])}",
-           f"prediction  {labels['prediction_is'] or 'not among the labels (unreviewed)'}"
+           "prediction  " + (f"{labels['prediction_decided']} by the panel's final decision (the imported labels: "
+                              f"{labels['prediction_is'] or 'not among them'})" if labels["prediction_decided"]
+                              else labels["prediction_is"] or "not among the labels (unreviewed)")
            + ("" if image["in_multilabel_set"] else "  (image not in the multi-label set)")]
     if wn:
         out.append(f"WordNet     distance {wn['distance']} to {name(wn['nearest_label'])} via {wn['common_ancestor']}: "

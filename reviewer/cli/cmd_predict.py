@@ -105,14 +105,22 @@ def run_import_logits(args: argparse.Namespace) -> int:
 
     project = Project.open(args.project)
     result = import_logits(project, args.file, model=args.model, kind=args.kind)
-    _print_result(project, result)
+    if result.already_complete:
+        print(f"run #{result.run_id} of {result.model} already holds the scores of this file (imported before); "
+              "nothing was changed")
+    elif result.model != args.model:
+        print(f"note: {args.model} already has a run from another file, so this one is stored as model "
+              f"{result.model!r} (name it so in --runs, or import it under a --model name of its own)")
+    _print_result(project, result, said=result.already_complete)
     return 0
 
 
-def _print_result(project: Project, result) -> None:
+def _print_result(project: Project, result, *, said: bool = False) -> None:
     from reviewer.app.runs import top1_of_run
 
-    if result.already_complete:
+    if said:
+        pass
+    elif result.already_complete:
         print(f"run #{result.run_id} of {result.model} is already complete ({result.predicted} images); "
               "pass --rerun to compute it again")
     else:

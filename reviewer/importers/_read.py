@@ -84,7 +84,9 @@ def read_json(path: str | Path) -> Any:
             start = text.strip().splitlines()[0][:40]
             raise InputError(str(path), f"is not a JSON file (it begins {start!r})",
                              hint="is it the right file?") from None
-        raise InputError(str(path), f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
+        # json's message may end in "at" itself ("Unterminated string starting at").
+        raise InputError(str(path), f"not valid JSON ({exc.msg.removesuffix(' at')} at line {exc.lineno}, "
+                                    f"column {exc.colno})",
                          hint="is the file complete? re-download or re-export it") from None
     except _DuplicateKey as exc:
         raise _duplicate(path, exc.key) from None

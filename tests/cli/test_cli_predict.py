@@ -19,6 +19,7 @@ from sqlalchemy import select
 from db.engine import read_session
 from db.tables import Prediction, Run
 from reviewer.cli import main
+from reviewer.project import Project
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -126,3 +127,34 @@ def test_ctrl_c_keeps_the_finished_batches_and_says_how_to_resume(tmp_path, shar
     err, done, status = _interrupt(process, project, signal.SIGINT, after=4, total=len(files))
     assert process.returncode == 130 and status == "cancelled" and done % 4 == 0
     assert f"interrupted: run #1 keeps {done} of 24 images; run the same command again to resume it" in err
+
+
+def test_import_logits_again_or_of_another_file_says_what_it_did(tmp_path, capsys):
+    """The same file twice: nothing changes, and no --rerun (which import-logits has not) is
+    offered; another file under the same --model: stored under another name, said so."""
+    from review_data import add_images, val_name
+
+    project = Project.create(tmp_path / "p")
+    add_images(project, [0, 1, 2])
+    names = np.array([val_name(i) for i in (1, 2, 3)])
+    rng = np.random.default_rng(0)
+    for name in ("a.npz", "b.npz"):
+        np.savez(tmp_path / name, logits=rng.normal(size=(3, 1000)).astype(np.float32), file_names=names)
+    project.close()
+    args = ["import-logits", str(tmp_path / "p"), str(tmp_path / "a.npz"), "--model", "mine"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "already holds the scores of this file" in out and "--rerun" not in out
+    assert main(["import-logits", str(tmp_path / "p"), str(tmp_path / "b.npz"), "--model", "mine"]) == 0
+    out = capsys.readouterr().out
+    assert "note: mine already has a run from another file, so this one is stored as model 'mine#" in out
+
+
+def test_a_json_file_cut_short_is_named_without_a_doubled_word(tmp_path, capsys):
+    cut = tmp_path / "labels.json"
+    cut.write_text('{"ILSVRC2012_val_00000001.JPEG": ["n01440764", "n0144')
+    assert main(["init", str(tmp_path / "p"), "--labels", str(cut)]) == 2
+    err = capsys.readouterr().err
+    assert "not valid JSON (Unterminated string starting at line 1, column" in err and "at at" not in err

@@ -110,6 +110,9 @@ def test_show_of_a_run_has_the_top5_the_votes_and_the_decision(tmp_path, shared_
     assert record["evidence"] == []  # no source imported: the text says how to import one
     text = cli("show", str(tmp_path / "p"), "--image", "n01440764_tench.JPEG", "--predicted", "1").stdout
     assert "no evidence source imported" in text and "vote of ann: wrong, major, fine_grained" in text
+    # The prediction line follows the panel's decision, not the imported labels' silence.
+    assert record["labels"]["prediction_decided"] == "wrong"
+    assert "prediction  wrong by the panel's final decision" in text and "(unreviewed)" not in text
 
 
 def test_show_of_an_unknown_image_is_a_clear_error(val50k):
