@@ -326,10 +326,12 @@ def _calibration_section(report: AnalysisReport, out_dir: Path, style: PlotStyle
     section = Section("Calibration and class balance", short="Calibration", text=(
         f"QUBA: ECE with {o.ece_bins} equal-width bins of the top-1 probability against top-1 correctness on the "
         f"original label; ACE with {o.ece_bins} equal-mass bins per class over all classes; CE their geometric "
-        "mean (lower is better). Class balance: 1 − the spread across classes of per-class accuracy and of mean "
-        "true-class confidence, and their geometric mean (Eqs. 10-12; higher is better); the authors' code "
-        "computes the confidence term as the mean within-class spread, shown apart. Multi-label ECE: correct = "
-        "accepted by the multi-labels after the review (this tool's variant)."))
+        "mean (lower is better). Class balance (Eqs. 10-12 as printed; higher is better): 1 − the root mean square "
+        "over classes of each class's accuracy minus the accuracy over all images (F_Acc), likewise of each "
+        "class's mean true-class confidence minus the mean over all images (F_Conf), and their geometric mean; "
+        "on a set with unequal numbers of images per class this is not the spread around the mean of the class "
+        "values. The authors' code computes the confidence term as the mean within-class spread, shown apart. "
+        "Multi-label ECE: correct = accepted by the multi-labels after the review (this tool's variant)."))
     rows = []
     for run_id, result in report.calibration.items():
         balance = report.class_balance.get(run_id)

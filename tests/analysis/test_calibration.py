@@ -113,6 +113,27 @@ def test_class_balance_by_the_papers_equations_and_the_authors_code():
     assert (result.images, result.classes) == (4, 2)
 
 
+def test_class_balance_on_an_unbalanced_set_is_centred_on_all_images():
+    """QUBA Eq. 11 (and Eq. 10 read alike): the class values' deviations from the value over
+    ALL images ("Conf denoting the average confidence for all images"), not from the mean
+    of the class values; the two differ when the classes have different numbers of images.
+    Class 0: 3 images, all right, target probabilities 0.9, 0.8, 0.7 -> A_0 = 1, Conf_0 = 0.8.
+    Class 1: 1 image, wrong, target probability 0.2                 -> A_1 = 0, Conf_1 = 0.2.
+    All images: A = 3/4 = 0.75, Conf = 2.6/4 = 0.65 (the class means' means: 0.5 and 0.5)."""
+    result = class_balance(np.array([0, 0, 0, 1]), np.array([0, 0, 0, 7]), np.array([0.9, 0.8, 0.7, 0.2]))
+    # By hand: F_Acc = 1 - sqrt(((1 - .75)^2 + (0 - .75)^2) / 2) = 1 - sqrt(.3125) = 0.440983...
+    #          F_Conf = 1 - sqrt(((.8 - .65)^2 + (.2 - .65)^2) / 2) = 1 - sqrt(.1125) = 0.664590...
+    assert result.accuracy_balance == pytest.approx(1 - math.sqrt(0.3125)) == pytest.approx(0.4409830)
+    assert result.confidence_balance == pytest.approx(1 - math.sqrt(0.1125)) == pytest.approx(0.6645898)
+    target = np.array([0.9, 0.8, 0.7, 0.2])
+    f_conf = 1 - np.sqrt(np.mean((np.array([target[:3].mean(), target[3]]) - target.mean()) ** 2))
+    assert result.confidence_balance == pytest.approx(f_conf)
+    assert result.class_balance == pytest.approx(math.sqrt((1 - math.sqrt(0.3125)) * (1 - math.sqrt(0.1125))))
+    # Not the spread around the class means' mean (1 - 0.5 and 1 - 0.3 here).
+    assert result.accuracy_balance != pytest.approx(0.5) and result.confidence_balance != pytest.approx(0.7)
+    assert (result.images, result.classes) == (4, 2)
+
+
 def test_run_calibration_is_against_the_original_label(tmp_path):
     project = Project.create(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4], labels={1: {"correct": [2, 20]}})
