@@ -135,8 +135,9 @@ def plot_confusions(confusions: pd.DataFrame, path: Path, *, model: str, top: in
 def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "",
                               paper: dict[int, float] | None = None, style: PlotStyle = LIGHT) -> Path | None:
     """Share of each category at each WordNet distance (stacked bars, mistakes on top); one
-    model's table, indexed by distance. `paper`: published fine-grained shares by distance,
-    drawn as markers to compare with the blue bars."""
+    model's table, indexed by distance. `paper`: published fine-grained shares by distance, in
+    the paper's sense (in-vocabulary or OOV), drawn as markers to compare with the top of the
+    fine-grained OOV bar (fine-grained + fine-grained OOV, stacked first)."""
     if table.empty:
         return None
     figure = Figure(figsize=(8, 4), dpi=100)
@@ -153,7 +154,7 @@ def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "
     shown = {str(d): v for d, v in (paper or {}).items() if str(d) in x}
     if shown:
         axes.scatter(list(shown), list(shown.values()), marker="D", color=style.text, zorder=3,
-                     label="paper, ViT-3B: fine-grained")
+                     label="paper, ViT-3B: fine-grained incl. OOV")
     axes.set_ylim(0, 1.08)
     axes.set_xlabel("WordNet distance between the prediction and the original label")
     axes.set_ylabel("share of the mistakes")

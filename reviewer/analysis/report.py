@@ -51,6 +51,7 @@ from reviewer.analysis.provisional import (
 )
 from reviewer.analysis.source_agreement import SourceReliability, source_agreement
 from reviewer.analysis.tables import (
+    FINE_GRAINED_INCL_OOV,
     PAPER_FINE_GRAINED_SHARE,
     category_by_distance,
     category_severity_counts,
@@ -312,6 +313,7 @@ def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
         "category_by_distance": _distance_table(report.by_distance),
         "category_by_distance_nearest_correct": _distance_table(report.by_distance_nearest),
         "paper_fine_grained_share": {str(d): v for d, v in PAPER_FINE_GRAINED_SHARE.items()},
+        "paper_fine_grained_share_compares_with": FINE_GRAINED_INCL_OOV,  # fine-grained in-vocabulary or OOV
         "model_comparison": {"overlap": _records(report.overlap), "novel": _records(report.novel),
                              "chi_square": _records(report.novel_tests)},
         "source_reliability": {

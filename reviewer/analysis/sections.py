@@ -23,13 +23,16 @@ from reviewer.analysis.plots import LIGHT, PlotStyle
 from reviewer.analysis.provisional import PROVISIONAL
 from reviewer.analysis.report import AnalysisReport
 from reviewer.analysis.source_agreement import SourceReliability, agreement_frame
-from reviewer.analysis.tables import PAPER_FINE_GRAINED_SHARE, SMALL_EXPECTED
+from reviewer.analysis.tables import FINE_GRAINED_INCL_OOV, PAPER_FINE_GRAINED_SHARE, SMALL_EXPECTED
 from reviewer.analysis.zoom_section import CATEGORIES, GROUPS, SEVERITIES, UNRATED, VERDICTS, ZoomReport
 from reviewer.evaluation.leaderboard import off_trend, plot_trend
 from reviewer.terms import Category, Severity
 
 CATEGORY_TITLES = {c.value: c.caption for c in Category}
 SEVERITY_TITLES = {s.value: s.caption for s in Severity}
+# The distance tables' two fine-grained columns: the paper's sense (§4.1) and the category alone.
+FINE_GRAINED_PAPER_TITLE = "Fine-grained incl. OOV (the paper's sense)"
+FINE_GRAINED_ONLY_TITLE = "Fine-grained, in-vocabulary only"
 # The variable top-k table's two ASMA columns (reviewer.evaluation.topk: the cited reading and the other).
 ASMA_JACCARD = "ASMA (example-based accuracy |Y∩Ŷ|/|Y∪Ŷ|, as the papers cite)"
 ASMA_SHARE_FOUND = "ASMA (share of labels found, m/k)"
@@ -232,31 +235,43 @@ def _categories_section(report: AnalysisReport, out_dir: Path, style: PlotStyle)
 
 
 def _distance_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> Section:
-    """Category shares per WordNet distance, per model (the paper reports ViT-3B's, §4.1)."""
+    """Category shares per WordNet distance, per model (the paper reports ViT-3B's, §4.1): first the
+    share of fine-grained errors in the paper's sense (in-vocabulary or OOV) with the paper's figures
+    beside it, then each category, fine-grained in-vocabulary only among them, named so."""
     paper = ", ".join(f"{pct(v)} at distance {d}" for d, v in PAPER_FINE_GRAINED_SHARE.items())
     section = Section("Categories by WordNet distance", short="Distance", text=(
         "Per model, the share of each category among its reviewed mistakes at each hierarchy distance between the "
         "prediction and the image's original label, as the paper measures it (the levels up to the nearest common "
-        "ancestor: 1 = the same parent). The paper's figures (ViT-3B): fine-grained " + paper + ". The variant to "
-        "the nearest correct label other than the prediction follows each table."))
+        "ancestor: 1 = the same parent). The paper (§4.1, ViT-3B) counts as fine-grained errors 'either "
+        "in-vocabulary or OOV' ('78.3% of errors were assessed to be fine-grained in nature (either in-vocabulary "
+        "or OOV)') and reports fine-grained " + paper + "; they stand beside '" + FINE_GRAINED_PAPER_TITLE +
+        "' (fine-grained + fine-grained with out-of-vocabulary object). '" + FINE_GRAINED_ONLY_TITLE + "' is the "
+        "fine-grained category alone. The variant to the nearest correct label other than the prediction follows "
+        "each table."))
+    titles = {**CATEGORY_TITLES, Category.FINE_GRAINED.value: FINE_GRAINED_ONLY_TITLE}
     for table, label in ((report.by_distance, "to the original label"),
                          (report.by_distance_nearest, "to the nearest correct label")):
         for model, group in table.groupby(level="model"):
             group = group.droplevel("model")
             cells = pd.DataFrame({"distance": group.index.astype(str)})
-            for column, title in CATEGORY_TITLES.items():  # shares of `mistakes`: the count is exact
-                cells[title] = ["–" if pd.isna(v) else share(round(v * n), n)
-                                for v, n in zip(group[column], group["mistakes"])]
-            cells["mistakes"] = group["mistakes"].astype(int).astype(str).to_numpy()
+            cells[FINE_GRAINED_PAPER_TITLE] = _distance_shares(group, FINE_GRAINED_INCL_OOV)
             if label == "to the original label":
-                cells["paper: fine-grained (ViT-3B)"] = [pct(PAPER_FINE_GRAINED_SHARE.get(int(d)))
-                                                         if int(d) in PAPER_FINE_GRAINED_SHARE else ""
-                                                         for d in group.index]
+                cells["paper: fine-grained incl. OOV (ViT-3B)"] = [pct(PAPER_FINE_GRAINED_SHARE.get(int(d)))
+                                                                   if int(d) in PAPER_FINE_GRAINED_SHARE else ""
+                                                                   for d in group.index]
                 section.images += _plot(plots.plot_category_by_distance(
                     group, out_dir / f"distance_{_safe(str(model))}.png", title=f"{model}: categories by distance",
                     paper=PAPER_FINE_GRAINED_SHARE, style=style))
+            for column, title in titles.items():
+                cells[title] = _distance_shares(group, column)
+            cells["mistakes"] = group["mistakes"].astype(int).astype(str).to_numpy()
             section.tables.append((f"{model}, distance {label}", cells))
     return section
+
+
+def _distance_shares(group: pd.DataFrame, column: str) -> list[str]:
+    """A column's shares of `mistakes` at each distance, with the count (exact: share x mistakes)."""
+    return ["–" if pd.isna(v) else share(round(v * n), n) for v, n in zip(group[column], group["mistakes"])]
 
 
 def _comparison_section(report: AnalysisReport) -> Section:

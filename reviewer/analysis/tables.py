@@ -8,8 +8,9 @@
 - `confused_pairs`: class pairs (prediction, ground-truth label) with their
   frequency, as the published `class_confusion_*.json`;
 - `category_by_distance`: share of each category per WordNet hierarchy
-  distance, per model (the paper, §4.1, reports ViT-3B's): by default the
-  distance between the prediction and the image's original label, as the
+  distance, per model (the paper, §4.1, reports ViT-3B's), and the share of
+  fine-grained errors in the paper's sense (in-vocabulary or OOV): by default
+  the distance between the prediction and the image's original label, as the
   paper measures it ("between the groundtruth label and the model's
   prediction"); `to="nearest_correct"` is the variant to the nearest correct
   label other than the prediction, named apart.
@@ -218,25 +219,45 @@ def mistake_distances(reviewed: pd.DataFrame, labels: LabelSet, *, to: str = "or
     return nearest.reindex(reviewed.index).astype(float)
 
 
-# The paper's figures (§4.1, ViT-3B): the share of mistakes rated fine-grained at a distance.
+# The paper's figures (§4.1, ViT-3B): the share of mistakes "assessed as fine-grained" at a
+# distance, in the paragraph's sense of fine-grained (in-vocabulary or OOV; `category_by_distance`).
 PAPER_FINE_GRAINED_SHARE = {1: 0.809, 3: 0.543}
+# The column of `category_by_distance` the paper's figures compare with.
+FINE_GRAINED_INCL_OOV = "fine_grained_incl_oov"
+FINE_GRAINED_KINDS = (Category.FINE_GRAINED.value, Category.FINE_GRAINED_OOV.value)
 
 
 def category_by_distance(reviewed: pd.DataFrame, labels: LabelSet, *, to: str = "original") -> pd.DataFrame:
     """Share of each category among each model's reviewed mistakes at each hierarchy
-    distance (see `mistake_distances` for `to`). Index: (model, distance); columns:
-    the categories' shares and `mistakes`."""
+    distance (see `mistake_distances` for `to`), and of fine-grained errors in the paper's sense.
+
+    The paper, §4.1: "78.3% of errors were assessed to be fine-grained in nature (either
+    in-vocabulary or OOV), and 13.8% categorized as a spurious correlation. [...] We found
+    that 80.9% of errors with a hierarchy distance of 1 were assessed as fine-grained. In
+    contrast, 54.3% of errors with a hierarchy distance of 3 were fine-grained". The
+    paragraph defines fine-grained as either in-vocabulary or OOV, so
+    `fine_grained_incl_oov` (the categories fine_grained + fine_grained_oov) is the share the
+    paper's figures (`PAPER_FINE_GRAINED_SHARE`) compare with; the category column
+    `fine_grained` is the in-vocabulary fine-grained errors alone, kept beside it (the
+    sentence goes on to list "fine-grained with out-of-vocabulary" among the kinds more
+    likely far in the hierarchy, so a reader may also want it). On the published ViT-3B
+    review neither column reproduces 80.9% and 54.3% with this distance (see the tests).
+
+    Index: (model, distance); columns: the categories' shares, `fine_grained_incl_oov` and
+    `mistakes` (the mistakes with a category at that distance, the shares' denominator)."""
     frame = reviewed.assign(distance=mistake_distances(reviewed, labels, to=to)).dropna(
         subset=["distance", "category"])
     columns = values(Category)
     if frame.empty:
-        empty = pd.DataFrame(columns=columns + ["mistakes"], index=pd.MultiIndex.from_tuples(
+        empty = pd.DataFrame(columns=columns + [FINE_GRAINED_INCL_OOV, "mistakes"], index=pd.MultiIndex.from_tuples(
             [], names=["model", "distance"]))
         return empty
     counts = pd.crosstab([frame["model"], frame["distance"].astype("int64")], frame["category"])
     counts = counts.reindex(columns=columns, fill_value=0)
     table = shares(counts)
-    table["mistakes"] = counts.sum(axis=1)
+    total = counts.sum(axis=1)
+    table[FINE_GRAINED_INCL_OOV] = counts[list(FINE_GRAINED_KINDS)].sum(axis=1) / total.where(total > 0)
+    table["mistakes"] = total
     table.index.names = ["model", "distance"]
     table.columns.name = None
     return table
