@@ -24,8 +24,17 @@ from reviewer.analysis.provisional import PROVISIONAL
 from reviewer.analysis.report import AnalysisReport
 from reviewer.analysis.source_agreement import SourceReliability, agreement_frame
 from reviewer.analysis.tables import FINE_GRAINED_INCL_OOV, PAPER_FINE_GRAINED_SHARE, SMALL_EXPECTED
-from reviewer.analysis.zoom_section import CATEGORIES, GROUPS, SEVERITIES, UNRATED, VERDICTS, ZoomReport
+from reviewer.analysis.zoom_section import (
+    CATEGORIES,
+    GROUPS,
+    PAPER_OPTIMAL_ZOOM,
+    SEVERITIES,
+    UNRATED,
+    VERDICTS,
+    ZoomReport,
+)
 from reviewer.evaluation.leaderboard import off_trend, plot_trend
+from reviewer.runs.zoom.result import ACCEPTED_RULE, TAESIRI_RULE
 from reviewer.terms import Category, Severity
 
 CATEGORY_TITLES = {c.value: c.caption for c in Category}
@@ -33,6 +42,9 @@ SEVERITY_TITLES = {s.value: s.caption for s in Severity}
 # The distance tables' two fine-grained columns: the paper's sense (§4.1) and the category alone.
 FINE_GRAINED_PAPER_TITLE = "Fine-grained incl. OOV (the paper's sense)"
 FINE_GRAINED_ONLY_TITLE = "Fine-grained, in-vocabulary only"
+# The zoom table's two "corrected" columns: this tool's accepted labels and Taesiri et al.'s IN+ReaL.
+ZOOM_TOOL_COLUMN = "corrected by some crop (this tool: correct/unclear ∪ ReaL)"
+ZOOM_TAESIRI_COLUMN = "corrected by some crop (Taesiri et al.: IN+ReaL, original ∪ ReaL)"
 # The variable top-k table's two ASMA columns (reviewer.evaluation.topk: the cited reading and the other).
 ASMA_JACCARD = "ASMA (example-based accuracy |Y∩Ŷ|/|Y∪Ŷ|, as the papers cite)"
 ASMA_SHARE_FOUND = "ASMA (share of labels found, m/k)"
@@ -440,12 +452,13 @@ def _source_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> 
 def _zoom_tables(zoom: ZoomReport) -> list[tuple[str, pd.DataFrame]]:
     """Per model: corrected by verdict; the wrong ones' severity x category; by zoom group."""
     probed = [m for m in zoom.models if m.probed or m.partial]
-    rows = [{"model": m.model, "mistakes": str(m.mistakes), "corrected by some crop": share(m.corrected, m.probed),
+    rows = [{"model": m.model, "mistakes": str(m.mistakes), ZOOM_TOOL_COLUMN: share(m.corrected, m.probed),
+             ZOOM_TAESIRI_COLUMN: share(m.taesiri_corrected, m.probed),
              **{f"panel: {v}": share(*m.by_verdict[v]) for v in VERDICTS},
              "partial (not in the shares)": (f"{m.partial}, {m.partial_corrected} already corrected"
                                              if m.partial else "0")} for m in probed]
-    tables = [("Mistakes some crop corrects, per model (complete probes), by the panel's verdict",
-               pd.DataFrame(rows))]
+    tables = [(("Mistakes some crop corrects, per model (complete probes), by the panel's verdict (by this tool's "
+                "accepted labels, but the Taesiri et al. column)"), pd.DataFrame(rows))]
     titles = {**CATEGORY_TITLES, UNRATED: "unrated"}
     for m in probed:
         if not m.by_verdict[VERDICTS[1]][1]:
@@ -455,9 +468,10 @@ def _zoom_tables(zoom: ZoomReport) -> list[tuple[str, pd.DataFrame]]:
                   "all": share(*m.by_severity[sev])} for sev in SEVERITIES]
         cross.append({"severity": "all", **{titles[c]: share(*m.by_category[c]) for c in CATEGORIES},
                       "all": share(*m.by_verdict[VERDICTS[1]])})
-        tables.append((f"{m.model}: decided wrong, corrected by some crop, severity × category", pd.DataFrame(cross)))
-    tables.append((("Mistakes a crop of each zoom group corrects (zoom-out S < 224, zoom-in S > 224; one mistake "
-                    "may count in several)"),
+        tables.append(((f"{m.model}: decided wrong, corrected by some crop (this tool's accepted labels), "
+                        "severity × category"), pd.DataFrame(cross)))
+    tables.append((("Mistakes a crop of each zoom group corrects (this tool's accepted labels; zoom-out S < 224, "
+                    "zoom-in S > 224; one mistake may count in several)"),
                    pd.DataFrame([{"model": m.model, **{g: share(m.by_group[g], m.probed) for g in GROUPS}}
                                  for m in probed])))
     return tables
@@ -469,14 +483,22 @@ def _zoom_section(zoom: ZoomReport) -> Section:
     if zoom.note:
         section.text = zoom.note
         return section
+    paper = PAPER_OPTIMAL_ZOOM
     section.text = (
         "The zoom probe (Taesiri et al. 2023, ImageNet-Hard, §3): the model over 36 scales × a 3×3 grid of 224-px "
         "crops, 324 crops; a mistake counts as corrected when the top-1 of at least one crop is among the image's "
-        "accepted labels (correct or unclear multi-labels, with ReaL's when imported, as the paper unions IN and "
-        "ReaL; before the review): the paper's 'correctly classified given the optimal zoom', proper framing. Over "
-        "each model's mistakes with a complete stored probe; partial probes (stopped) are counted apart, not in "
-        "the shares. Split by the panel's final decision ('undecided': none, or reopened); severity and "
-        "category for the mistakes decided wrong.")
+        "accepted labels, the paper's 'correctly classified given the optimal zoom', proper framing. Two rules "
+        f"for the accepted labels: '{ZOOM_TOOL_COLUMN}': {ACCEPTED_RULE} (before the review), as the review "
+        "window draws them; every other count here uses it. "
+        f"'{ZOOM_TAESIRI_COLUMN}': {TAESIRI_RULE} ('For each IN image, we use the union of the IN and ReaL "
+        f"labels (IN+ReaL)', §3), the rule of their {pct(paper['share'], 2)} ({paper['model']}, Table 1c), which "
+        "is over all ImageNet validation images, not over a model's mistakes. Over each model's mistakes with a "
+        "complete stored probe; partial probes (stopped) are counted apart, not in the shares. Split by the "
+        "panel's final decision ('undecided': none, or reopened); severity and category for the mistakes decided "
+        "wrong.")
+    if not zoom.real_labels:
+        section.warnings.append("The project has no ReaL labels: both rules go without them (Taesiri et al.'s is "
+                                "then the original label alone). Import ReaL (reviewer import-labels) to compare.")
     if zoom.unreadable:
         section.warnings.append(f"{zoom.unreadable} stored zoom result(s) could not be read (a newer probe "
                                 "version, or an image without labels) and are left out.")

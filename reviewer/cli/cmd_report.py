@@ -157,14 +157,21 @@ def _print_zoom(zoom) -> None:
     if zoom.note:
         print(f"\nZoom probe: {zoom.note}")
         return
+    from reviewer.runs.zoom.result import ACCEPTED_RULE, TAESIRI_RULE
+
     print("\nZoom probe: mistakes some crop corrects (a crop's top-1 is an accepted label; Taesiri et al. 2023; "
           "complete probes only)")
+    print(f"  accepted labels: {ACCEPTED_RULE} (every line but 'Taesiri et al.'s rule');")
+    print(f"  Taesiri et al.'s rule: {TAESIRI_RULE} (their 98.91%: ViT-B/32, over all validation images)")
+    if not zoom.real_labels:
+        print("  (the project has no ReaL labels: both rules go without them)")
     for m in zoom.models:
         if not (m.probed or m.partial):
             continue
         partial = f"; partial {m.partial} ({m.partial_corrected} already corrected), not counted" if m.partial else ""
         print(f"  {m.model}: {m.probed} of {m.mistakes} mistakes probed, corrected by some crop "
               f"{_share(m.corrected, m.probed)}{partial}")
+        print(f"    Taesiri et al.'s rule (IN+ReaL): corrected by some crop {_share(m.taesiri_corrected, m.probed)}")
         print("    panel: " + ", ".join(f"{v} {_share(*m.by_verdict[v])}" for v in VERDICTS))
         for name, table, keys in (("severity", m.by_severity, SEVERITIES), ("category", m.by_category, CATEGORIES)):
             cells = [f"{k} {_share(*table[k])}" for k in keys if table[k][1]]

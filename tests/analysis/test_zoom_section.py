@@ -100,6 +100,7 @@ def test_per_model_counts_by_hand(hand_built, tmp_path):
     assert sum(n for row in a.crosstab.values() for _, n in row.values()) == 4
     assert a.by_group == {"zoom-out": 2, "zoom-224": 1, "zoom-in": 2}  # A2, A7 | A4 | A1, A2
     assert (b.model, b.mistakes, b.probed, b.corrected, b.partial) == ("model-B", 2, 2, 1, 0)
+    assert (a.taesiri_corrected, b.taesiri_corrected) == (4, 1) and not zoom.real_labels
     assert b.by_verdict == {"correct": [0, 0], "wrong": [1, 1], "unclear": [0, 0], "undecided": [0, 1]}
     assert b.crosstab["major"]["non_prototypical"] == [1, 1]
     assert b.by_group == {"zoom-out": 0, "zoom-224": 1, "zoom-in": 1}
@@ -116,7 +117,10 @@ def test_per_model_counts_by_hand(hand_built, tmp_path):
     (_, table), (cross_caption, cross), (_, groups) = section.tables[0], section.tables[1], section.tables[-1]
     assert len(section.tables) == 4  # per model, A's crosstab, B's crosstab, groups
     cells = table.set_index("model")
-    assert cells.loc["model-A", "corrected by some crop"] == "57.1% (4/7)"
+    assert cells.loc["model-A", "corrected by some crop (this tool: correct/unclear ∪ ReaL)"] == "57.1% (4/7)"
+    # No multi-labels, no ReaL here: the accepted labels are the original label by either rule.
+    assert cells.loc["model-A", "corrected by some crop (Taesiri et al.: IN+ReaL, original ∪ ReaL)"] == "57.1% (4/7)"
+    assert any("no ReaL labels" in w for w in section.warnings)
     assert cells.loc["model-A", "panel: wrong"] == "50.0% (2/4)"
     assert cells.loc["model-A", "partial (not in the shares)"] == "1, 1 already corrected"
     assert cells.loc["model-B", "panel: undecided"] == "0.0% (0/1)"

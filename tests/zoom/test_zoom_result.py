@@ -20,6 +20,7 @@ from reviewer.runs.zoom import (
     to_json,
     zoom_cells,
 )
+from reviewer.runs.zoom.result import taesiri_accepted_classes
 
 PREDICTED, ACCEPTED = 5, {7, 8}
 
@@ -117,3 +118,29 @@ def test_accepted_labels_are_correct_and_unclear_with_real_added():
     assert accepted_classes(labels, 11) == {2, 3}
     with pytest.raises(KeyError):
         accepted_classes(labels, 12)
+
+
+def test_taesiri_accepts_the_original_label_and_real_not_the_multi_labels():
+    """Taesiri et al. §3: "the union of the IN and ReaL labels (IN+ReaL)". Image 10: original 1,
+    correct 1, unclear 4, wrong 6, ReaL 9. Image 11: original 2 listed wrong, correct 5, ReaL 3.
+    Image 12: original 7, no multi-labels, no ReaL."""
+    labels = LabelSet(
+        image_ids=np.array([10, 11, 12]), original=np.array([1, 2, 7], np.int16), problematic=np.zeros(3, bool),
+        rows=np.array([0, 0, 0, 1, 1], np.int32), classes=np.array([1, 4, 6, 2, 5], np.int16),
+        kinds=np.array([CORRECT, UNCLEAR, WRONG, WRONG, CORRECT], np.int8),
+        real_rows=np.array([0, 1], np.int32), real_classes=np.array([9, 3], np.int16),
+        multilabel=np.ones(3, bool), validation=np.ones(3, bool))
+    assert taesiri_accepted_classes(labels, 10) == {1, 9}  # not the unclear 4
+    assert accepted_classes(labels, 10) == {1, 4, 9}
+    assert taesiri_accepted_classes(labels, 11) == {2, 3}  # the original label although listed wrong
+    assert accepted_classes(labels, 11) == {3, 5}
+    assert taesiri_accepted_classes(labels, 12) == {7}
+    with pytest.raises(KeyError):
+        taesiri_accepted_classes(labels, 13)
+    # A crop finds the unclear label 4 of image 10 (hand_built's centre crop at S=224 answers 7;
+    # here 4): corrected by the tool's accepted labels, not by Taesiri et al.'s.
+    result = hand_built()
+    result.set_cell(224, 1, 1, np.array([4, PREDICTED]), np.array([0.61, 0.2], np.float32))
+    result.set_cell(512, 0, 2, np.array([PREDICTED, 4]), np.array([0.5, 0.2], np.float32))
+    assert summarise(result, predicted=PREDICTED, accepted=accepted_classes(labels, 10)).corrected
+    assert not summarise(result, predicted=PREDICTED, accepted=taesiri_accepted_classes(labels, 10)).corrected
