@@ -8,6 +8,7 @@ import json
 
 from reviewer.project import Project
 from reviewer.terms import Category, Severity, Verdict, values
+from reviewer.wording import counted
 
 PHASE_TITLES = {1: "Phase 1, correctness", 2: "Phase 2, severity and category"}
 
@@ -111,7 +112,8 @@ def run_decide(args: argparse.Namespace) -> int:
     for row in result:
         counts[row.verdict] = counts.get(row.verdict, 0) + 1
     summary = ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "nothing to lock"
-    print(f"{chair.name} locked {len(result)} majority decisions: {summary}")
+    kind = "unanimous" if getattr(args, "unanimous_only", False) else "majority"
+    print(f"{chair.name} locked {counted(len(result), kind + ' decision')}: {summary}")
     return 0
 
 

@@ -16,6 +16,7 @@ import sys
 
 from reviewer.project import Project
 from reviewer.terms import Category, Severity, Verdict, values
+from reviewer.wording import counted
 
 VOTE_COLUMNS = ("image", "predicted", "verdict", "problematic", "severity", "category", "oov_name", "note")
 BATCH_COLUMNS = (*VOTE_COLUMNS, "key")  # key: optional, the row's own idempotency key
@@ -193,8 +194,8 @@ def run_vote(args: argparse.Namespace) -> int:
             return [f"vote {row.id}: {reviewer.name} on {args.image} predicted {item.predicted}: {_describe(fields)}"]
         batch = _read_batch(session, args.batch)
         done = recorded_batch_keys(session=session, reviewer_id=reviewer.id, keys=[key for *_, key in batch])
-        print(f"recording {len(batch) - len(done)} votes of {reviewer.name} in one transaction"
-              + (f" ({len(done)} rows recorded already)" if done else ""), file=sys.stderr, flush=True)
+        print(f"recording {counted(len(batch) - len(done), 'vote')} of {reviewer.name} in one transaction"
+              + (f" ({counted(len(done), 'row')} recorded already)" if done else ""), file=sys.stderr, flush=True)
         lines = []
         for item, image, given, key in batch:
             if key in done:

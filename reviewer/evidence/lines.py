@@ -16,6 +16,7 @@ from reviewer.classes.vocabulary import load_classes
 from reviewer.evidence.flaws_json import PROBLEM_KINDS
 from reviewer.evidence.kinds import EvidenceKind, is_validation_image
 from reviewer.evidence.verdicts import RATER_KINDS, rater_counts, verdict
+from reviewer.wording import counted
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,6 @@ def _names(classes, predicted: int, original: int | None) -> str:
         tag = " (the prediction)" if cls == predicted else " (the original label)" if cls == original else ""
         out.append(name(cls) + tag)
     return ", ".join(out) or "none"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _counts(counts: tuple[int, int, int] | None) -> str:
@@ -138,7 +135,7 @@ def _raters(p: dict, predicted: int, original: int | None, _raters, _imported) -
     if original is not None and original != predicted:
         parts.append(f"the original label, {name(original)}, {_counts(rater_counts(p, original))}")
     asked = len(p["answers"])
-    return "; ".join(parts) + f" ({_plural(asked, 'class')} asked about this image)"
+    return "; ".join(parts) + f" ({counted(asked, 'class', 'classes')} asked about this image)"
 
 
 def _cleanlab(p: dict, predicted: int, original: int | None, _raters, _imported) -> str:
@@ -159,10 +156,10 @@ def _cleanlab(p: dict, predicted: int, original: int | None, _raters, _imported)
 def _clean(p: dict, predicted: int, original: int | None, _raters, _imported) -> str:
     validated, unvalidated = p["validated"], p["unvalidated"]
     if validated:
-        how = f"validated by {_plural(validated, 'source')}" + (f", {unvalidated} more without validation"
+        how = f"validated by {counted(validated, 'source')}" + (f", {unvalidated} more without validation"
                                                               if unvalidated else "")
     else:
-        how = f"agreed by {_plural(unvalidated, 'source')}, none validated by hand"
+        how = f"agreed by {counted(unvalidated, 'source')}, none validated by hand"
     tail = "" if predicted in p["proposed"] else "; not the prediction"
     return f"proposed {_names(p['proposed'], predicted, original)}, {how}{tail}"
 

@@ -15,6 +15,7 @@ from collections import Counter
 
 from reviewer.importers._plan import ImportPlan
 from reviewer.terms import Verdict, values
+from reviewer.wording import counted
 
 VAL_PREFIX = "ILSVRC2012_val_"
 
@@ -54,7 +55,7 @@ class MultilabelRecords:
                 f"{self.overlap_images} images list a class under two kinds ({detail}); kept as in the file "
                 "(evaluation counts a class that is correct or unclear as correct, as the reference does)")
         if self.repeat_images:
-            self.plan.notes.append(f"{self.repeat_images} images list a class twice under one kind (kept once)")
+            self.plan.notes.append(f"{counted(self.repeat_images, 'image')} list{'s' if self.repeat_images == 1 else ''} a class twice under one kind (kept once)")
         if self.other_images:
             self.plan.notes.append(
                 f"{self.other_images} images are not ImageNet validation images (e.g. ImageNetV2's); kept and "

@@ -10,6 +10,7 @@ from typing import Any, Iterator
 
 from reviewer.classes.vocabulary import load_classes
 from reviewer.errors import InputError
+from reviewer.wording import counted
 
 WNID_HINT = "labels are ImageNet-1k wnids, e.g. n01440764 for tench"
 INDEX_HINT = "class indices are 0-999 in sorted-wnid order, as in timm"
@@ -201,7 +202,7 @@ def image_rows(reader, header: list[str], *, source: str, id_column: str = "id"
             continue
         record = f"line {line}"
         if len(row) != len(header):
-            raise InputError(source, f"has {len(row)} fields where the header has {len(header)}", record=record,
+            raise InputError(source, f"has {counted(len(row), 'field')} where the header has {len(header)}", record=record,
                              hint="is the file complete? a label list must be quoted (\"1, 2\")")
         cells = {name: row[i].strip() for i, name in enumerate(header)}
         name = image_name(cells[id_column], source=source, record=record)

@@ -41,7 +41,7 @@ def resolve_image(*, session: Session, text: str | int) -> int:
         image_id = session.execute(select(Image.id).where(Image.id == int(value))).scalar_one_or_none()
     if image_id is None:
         shown = value if len(value) <= 80 else value[:77] + "..."
-        raise NotInProjectError(f"image {shown!r} is not in project (give its file name, "
+        raise NotInProjectError(f"image {shown!r} is not in the project (give its file name, "
                                 "e.g. ILSVRC2012_val_00000001.JPEG)")
     return image_id
 

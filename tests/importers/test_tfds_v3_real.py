@@ -44,7 +44,7 @@ def test_the_csv_dump_imports_as_it_is(tmp_path, shared_data):
     assert summary.multilabel_images == 20_000 and summary.problematic == 1_308
     listed = sum(len(set(classes(r[col]))) for r in rows for col in KINDS.values())
     assert summary.labels == listed  # one image lists class 622 twice as correct: kept once
-    assert "1 images list a class twice under one kind (kept once)" in summary.notes
+    assert "1 image lists a class twice under one kind (kept once)" in summary.notes
     overlaps = [r for r in rows if sum(Counter(c for col in KINDS.values() for c in classes(r[col])).values())
                 != len({c for col in KINDS.values() for c in classes(r[col])})]
     assert len(overlaps) == 372

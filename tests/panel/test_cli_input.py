@@ -41,7 +41,7 @@ BAD_BATCHES = {
     "a class of 6000 digits": ("image,predicted,verdict\n{0},10,wrong\n{1}," + "9" * 6000 + ",wrong\n",
                                "class 999999999999…: a class index is 0..999"),
     "an image of 6000 digits": ("image,predicted,verdict\n{0},10,wrong\n" + "9" * 6000 + ",11,wrong\n",
-                                "is not in project"),
+                                "is not in the project"),
 }
 
 
@@ -64,7 +64,7 @@ def test_wrong_single_votes_are_refused_clearly(voting, capsys):
         (["--reviewer", "dave", "--image", names[0], "--predicted", "10", "--verdict", "wrong"],
          "no panelist named 'dave' (panelists: ann, bob)"),
         (["--reviewer", "bob", "--image", "nothere.JPEG", "--predicted", "10", "--verdict", "wrong"],
-         "image 'nothere.JPEG' is not in project"),
+         "image 'nothere.JPEG' is not in the project"),
         (["--reviewer", "bob", "--image", names[0], "--predicted", "n99999999", "--verdict", "wrong"],
          "give a class index (0..999) or a wnid"),
         (["--reviewer", "bob", "--image", names[0], "--predicted", "10"], "nothing to vote"),

@@ -27,14 +27,15 @@ def test_a_majority_wrong_lock_leaves_phase_2_to_every_panelist(panel):
     project, (ann, bob, cy), items = panel
     item = items[0]
     vote(project, ann, item, verdict="wrong", problematic=True, severity="major", category="fine_grained")
-    vote(project, bob, item, verdict="wrong", problematic=True, severity="minor", category="fine_grained")
+    vote(project, bob, item, verdict="wrong", problematic=False, severity="minor", category="fine_grained")
     vote(project, cy, item, verdict="correct")  # the dissenter rates nothing with a "correct" verdict
 
     (first,) = acts.lock_all(project, chair_id=ann).value
     # The verdict is locked; severity and category wait for cy's ratings.
-    assert (first.verdict, first.problematic, first.severity, first.category) == ("wrong", True, None, None)
-    assert first.reason == "verdict: wrong 2, correct 1; problematic: yes 2, no 1"
-    assert standing(project, item) == ["wrong", True, None, None]  # the export has the verdict already
+    # (Problematic by one of three: not flagged; a flagged image would have no mistakes at all.)
+    assert (first.verdict, first.problematic, first.severity, first.category) == ("wrong", False, None, None)
+    assert first.reason == "verdict: wrong 2, correct 1; problematic: no 2, yes 1"
+    assert standing(project, item) == ["wrong", False, None, None]  # the export has the verdict already
     mistakes = read_with(project, reviewed_mistakes)
     assert mistakes.loc[mistakes["image_id"] == item.image_id, ["source", "severity", "category"]].values.tolist() \
         == [["panel", None, None]]
@@ -56,14 +57,14 @@ def test_a_majority_wrong_lock_leaves_phase_2_to_every_panelist(panel):
     assert lockable_items(snap) == [item]
     (second,) = acts.lock_all(project, chair_id=ann).value
     assert (second.verdict, second.problematic, second.severity, second.category) == (
-        "wrong", True, "major", "fine_grained")
+        "wrong", False, "major", "fine_grained")
     assert second.reason == "severity: major 2, minor 1; category: fine_grained 3"
     assert status(snapshot_of(project), item, 2) == DECIDED
     assert lockable_items(snapshot_of(project)) == []
     # Append-only: the verdict-only lock stays in the history; the latest row is the whole decision.
     assert [(d.verdict, d.severity) for d in read_with(project, decision_history, item=item)] == [
         ("wrong", None), ("wrong", "major")]
-    assert standing(project, item) == ["wrong", True, "major", "fine_grained"]
+    assert standing(project, item) == ["wrong", False, "major", "fine_grained"]
     mistakes = read_with(project, reviewed_mistakes)
     assert mistakes.loc[mistakes["image_id"] == item.image_id, ["severity", "category"]].values.tolist() == [
         ["major", "fine_grained"]]
