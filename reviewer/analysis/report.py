@@ -139,12 +139,13 @@ def _mla_table(summary: dict) -> pd.DataFrame:
         metrics = run["metrics"]
         if not metrics:
             continue
-        row = {"run_id": run["id"], "model": run["model"], "image_slice": run["image_slice"]}
+        row = {"run_id": run["id"], "model": run["model"], "image_slice": run["image_slice"],
+               "images_covered": run["images_covered"]}
         for when, key in (("before", "mla"), ("after", "mla_after_review")):
             for group in ("all", "organisms", "objects"):
                 row[f"{group}_{when}"] = metrics[key][group]["value"]
         rows.append(row)
-    columns = ["run_id", "model", "image_slice"] + [f"{g}_{w}" for w in ("before", "after")
+    columns = ["run_id", "model", "image_slice", "images_covered"] + [f"{g}_{w}" for w in ("before", "after")
                                                     for g in ("all", "organisms", "objects")]
     return pd.DataFrame(rows, columns=columns)
 

@@ -130,7 +130,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
     mla = report.mla
     # A run on a slice is scored on that slice only: say so beside its MLA.
     table = pd.DataFrame({"run": mla["run_id"].astype(str), "model": mla["model"],
-                          "images": mla["image_slice"].fillna("all").astype(str) if len(mla) else []})
+                          "images": mla["images_covered"].astype(str) if len(mla) else []})
     for group in ("all", "organisms", "objects"):
         table[f"{group} before → after"] = [f"{pct(b)} → {pct(a)}" for b, a in zip(mla[f"{group}_before"],
                                                                                  mla[f"{group}_after"])]
@@ -185,7 +185,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
     board = report.leaderboard
     table = pd.DataFrame({
         "run": board["run_id"].astype(str), "model": board["model"],
-        "images": board["image_slice"].fillna("all").astype(str),
+        "images": board["images_covered"].astype(str),
         "top-1": ["–" if pd.isna(t) else share(c, t) for c, t in zip(board["top1_correct"], board["top1_total"])],
         "top-1 over": board["top1_scope"].fillna("–").astype(str),
         "MLA": [pct(v) for v in board["mla"]],

@@ -183,7 +183,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             score = "-" if row.slice_score != row.slice_score else (
                 f"{int(row.slice_correct)} of {int(row.slice_total)} ({100 * row.slice_score:.1f}%, "
                 f"95% CI {100 * row.slice_low:.1f}-{100 * row.slice_high:.1f}%)")
-            images = row.image_slice if isinstance(row.image_slice, str) else "all"  # NaN: a full-set run
+            images = row.images_covered
             scope = row.top1_scope if isinstance(row.top1_scope, str) else "-"
             print(f"{row.run_id:>5} {row.model[:30]:30} {images:12} {top1:>7} {scope:>12} {mla:>7}  {score}")
     if args.plot:

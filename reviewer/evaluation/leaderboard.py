@@ -26,9 +26,10 @@ from reviewer.evaluation.split import score_on_images
 from reviewer.labels.labelset import LabelSet, load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.runs.predictions import RunPredictions, load_predictions
+from reviewer.runs.records import images_of_run
 from reviewer.terms import RunStatus
 
-COLUMNS = ["run_id", "model", "image_slice", "predictions", "top1", "top1_correct", "top1_total", "top1_scope", "mla",
+COLUMNS = ["run_id", "model", "image_slice", "images_covered", "predictions", "top1", "top1_correct", "top1_total", "top1_scope", "mla",
            "slice_correct", "slice_total", "slice_score", "slice_low", "slice_high"]
 VALIDATION_IMAGES = 50_000
 FULL_VALIDATION = "validation"
@@ -50,14 +51,16 @@ def leaderboard(*, session: Session, slice_name: str | None = "imagenet_m", befo
         after = reviewed_labelset(session=session, after_review=True, base=base) if after is None else after
     slice_ids = (slice_image_ids(session=session, name=slice_name) if slice_name in slice_names(session=session)
                  else None)
-    runs = session.execute(select(Run.id, Model.name, Run.image_slice).join(Model, Model.id == Run.model_id)
+    runs = session.execute(select(Run, Model.name).join(Model, Model.id == Run.model_id)
                            .where(Run.status == RunStatus.COMPLETE).order_by(Run.id)).all()
     rows = []
-    for run_id, model, image_slice in runs:
+    for run, model in runs:
+        run_id, image_slice = run.id, run.image_slice
         preds = predictions[run_id] if run_id in predictions else load_predictions(session=session, run_id=run_id)
         top1 = preds.top1.astype(np.int64)
         row = dict.fromkeys(COLUMNS, np.nan)
-        row.update(run_id=run_id, model=model, image_slice=image_slice, predictions=len(preds))
+        row.update(run_id=run_id, model=model, image_slice=image_slice, images_covered=images_of_run(run),
+                   predictions=len(preds))
         if image_slice is None:
             pos_b, pos_a = before.positions(preds.image_ids), after.positions(preds.image_ids)
             known = pos_b >= 0

@@ -19,7 +19,7 @@ from reviewer.labels.labelset import LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.project import Project
 from reviewer.runs.predictions import RunPredictions, load_predictions, ranked_classes
-from reviewer.runs.records import fast_decoded
+from reviewer.runs.records import fast_decoded, images_of_run
 from reviewer.terms import Category, RunStatus, Severity, values
 
 TOPK_FOR_VARIABLE = 10  # ReaL lists at most 9 labels of an image
@@ -79,7 +79,8 @@ def project_summary(project: Project, *, session: Session, before: LabelSet | No
         total, novel = mistake_counts.get(run.id, (0, 0))
         entry = {
             "id": run.id, "model": model.name, "source": model.source, "status": run.status,
-            "image_slice": run.image_slice, "device": run.device,
+            "image_slice": run.image_slice, "limit": (run.report or {}).get("limit"),
+            "images_covered": images_of_run(run), "device": run.device,
             # Large JPEGs decoded in draft mode: not timm's exact preprocessing (reviewer predict --fast-decode).
             "fast_decode": fast_decoded(run),
             "created_at": run.created_at.isoformat() if run.created_at else None,

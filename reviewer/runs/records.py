@@ -145,6 +145,16 @@ def matching_runs(project: Project, *, model_id: int, image_slice: str | None, l
                 and fast_decoded(r) == fast_decode]
 
 
+def images_of_run(run: Run) -> str:
+    """Which images a run covers, as every report names them: "all", "slice NAME", or
+    "first N" for a run limited with --limit (its figures are over those N only)."""
+    limit = (run.report or {}).get("limit")
+    first = f"first {limit}" if limit else ""
+    if run.image_slice is None:
+        return first or "all"
+    return f"{first} of slice {run.image_slice}" if first else f"slice {run.image_slice}"
+
+
 def fast_decoded(run: Run) -> bool:
     """Whether the run decoded large JPEGs in draft mode (not timm's exact pixels)."""
     return bool((run.preprocessing or {}).get("jpeg_draft", False))

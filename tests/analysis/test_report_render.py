@@ -99,5 +99,5 @@ def test_a_slice_run_is_marked_in_table_1_and_an_unknown_slice_is_named(project,
     ids = add_images(project, [7, 8], start=50001)
     add_run(project, "model-B", dict(zip(ids, [7, 80])), probs=dict.fromkeys(ids, 0.9), image_slice="imagenet_m")
     text = write_report(build_report(project, ReportOptions(slice_name="nope")), tmp_path / "md").read_text()
-    assert "| 2 | model-B | imagenet_m |" in text
+    assert "| 2 | model-B | slice imagenet_m |" in text
     assert "No run has a score on 'nope'" in text
