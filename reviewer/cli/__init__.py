@@ -57,8 +57,13 @@ def _scrubbed_excepthook(kind, value, tb) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     sys.excepthook = _scrubbed_excepthook
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        # The commands' modules load here (a second or two): Ctrl+C meanwhile is no traceback.
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     if not getattr(args, "func", None):
         parser.print_help()
         return 1

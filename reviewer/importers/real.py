@@ -16,8 +16,12 @@ def looks_like(data: object) -> bool:
     """A list of lists with class indices among its first rows (a single bad row is
     then reported by `parse`, not mistaken for another format)."""
     head = data[:100] if isinstance(data, list) else []
-    return (bool(head) and all(isinstance(x, list) for x in head)
-            and any(isinstance(c, int) for x in head for c in x))
+    if not head or not all(isinstance(x, list) for x in head):
+        return False
+    # Rows of class indices only (most of them: one bad row is `parse`'s to report); a list
+    # of [wnid, wnid, count] rows (the paper's class confusions) is not ReaL.
+    indices = sum(all(isinstance(c, int) and not isinstance(c, bool) for c in x) for x in head)
+    return indices >= 0.9 * len(head)
 
 
 def default_path() -> Path:

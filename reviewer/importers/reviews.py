@@ -45,6 +45,12 @@ def parse(path: str | Path) -> list[ReviewRecord]:
     if real.looks_like(data):
         raise InputError(source, "these are ReaL labels, not a published model review",
                          hint="import them with 'reviewer import-labels PROJECT FILE'")
+    if isinstance(data, list) and data and all(isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
+                                               and isinstance(x[1], str) for x in data[:100]):
+        raise InputError(source, "this is a list of confused class pairs [wnid, wnid, count] (the paper's class "
+                                 "confusions), not a published model review",
+                         hint="a review maps image names to records of top_prediction, failure category and "
+                              "failure severity")
     if not isinstance(data, dict):
         raise InputError(source, "expected an object mapping image names to review records",
                          hint='e.g. {"ILSVRC2012_val_00001529.JPEG": {"top_prediction": 304, '

@@ -89,7 +89,7 @@ def run_images(project: Project, *, image_slice: str | None, limit: int | None) 
     if not ids:
         where = f"slice {image_slice}" if image_slice else "the project"
         raise InputError(str(project.root), f"{where} has no images with files to run a model on",
-                         hint="add images with 'reviewer init PROJECT --images DIR'")
+                         hint="add an image folder with 'reviewer import-images PROJECT DIR'")
     return ids
 
 

@@ -107,3 +107,14 @@ def test_output_piped_into_a_reader_that_stops_early_is_no_traceback():
         code = proc.wait(timeout=60)
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
     assert code == 1
+
+
+def test_ctrl_c_while_the_commands_load_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import reviewer.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["report", "nowhere"]) == 130
+    assert capsys.readouterr().err == "interrupted\n"

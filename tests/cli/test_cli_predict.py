@@ -158,3 +158,11 @@ def test_a_json_file_cut_short_is_named_without_a_doubled_word(tmp_path, capsys)
     assert main(["init", str(tmp_path / "p"), "--labels", str(cut)]) == 2
     err = capsys.readouterr().err
     assert "not valid JSON (Unterminated string starting at line 1, column" in err and "at at" not in err
+
+
+def test_predict_on_a_project_without_images_points_to_import_images(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    assert main(["predict", str(tmp_path / "p"), "--model", "tf_efficientnet_lite0"]) == 2
+    err = capsys.readouterr().err
+    assert "has no images with files" in err and "reviewer import-images PROJECT DIR" in err  # not init

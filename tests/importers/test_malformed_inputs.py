@@ -267,3 +267,18 @@ def test_utf8_with_bom_and_utf16_json_are_read(tmp_path):
         path = tmp_path / f"{encoding}.json"
         path.write_bytes(json.dumps(data).encode(encoding))
         assert parse_labels(path).images["ILSVRC2012_val_00000001.JPEG"].original_label == 65
+
+
+def test_the_papers_class_confusions_are_not_taken_for_real_labels_or_a_review(tmp_path, shared_data, capsys):
+    """class_confusion_wnids.json ([wnid, wnid, count] rows): import-review used to call it
+    ReaL labels and send the panelist to import-labels, which then refused it."""
+    from reviewer.cli import main
+    from reviewer.importers import real
+
+    path = shared_data / "imagenet-mistakes" / "class_confusion_wnids.json"
+    assert not real.looks_like(json.loads(path.read_text()))
+    assert main(["init", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    assert main(["import-review", str(tmp_path / "p"), str(path), "--model", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "confused class pairs" in err and "ReaL" not in err
