@@ -157,3 +157,6 @@ def normalise_severity(text: str) -> Severity | None:
 def values(vocabulary: type[StrEnum]) -> list[str]:
     """The stored strings of a vocabulary, in order (for CLI choices and messages)."""
     return [member.value for member in vocabulary]
+
+
+VALIDATION_IMAGES = 50_000  # ILSVRC2012's validation set: ILSVRC2012_val_00000001.JPEG to ..._00050000.JPEG

@@ -27,11 +27,10 @@ from reviewer.labels.labelset import LabelSet, load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.runs.predictions import RunPredictions, load_predictions
 from reviewer.runs.records import images_of_run
-from reviewer.terms import RunStatus
+from reviewer.terms import VALIDATION_IMAGES, RunStatus
 
 COLUMNS = ["run_id", "model", "image_slice", "images_covered", "predictions", "top1", "top1_correct", "top1_total", "top1_scope", "mla",
            "slice_correct", "slice_total", "slice_score", "slice_low", "slice_high"]
-VALIDATION_IMAGES = 50_000
 FULL_VALIDATION = "validation"
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from reviewer.errors import InputError
 from reviewer.importers._plan import ImportPlan
 from reviewer.importers._read import class_of_label, class_of_wnid, decode_text, image_name, read_bytes
+from reviewer.terms import VALIDATION_IMAGES
 
 IMAGE_SUFFIXES = {".jpeg", ".jpg", ".png", ".webp", ".bmp"}
 WNID = re.compile(r"^n\d{8}$")
@@ -49,7 +50,6 @@ def scan(directory: str | Path) -> ImportPlan:
     return plan
 
 
-VALIDATION_IMAGES = 50_000
 
 
 def _parse_validation_wnids(source: str, lines: list[tuple[int, str]], plan: ImportPlan) -> ImportPlan:

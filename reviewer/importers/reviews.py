@@ -17,7 +17,7 @@ from reviewer.importers import real
 from reviewer.importers._plan import val_index
 from reviewer.importers._read import class_of_index, read_json, shown
 from reviewer.importers.folders import IMAGE_SUFFIXES
-from reviewer.terms import normalise_category, normalise_severity
+from reviewer.terms import VALIDATION_IMAGES, normalise_category, normalise_severity
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,11 @@ def parse(path: str | Path) -> list[ReviewRecord]:
         if Path(name).suffix.lower() not in IMAGE_SUFFIXES:
             raise InputError(source, f"{name!r} is not an image file name", record=name,
                              hint="records are keyed by image file names such as ILSVRC2012_val_00001529.JPEG")
+        index = val_index(name)
+        if index is not None and not 0 <= index < VALIDATION_IMAGES:
+            raise InputError(source, f"{name!r} is not an ImageNet validation image (they run from "
+                                     f"ILSVRC2012_val_00000001.JPEG to ILSVRC2012_val_{VALIDATION_IMAGES:08d}.JPEG)",
+                             record=name, hint="is the file name mistyped?")
         if not isinstance(rec, dict):
             raise InputError(source, f"expected a record object, got {shown(rec)}", record=name,
                              hint=f"a record holds {', '.join(FIELDS)}")

@@ -282,3 +282,20 @@ def test_the_papers_class_confusions_are_not_taken_for_real_labels_or_a_review(t
     assert main(["import-review", str(tmp_path / "p"), str(path), "--model", "x"]) == 2
     err = capsys.readouterr().err
     assert "confused class pairs" in err and "ReaL" not in err
+
+
+def test_a_review_of_an_image_past_the_validation_set_is_refused(tmp_path, shared_data, capsys):
+    """ILSVRC2012_val_00099999.JPEG cannot exist (the set ends at 00050000): it used to be
+    imported, adding an image with no label and no file to the project."""
+    from reviewer.cli import main
+
+    review = json.loads((shared_data / "imagenet-mistakes" / "vit3b_mistakes.json").read_text())
+    review["ILSVRC2012_val_00099999.JPEG"] = next(iter(review.values()))
+    path = tmp_path / "review.json"
+    path.write_text(json.dumps(review))
+    assert main(["init", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    assert main(["import-review", str(tmp_path / "p"), str(path), "--model", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "'ILSVRC2012_val_00099999.JPEG' is not an ImageNet validation image" in err
+    assert "ILSVRC2012_val_00050000.JPEG" in err
