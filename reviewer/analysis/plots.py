@@ -75,7 +75,8 @@ def _apply(figure: Figure, style: PlotStyle) -> None:
 def _save(figure: Figure, path: Path, style: PlotStyle) -> Path:
     _apply(figure, style)
     figure.tight_layout()
-    figure.savefig(path, facecolor=style.background)
+    # "tight": legends placed outside the axes are kept whole, not cut at the figure's edge.
+    figure.savefig(path, facecolor=style.background, bbox_inches="tight")
     return path
 
 
@@ -89,7 +90,8 @@ def _stacked_bars(axes, table: pd.DataFrame, titles: dict[str, str]) -> None:
                 axes.text(x0 + v / 2, y, f"{100 * v:.0f}%", ha="center", va="center", fontsize=8, color="white")
         left += values
     axes.set_xlim(0, 1)
-    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(4, len(table.columns)))
+    # Beside the bars, not below them, where it covered the share axis's numbers.
+    axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
 
 
 def _with_n(counts: pd.DataFrame) -> pd.DataFrame:
@@ -103,14 +105,19 @@ def plot_shares(categories: pd.DataFrame, severities: pd.DataFrame, path: Path, 
                 title: str = "Failure categories of the reviewed mistakes") -> Path | None:
     """Category and severity shares of each model's reviewed mistakes (stacked bars),
     each model with its number of mistakes."""
-    if categories.empty:
+    # A model with no rated mistake (n=0) has no shares to draw: left out, and no plot at all
+    # when none has any.
+    panels = [(table[table.sum(axis=1) > 0], titles, heading)
+              for table, titles, heading in ((categories, SHORT_TITLES, textwrap.fill(title, 80)),
+                                             (severities, SEVERITY_TITLES, "Severity"))]
+    panels = [panel for panel in panels if not panel[0].empty]
+    if not panels:
         return None
-    figure = Figure(figsize=(8, 2.2 + 0.9 * len(categories)), dpi=100)
-    top, bottom = figure.subplots(2, 1)
-    _stacked_bars(top, _with_n(categories), SHORT_TITLES)
-    top.set_title(textwrap.fill(title, 80))
-    _stacked_bars(bottom, _with_n(severities), SEVERITY_TITLES)
-    bottom.set_title("Severity")
+    rows = max(len(table) for table, _, _ in panels)
+    figure = Figure(figsize=(8, 1.2 + (0.5 + 0.45 * rows) * len(panels)), dpi=100)
+    for axes, (table, titles, heading) in zip(np.atleast_1d(figure.subplots(len(panels), 1)), panels):
+        _stacked_bars(axes, _with_n(table), titles)
+        axes.set_title(heading)
     return _save(figure, path, style)
 
 

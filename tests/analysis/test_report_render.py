@@ -101,3 +101,21 @@ def test_a_slice_run_is_marked_in_table_1_and_an_unknown_slice_is_named(project,
     text = write_report(build_report(project, ReportOptions(slice_name="nope")), tmp_path / "md").read_text()
     assert "| 2 | model-B | slice imagenet_m |" in text
     assert "No run has a score on 'nope'" in text
+
+
+def test_the_share_plot_leaves_out_models_with_nothing_rated(tmp_path):
+    """n=0 rows drew empty bars (and two empty panels before anything was rated)."""
+    import pandas as pd
+    from PIL import Image
+
+    from reviewer.analysis.plots import plot_shares
+
+    categories = pd.DataFrame({"fine_grained": [0, 3], "fine_grained_oov": [0, 1], "spurious_correlation": [0, 0],
+                               "non_prototypical": [0, 0]}, index=["model-A", "model-B"])
+    severities = pd.DataFrame({"major": [0, 0], "minor": [0, 0]}, index=["model-A", "model-B"])
+    assert plot_shares(categories * 0, severities, tmp_path / "none.png") is None
+    path = plot_shares(categories, severities, tmp_path / "some.png")
+    assert path is not None and Image.open(path).size[0] > 100
+    # One panel (categories), one row (model-B): drawn shorter than two panels of two rows.
+    both = plot_shares(categories.assign(fine_grained=[2, 3]), severities.assign(major=[1, 2]), tmp_path / "both.png")
+    assert Image.open(path).size[1] < Image.open(both).size[1]
