@@ -188,7 +188,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
         "images": board["images_covered"].astype(str),
         "top-1": ["–" if pd.isna(t) else share(c, t) for c, t in zip(board["top1_correct"], board["top1_total"])],
         "top-1 over": board["top1_scope"].fillna("–").astype(str),
-        "MLA": [pct(v) for v in board["mla"]],
+        "MLA after review": [pct(v) for v in board["mla"]],
         o.slice_name: ["–" if pd.isna(s) else f"{share(c, t)}, CI {pct(lo)}–{pct(hi)}"
                        for c, t, s, lo, hi in zip(board["slice_correct"], board["slice_total"], board["slice_score"],
                                                   board["slice_low"], board["slice_high"])]})

@@ -76,12 +76,14 @@ def run_report(args: argparse.Namespace) -> int:
           f"{p['multilabel_set']} in the multi-label set, {p['evaluable']} counted by MLA, "
           f"{p['problematic']} problematic")
     if summary["runs"]:
-        print("\nRuns                                   top-1    MLA  MLA-org MLA-obj  ReaL  mistakes (novel)  images")
+        print("\nRuns                                   top-1    MLA  MLA-org MLA-obj  ReaL  MLA-after  mistakes (novel)  "
+              "images\n  (MLA, MLA-org, MLA-obj: before the panel's review; MLA-after: with its final decisions)")
         for run in summary["runs"]:
             m = run["metrics"] or {}
             mla = m.get("mla", {})
             print(f"  #{run['id']:<3} {run['model'][:30]:30} {_pct(m.get('top1'))} {_pct(mla.get('all'))} "
-                  f"{_pct(mla.get('organisms'))} {_pct(mla.get('objects'))} {_pct(m.get('real'))}  "
+                  f"{_pct(mla.get('organisms'))} {_pct(mla.get('objects'))} {_pct(m.get('real'))}     "
+                  f"{_pct((m.get('mla_after_review') or {}).get('all'))}  "
                   f"{run['mistakes']['total']} ({run['mistakes']['novel']})  {run['images_covered']}"
                   + ("" if run["status"] == RunStatus.COMPLETE else f"  [{run['status']}]")
                   + ("  [fast JPEG decoding, not timm's exact preprocessing]" if run["fast_decode"] else ""))

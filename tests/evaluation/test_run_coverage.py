@@ -35,9 +35,14 @@ def test_a_limited_run_is_named_first_n_everywhere(tmp_path, capsys):
     assert row.rstrip().endswith("first 2")
     assert next(line for line in lines if "model-full" in line).rstrip().endswith("all")
 
+    # Which MLA is which: the report's columns are before the review, and it gives the after too.
+    assert "MLA-after" in lines[2] and "MLA, MLA-org, MLA-obj: before the panel's review" in lines[3]
+
     assert main(["leaderboard", root]) == 0
-    row = next(line for line in capsys.readouterr().out.splitlines() if "model-limited" in line)
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "model-limited" in line)
     assert "first 2" in row and " all " not in row
+    assert "* MLA after the panel's review" in out
 
     assert main(["report", root, "--format", "markdown", "--out", str(tmp_path / "md")]) == 0
     capsys.readouterr()
