@@ -80,24 +80,13 @@ def run_import_evidence(args: argparse.Namespace) -> int:
 
 
 def class_argument(text: str, option: str) -> int:
-    """A class given as index, wnid or whole display name (case-insensitive)."""
-    from reviewer.classes.search import search_classes
-    from reviewer.classes.vocabulary import load_classes
+    """A class given as index, wnid or whole display name (`lookup.resolve_class`)."""
     from reviewer.panel.lookup import NotInProjectError, resolve_class
 
     try:
         return resolve_class(text)
-    except NotInProjectError:
-        pass
-    found = search_classes(text[:200])
-    names = load_classes().names
-    exact = [c for c in (found.classes or ()) if names[c].lower() == text.strip().lower()]
-    if len(exact) == 1:
-        return exact[0]
-    shown = text if len(text) <= 60 else text[:57] + "..."
-    maybe = sorted(found.classes or ())[:5]
-    hint = f"; did you mean {', '.join(f'{names[c]} ({c})' for c in maybe)}?" if maybe else ""
-    raise CommandError(f"{option} {shown!r} is not a class: give an index 0-999, a wnid or a whole class name{hint}")
+    except NotInProjectError as exc:
+        raise CommandError(f"{option}: {exc}") from None
 
 
 def run_evidence(args: argparse.Namespace) -> int:

@@ -19,17 +19,29 @@ class NotInProjectError(UserError):
 
 
 def resolve_class(text: str | int) -> int:
-    """A class index from '248', 248 or a wnid 'n02109961'."""
+    """A class index from '248', 248, a wnid 'n02109961' or a whole class name 'Eskimo dog'
+    (any case); every command takes a class so."""
     value = str(text).strip()
     if value.isascii() and value.isdigit():
         if len(value) > 4 or not 0 <= int(value) < NUM_CLASSES:  # never converted when absurdly long
             raise NotInProjectError(f"class {value[:12]}{'…' if len(value) > 12 else ''}: a class index is "
                                     f"0..{NUM_CLASSES - 1}")
         return int(value)
+    classes = load_classes()
     try:
-        return load_classes().index(value)
-    except KeyError as exc:
-        raise NotInProjectError(f"class {value!r}: give a class index (0..999) or a wnid ({exc.args[0]})") from None
+        return classes.index(value)
+    except KeyError:
+        pass
+    named = [i for i, name in enumerate(classes.names) if name.lower() == value.lower()]  # names are unique
+    if named:
+        return named[0]
+    from reviewer.classes.search import search_classes
+
+    shown = value if len(value) <= 60 else value[:57] + "..."
+
+    maybe = sorted(search_classes(value[:200]).classes or ())[:5]
+    hint = f"; did you mean {', '.join(f'{classes.names[c]} ({c})' for c in maybe)}?" if maybe else ""
+    raise NotInProjectError(f"class {shown!r}: give an index 0-999, a wnid or a whole class name{hint}")
 
 
 def resolve_image(*, session: Session, text: str | int) -> int:

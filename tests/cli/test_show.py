@@ -109,6 +109,8 @@ def test_show_of_a_run_has_the_top5_the_votes_and_the_decision(tmp_path, shared_
     assert record["wordnet"]["nearest_label"]["index"] == 0
     assert record["evidence"] == []  # no source imported: the text says how to import one
     text = cli("show", str(tmp_path / "p"), "--image", "n01440764_tench.JPEG", "--predicted", "1").stdout
+    # A class by its whole name (any case), as every command takes it.
+    assert cli("show", str(tmp_path / "p"), "--image", "n01440764_tench.JPEG", "--predicted", "GOLDFISH").stdout == text
     assert "no evidence source imported" in text and "vote of ann: wrong, major, fine_grained" in text
     # The prediction line follows the panel's decision, not the imported labels' silence.
     assert record["labels"]["prediction_decided"] == "wrong"

@@ -50,7 +50,7 @@ def test_evidence_errors_exit_2_without_traceback(tmp_path, capsys):
     capsys.readouterr()
     for argv, message in (
             (["--image", "ILSVRC2012_val_00000001.JPEG", "--predicted", "dragon"], "did you mean Komodo dragon (48)"),
-            (["--image", "ILSVRC2012_val_00000001.JPEG", "--predicted", "1000"], "is not a class"),
+            (["--image", "ILSVRC2012_val_00000001.JPEG", "--predicted", "1000"], "a class index is 0..999"),
             (["--image", "x" * 300, "--predicted", "1"], "is not an image file name"),
             (["--image", "ILSVRC2012_val_00000001.JPEG"], "--image needs --predicted"),
             (["--predicted", "1"], "--predicted and --original need --image")):

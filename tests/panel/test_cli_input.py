@@ -66,7 +66,7 @@ def test_wrong_single_votes_are_refused_clearly(voting, capsys):
         (["--reviewer", "bob", "--image", "nothere.JPEG", "--predicted", "10", "--verdict", "wrong"],
          "image 'nothere.JPEG' is not in the project"),
         (["--reviewer", "bob", "--image", names[0], "--predicted", "n99999999", "--verdict", "wrong"],
-         "give a class index (0..999) or a wnid"),
+         "give an index 0-999, a wnid or a whole class name"),
         (["--reviewer", "bob", "--image", names[0], "--predicted", "10"], "nothing to vote"),
         (["--reviewer", "bob", "--image", names[0], "--predicted", "10", "--verdict", "unclear",
           "--category", "fine_grained"], "leave them out of a 'unclear' verdict"),
