@@ -7,6 +7,7 @@ import argparse
 import json
 import math
 
+from reviewer.cli import CommandError
 from reviewer.project import Project
 from reviewer.terms import RunStatus
 
@@ -59,6 +60,9 @@ def run_report(args: argparse.Namespace) -> int:
     from reviewer.analysis.render import write_report
     from reviewer.analysis.report import ReportOptions, build_report, report_json
 
+    if args.out and not args.format:
+        # It would print the text and write nothing: say so before the report is built.
+        raise CommandError("--out names the folder of a written report: add --format markdown or --format html")
     project = Project.open(args.project)
     options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice,
                             collapsed_mappings=args.collapsed_mappings, provisional=args.provisional)

@@ -440,7 +440,9 @@ class QtMainWindow(QMainWindow):
         if self.project is None:
             self.show_message("Open a project first.", error=True)
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export the reviewed labels into")
+        # Starting beside the project (the working directory of whoever launched the app is
+        # rarely where an export belongs).
+        folder = QFileDialog.getExistingDirectory(self, "Export the reviewed labels into", str(self.project.root))
         if not folder:
             return
         from reviewer.export import export_project

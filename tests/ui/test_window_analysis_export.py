@@ -59,13 +59,15 @@ def test_export_writes_a_versioned_folder_off_the_ui_thread(qtbot, open_window, 
     window = open_window()
     out = tmp_path / "exports"
     out.mkdir()
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(out)))
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: asked.append(a) or str(out)))
     export = menu_action(window, "&File", "Export…")
     with qtbot.waitSignal(window.exported, timeout=60_000) as done:
         export.trigger()
         assert not export.isEnabled()  # the worker writes; the UI thread returned at once
     folder = out / "export-0001"
     assert done.args == [str(folder)]
+    assert asked[0][2] == str(window.project.root)  # the folder picker starts beside the project
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["export_version"] == 1
     assert (folder / "multilabel_annotations.json").is_file() and "labels.csv" in manifest["outputs"]
