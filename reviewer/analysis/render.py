@@ -17,7 +17,8 @@ import pandas as pd
 
 from reviewer._files import atomic_write_text
 from reviewer.analysis.report import AnalysisReport
-from reviewer.analysis.sections import Section, report_sections
+from reviewer.analysis.section import Section
+from reviewer.analysis.sections import report_sections
 from reviewer.errors import UserError
 
 FORMATS = ("markdown", "html")

@@ -10,9 +10,6 @@ locked yet, a chi-square on small expected counts) is a section's warning.
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -20,63 +17,20 @@ import pandas as pd
 
 from reviewer.analysis import plots
 from reviewer.analysis.plots import LIGHT, PlotStyle
+from reviewer.analysis.probe_sections import source_section, zoom_section
 from reviewer.analysis.provisional import PROVISIONAL
 from reviewer.analysis.report import AnalysisReport
-from reviewer.analysis.source_agreement import SourceReliability, agreement_frame
+from reviewer.analysis.section import CATEGORY_TITLES, SEVERITY_TITLES, Section, pct, plot_names, safe_name, share
 from reviewer.analysis.tables import FINE_GRAINED_INCL_OOV, PAPER_FINE_GRAINED_SHARE, SMALL_EXPECTED
-from reviewer.analysis.zoom_section import (
-    CATEGORIES,
-    GROUPS,
-    PAPER_OPTIMAL_ZOOM,
-    SEVERITIES,
-    UNRATED,
-    VERDICTS,
-    ZoomReport,
-)
 from reviewer.evaluation.leaderboard import off_trend, plot_trend
-from reviewer.runs.zoom.result import ACCEPTED_RULE, TAESIRI_RULE
-from reviewer.terms import Category, Severity
+from reviewer.terms import Category
 
-CATEGORY_TITLES = {c.value: c.caption for c in Category}
-SEVERITY_TITLES = {s.value: s.caption for s in Severity}
 # The distance tables' two fine-grained columns: the paper's sense (§4.1) and the category alone.
 FINE_GRAINED_PAPER_TITLE = "Fine-grained incl. OOV (the paper's sense)"
 FINE_GRAINED_ONLY_TITLE = "Fine-grained, in-vocabulary only"
-# The zoom table's two "corrected" columns: this tool's accepted labels and Taesiri et al.'s IN+ReaL.
-ZOOM_TOOL_COLUMN = "corrected by some crop (this tool: correct/unclear ∪ ReaL)"
-ZOOM_TAESIRI_COLUMN = "corrected by some crop (Taesiri et al.: IN+ReaL, original ∪ ReaL)"
 # The variable top-k table's two ASMA columns (reviewer.evaluation.topk: the cited reading and the other).
 ASMA_JACCARD = "ASMA (example-based accuracy |Y∩Ŷ|/|Y∪Ŷ|, as the papers cite)"
 ASMA_SHARE_FOUND = "ASMA (share of labels found, m/k)"
-
-
-@dataclass
-class Section:
-    title: str
-    text: str = ""
-    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)  # (caption, cells as strings)
-    images: list[str] = field(default_factory=list)  # PNG names in the report folder
-    short: str = ""  # a tab's title in the GUI
-    warnings: list[str] = field(default_factory=list)  # shown before the text, marked
-
-    def __post_init__(self) -> None:
-        self.short = self.short or self.title
-
-
-def pct(value, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{100 * value:.{digits}f}%"
-
-
-def share(count, total) -> str:
-    """A share with its count and denominator: '41.2% (7/17)'; '– (0/0)' for none."""
-    count, total = int(count), int(total)
-    return f"{pct(count / total) if total else '–'} ({count}/{total})"
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
 
 
 def _count_share_table(counts: pd.DataFrame, titles: dict[str, str], *, suffix: str = "") -> pd.DataFrame:
@@ -109,10 +63,6 @@ def _small_sample_warning(*tests: pd.DataFrame) -> list[str]:
     return [f"{small} test{'s have' if small > 1 else ' has'} an expected count below {SMALL_EXPECTED} (see "
             "'min expected'): the chi-square p is not reliable there; read the exact p beside it (Fisher's exact "
             "test on 2 × 2, Freeman-Halton on larger tables)."]
-
-
-def _plot(path: Path | None) -> list[str]:
-    return [path.name] if path is not None else []
 
 
 def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle = LIGHT) -> list[Section]:
@@ -173,7 +123,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
                                          "class A": [f"{n} ({w})" for n, w in zip(top["name_a"], top["wnid_a"])],
                                          "class B": [f"{n} ({w})" for n, w in zip(top["name_b"], top["wnid_b"])],
                                          "frequency": top["frequency"].astype(str)})))
-        pairs_section.images += _plot(plots.plot_confusions(report.confusions, out_dir / f"confusions_{_safe(model)}"
+        pairs_section.images += plot_names(plots.plot_confusions(report.confusions, out_dir / f"confusions_{safe_name(model)}"
                                                             f".png", model=str(model), style=style))
     sections.append(pairs_section)
 
@@ -207,8 +157,8 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
                                 + ", ".join(unplaced) + "." if unplaced else ""),
                             tables=[("", table)] if len(board) else [],
                             images=["trend.png"] if trend else []))
-    sections.append(_source_section(report, out_dir, style))
-    sections.append(_zoom_section(report.zoom))
+    sections.append(source_section(report, out_dir, style))
+    sections.append(zoom_section(report.zoom))
     return sections
 
 
@@ -227,7 +177,7 @@ def _categories_section(report: AnalysisReport, out_dir: Path, style: PlotStyle)
         warnings=[report.note] if report.note else [],
         tables=[("Categories", _count_share_table(report.categories, CATEGORY_TITLES)),
                 ("Severities", _count_share_table(report.severities, SEVERITY_TITLES))],
-        images=_plot(plots.plot_shares(report.categories, report.severities, out_dir / "shares.png", style=style)))
+        images=plot_names(plots.plot_shares(report.categories, report.severities, out_dir / "shares.png", style=style)))
     if o.provisional and len(report.provisional_categories):
         reviewed = report.provisional_reviewed
         marked = (reviewed["source"] == PROVISIONAL).groupby(reviewed["model"]).sum()
@@ -238,7 +188,7 @@ def _categories_section(report: AnalysisReport, out_dir: Path, style: PlotStyle)
             table = _count_share_table(counts, titles, suffix=f" ({PROVISIONAL})")
             table["of them provisional"] = [str(int(marked.get(m, 0))) for m in counts.index]
             section.tables.append((f"{name}, {caption}", table))
-        section.images += _plot(plots.plot_shares(
+        section.images += plot_names(plots.plot_shares(
             report.provisional_categories, report.provisional_severities, out_dir / "shares_provisional.png",
             style=style, title="PROVISIONAL (current votes, not locked): failure categories"))
     elif o.provisional:
@@ -271,8 +221,8 @@ def _distance_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -
                 cells["paper: fine-grained incl. OOV (ViT-3B)"] = [pct(PAPER_FINE_GRAINED_SHARE.get(int(d)))
                                                                    if int(d) in PAPER_FINE_GRAINED_SHARE else ""
                                                                    for d in group.index]
-                section.images += _plot(plots.plot_category_by_distance(
-                    group, out_dir / f"distance_{_safe(str(model))}.png", title=f"{model}: categories by distance",
+                section.images += plot_names(plots.plot_category_by_distance(
+                    group, out_dir / f"distance_{safe_name(str(model))}.png", title=f"{model}: categories by distance",
                     paper=PAPER_FINE_GRAINED_SHARE, style=style))
             for column, title in titles.items():
                 cells[title] = _distance_shares(group, column)
@@ -345,7 +295,7 @@ def _topk_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> Se
         "samples with one to five labels'); the project's ReaL accuracy counts every image with a ReaL label. "
         "The multi-label-set rows (valid labels: the correct ones; the images MLA counts) are this tool's "
         "variant."), tables=[("", table)] if len(topk) else [],
-        images=_plot(plots.plot_topk(topk, out_dir / "topk.png", style=style)))
+        images=plot_names(plots.plot_topk(topk, out_dir / "topk.png", style=style)))
 
 
 def _calibration_section(report: AnalysisReport, out_dir: Path, style: PlotStyle, *, names: dict) -> Section:
@@ -370,137 +320,9 @@ def _calibration_section(report: AnalysisReport, out_dir: Path, style: PlotStyle
                                                 if balance else "–"),
                      "authors' code": f"{balance.code_class_balance:.3f}" if balance else "–",
                      "multi-label ECE": pct(ml.ece, 2) if ml else "–"})
-        section.images += _plot(plots.plot_reliability(result, out_dir / f"reliability_run{run_id}.png",
+        section.images += plot_names(plots.plot_reliability(result, out_dir / f"reliability_run{run_id}.png",
                                                        title=f"{names.get(run_id, '')} (run {run_id})",
                                                        style=style))
     if rows:
         section.tables.append(("", pd.DataFrame(rows)))
-    return section
-
-
-def agreement_cell(agreements: int, n: int, interval: tuple[float, float] | None) -> str:
-    """'83.3% (10/12), 95% CI 55.2-95.3%'; '– (0/0)' for none."""
-    if not n or interval is None:
-        return share(agreements, n)
-    return f"{share(agreements, n)}, 95% CI {100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
-
-
-def _source_tables(reliability: SourceReliability, *, suffix: str = "") -> list[tuple[str, pd.DataFrame]]:
-    """The agreement table and each source's accepts/rejects x verdict table."""
-    rows, confusion = [], []
-    for s in reliability.sources:
-        if s.n:
-            agree = agreement_cell(s.agreements, s.n, s.interval)
-        elif not s.covered:
-            agree = "no decided mistake covered"
-        elif s.unclear:
-            agree = "– (0/0): only decisions 'unclear'"
-        else:
-            agree = "– (0/0): no word on a decided prediction"
-        rows.append({"source": f"{s.source}{suffix}", "n": str(s.n), "agree": str(s.agreements),
-                     "share agreeing": agree, "unclear": str(s.unclear), "covered": str(s.covered),
-                     "no word on the prediction": str(s.no_verdict)})
-        confusion.append({"source": f"{s.source}{suffix}",
-                          **{f"{says}, panel {verdict}": str(count) for says, by_verdict in s.confusion.items()
-                             for verdict, count in by_verdict.items()}})
-    return [("Agreement with the panel", pd.DataFrame(rows)),
-            ("What each source says (accepts or rejects the prediction), by the panel's verdict",
-             pd.DataFrame(confusion))]
-
-
-def _source_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> Section:
-    """How often each evidence source agrees with the panel's final decisions (Wilson 95% intervals);
-    with the Provisional option, also with the majority of the current votes, marked provisional."""
-    final, provisional = report.source_reliability, report.provisional_source_reliability
-    section = Section("Source reliability", short="Sources")
-    shown_provisional = (provisional is not None and bool(provisional.sources) and bool(provisional.decided)
-                         and provisional.as_dict() != final.as_dict())
-    if final.note and not shown_provisional:
-        section.text = final.note  # one line: no evidence imported, or nothing decided
-        if provisional is not None and final.sources and not provisional.decided:
-            section.text += " Provisional: no item without a final decision has votes that decide it."
-        return section
-    section.text = (
-        "Each imported evidence source against the panel's final decisions, over the decided mistakes (one per "
-        "image and prediction) the source accepts or rejects: it agrees when it accepts the prediction and the "
-        "panel judged it correct, or rejects it and the panel judged it wrong. n counts the decided mistakes "
-        "judged correct or wrong that the source has a word on; those the panel judged unclear are counted "
-        "apart, not in the share. 'Covered': decided mistakes whose image the source has a row on; 'no word': "
-        "of those, the ones it says nothing about the prediction. 95% interval: Wilson's score interval "
-        "(Wilson 1927; Brown, Cai & DasGupta 2001). Class groups say nothing about a prediction and are not "
-        "listed.")
-    if final.note:
-        section.text += " " + final.note
-    else:
-        section.text += f" Decided mistakes: {final.decided}."
-        section.tables += _source_tables(final)
-        section.images += _plot(plots.plot_source_reliability(agreement_frame(final),
-                                                              out_dir / "source_reliability.png", style=style))
-    if shown_provisional:
-        caption = (f"PROVISIONAL, not locked: the final decisions plus the majority of the current votes on "
-                   f"{report.status.provisional} items without one; {provisional.decided} decided mistakes")
-        section.tables += [(f"{name}, {caption}", table)
-                           for name, table in _source_tables(provisional, suffix=f" ({PROVISIONAL})")]
-        section.images += _plot(plots.plot_source_reliability(
-            agreement_frame(provisional), out_dir / "source_reliability_provisional.png", style=style,
-            title="PROVISIONAL (current votes, not locked): evidence sources' agreement with the panel"))
-    elif provisional is not None:
-        section.text += " Provisional: the current votes change no source's counts."
-    return section
-
-
-def _zoom_tables(zoom: ZoomReport) -> list[tuple[str, pd.DataFrame]]:
-    """Per model: corrected by verdict; the wrong ones' severity x category; by zoom group."""
-    probed = [m for m in zoom.models if m.probed or m.partial]
-    rows = [{"model": m.model, "mistakes": str(m.mistakes), ZOOM_TOOL_COLUMN: share(m.corrected, m.probed),
-             ZOOM_TAESIRI_COLUMN: share(m.taesiri_corrected, m.probed),
-             **{f"panel: {v}": share(*m.by_verdict[v]) for v in VERDICTS},
-             "partial (not in the shares)": (f"{m.partial}, {m.partial_corrected} already corrected"
-                                             if m.partial else "0")} for m in probed]
-    tables = [(("Mistakes some crop corrects, per model (complete probes), by the panel's verdict (by this tool's "
-                "accepted labels, but the Taesiri et al. column)"), pd.DataFrame(rows))]
-    titles = {**CATEGORY_TITLES, UNRATED: "unrated"}
-    for m in probed:
-        if not m.by_verdict[VERDICTS[1]][1]:
-            continue
-        cross = [{"severity": SEVERITY_TITLES.get(sev, sev),
-                  **{titles[c]: share(*m.crosstab[sev][c]) for c in CATEGORIES},
-                  "all": share(*m.by_severity[sev])} for sev in SEVERITIES]
-        cross.append({"severity": "all", **{titles[c]: share(*m.by_category[c]) for c in CATEGORIES},
-                      "all": share(*m.by_verdict[VERDICTS[1]])})
-        tables.append(((f"{m.model}: decided wrong, corrected by some crop (this tool's accepted labels), "
-                        "severity × category"), pd.DataFrame(cross)))
-    tables.append((("Mistakes a crop of each zoom group corrects (this tool's accepted labels; zoom-out S < 224, "
-                    "zoom-in S > 224; one mistake may count in several)"),
-                   pd.DataFrame([{"model": m.model, **{g: share(m.by_group[g], m.probed) for g in GROUPS}}
-                                 for m in probed])))
-    return tables
-
-
-def _zoom_section(zoom: ZoomReport) -> Section:
-    """Per model, the mistakes that some crop of the zoom probe corrects (Taesiri et al. 2023 §3, §4.1)."""
-    section = Section("Zoom probe", short="Zoom")
-    if zoom.note:
-        section.text = zoom.note
-        return section
-    paper = PAPER_OPTIMAL_ZOOM
-    section.text = (
-        "The zoom probe (Taesiri et al. 2023, ImageNet-Hard, §3): the model over 36 scales × a 3×3 grid of 224-px "
-        "crops, 324 crops; a mistake counts as corrected when the top-1 of at least one crop is among the image's "
-        "accepted labels, the paper's 'correctly classified given the optimal zoom', proper framing. Two rules "
-        f"for the accepted labels: '{ZOOM_TOOL_COLUMN}': {ACCEPTED_RULE} (before the review), as the review "
-        "window draws them; every other count here uses it. "
-        f"'{ZOOM_TAESIRI_COLUMN}': {TAESIRI_RULE} ('For each IN image, we use the union of the IN and ReaL "
-        f"labels (IN+ReaL)', §3), the rule of their {pct(paper['share'], 2)} ({paper['model']}, Table 1c), which "
-        "is over all ImageNet validation images, not over a model's mistakes. Over each model's mistakes with a "
-        "complete stored probe; partial probes (stopped) are counted apart, not in the shares. Split by the "
-        "panel's final decision ('undecided': none, or reopened); severity and category for the mistakes decided "
-        "wrong.")
-    if not zoom.real_labels:
-        section.warnings.append("The project has no ReaL labels: both rules go without them (Taesiri et al.'s is "
-                                "then the original label alone). Import ReaL (reviewer import-labels) to compare.")
-    if zoom.unreadable:
-        section.warnings.append(f"{zoom.unreadable} stored zoom result(s) could not be read (a newer probe "
-                                "version, or an image without labels) and are left out.")
-    section.tables += _zoom_tables(zoom)
     return section

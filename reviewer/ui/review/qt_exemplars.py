@@ -10,8 +10,10 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QIcon, QPixmap
+from PySide6.QtGui import QFont, QFontMetrics, QIcon, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QListView,
@@ -23,7 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.app.mistake_detail import ClassInfo, Exemplar
-from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader
+from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key
+from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.theme import MUTED, style_muted
 
 THUMB = QSize(112, 84)
@@ -159,3 +162,39 @@ class QtExemplars(QWidget):
         self.predicted.load_thumbnails()
         self.label.load_thumbnails()
 
+
+def preview_exemplar(exemplar: Exemplar, loader: ImageLoader, parent: QWidget) -> None:
+    """The example image larger, in a window of its own that has the keys until it is
+    closed (Escape, Ctrl+W or its Close button): a vote key must never reach the mistake
+    hidden behind it."""
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(exemplar.file_name)
+    dialog.resize(QSize(900, 700))
+    layout = QVBoxLayout(dialog)
+    caption = QLabel(f"{escape(exemplar.file_name)}: an example image from this project "
+                     "(Escape closes it)")
+    style_muted(caption)
+    layout.addWidget(caption)
+    view = QtImageView()
+    layout.addWidget(view, 1)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    buttons.rejected.connect(dialog.reject)
+    layout.addWidget(buttons)
+    QShortcut(QKeySequence.StandardKey.Close, dialog, activated=dialog.reject)
+    decoded = loader.request(fit_key(exemplar.path, QSize(1600, 1200)), priority=2)
+    view.show_message("Loading…")
+
+    def loaded(d: Decoded) -> None:
+        if d.key.path == str(exemplar.path) and d.key.width == 1600 and d.image is not None:
+            view.show_image(d.image, d.original_size)
+
+    loader.loaded.connect(loaded)
+    dialog.finished.connect(lambda: loader.loaded.disconnect(loaded))
+    if decoded is not None:
+        loaded(decoded)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.show()
+    dialog.raise_()
+    dialog.activateWindow()
+    buttons.setFocus()

@@ -11,19 +11,8 @@ from __future__ import annotations
 import time
 from html import escape
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
-    QHBoxLayout,
-    QLabel,
-    QSizePolicy,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
@@ -32,10 +21,10 @@ from reviewer.panel.queue import QueueEntry
 from reviewer.panel.state import Item
 from reviewer.panel.votes import VoteError, implied_changes
 from reviewer.terms import Category, Severity, Verdict
-from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key, full_key
+from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, full_key
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
-from reviewer.ui.review.qt_exemplars import QtExemplars
+from reviewer.ui.review.qt_exemplars import QtExemplars, preview_exemplar
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.qt_zoom import QtZoomPanel
@@ -469,40 +458,7 @@ class QtReviewPage(QWidget):
             self.session.next()
 
     def _preview_exemplar(self, exemplar: Exemplar) -> None:
-        """The example image larger, in a window of its own that has the keys until it is
-        closed (Escape, Ctrl+W or its Close button): a vote key must never reach the mistake
-        hidden behind it."""
-        dialog = QDialog(self)
-        dialog.setWindowTitle(exemplar.file_name)
-        dialog.resize(QSize(900, 700))
-        layout = QVBoxLayout(dialog)
-        caption = QLabel(f"{escape(exemplar.file_name)}: an example image from this project "
-                         "(Escape closes it)")
-        style_muted(caption)
-        layout.addWidget(caption)
-        view = QtImageView()
-        layout.addWidget(view, 1)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(dialog.reject)
-        layout.addWidget(buttons)
-        QShortcut(QKeySequence.StandardKey.Close, dialog, activated=dialog.reject)
-        decoded = self.loader.request(fit_key(exemplar.path, QSize(1600, 1200)), priority=2)
-        view.show_message("Loading…")
-
-        def loaded(d: Decoded) -> None:
-            if d.key.path == str(exemplar.path) and d.key.width == 1600 and d.image is not None:
-                view.show_image(d.image, d.original_size)
-
-        self.loader.loaded.connect(loaded)
-        dialog.finished.connect(lambda: self.loader.loaded.disconnect(loaded))
-        if decoded is not None:
-            loaded(decoded)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.show()
-        dialog.raise_()
-        dialog.activateWindow()
-        buttons.setFocus()
+        preview_exemplar(exemplar, self.loader, self)
 
     def shutdown(self) -> None:
         """Stop decoding images (the session is closed by its owner)."""
