@@ -1,17 +1,27 @@
 """Model sources, preprocessing, batched inference and stored predictions.
 
-No Qt and no SQL here: `reviewer.runs` ties these to a project's database.
+No Qt and no SQL here: `reviewer.runs` ties these to a project's database. The names
+below load on first use, so a torch-free module (`models.ranking`, `models.store`) can be
+imported by reports without loading torch.
 """
 
-from models.errors import ModelInputError
-from models.inference import Classifier, ForwardStreams, InferenceConfig, default_batch_size, default_streams, top_k
-from models.pipeline import BatchLoader, ImageBatch, ImageDecodeError, PipelineConfig, decode_image
-from models.sources import LoadedModel, load_model, resolve_device
-from models.store import ProbabilityWriter, open_probabilities
+from __future__ import annotations
 
-__all__ = [
-    "BatchLoader", "Classifier", "ForwardStreams", "ImageBatch", "ImageDecodeError", "InferenceConfig", "LoadedModel",
-    "ModelInputError", "PipelineConfig", "ProbabilityWriter", "decode_image", "default_batch_size", "default_streams",
-    "load_model",
-    "open_probabilities", "resolve_device", "top_k",
-]
+import importlib
+
+_HOMES = {
+    "ModelInputError": "models.errors",
+    "Classifier": "models.inference", "ForwardStreams": "models.inference", "InferenceConfig": "models.inference",
+    "default_batch_size": "models.inference", "default_streams": "models.inference", "top_k": "models.inference",
+    "BatchLoader": "models.pipeline", "ImageBatch": "models.pipeline", "ImageDecodeError": "models.pipeline",
+    "PipelineConfig": "models.pipeline", "decode_image": "models.pipeline",
+    "LoadedModel": "models.sources", "load_model": "models.sources", "resolve_device": "models.sources",
+    "ProbabilityWriter": "models.store", "open_probabilities": "models.store",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'models' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)

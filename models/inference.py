@@ -11,6 +11,7 @@ from typing import Any, Iterable, Iterator, TypeVar
 import numpy as np
 import torch
 
+from models.ranking import top_classes
 from models.sources import LoadedModel
 
 TOP_K = 5
@@ -151,24 +152,14 @@ def top_k(probs: torch.Tensor | np.ndarray, k: int = TOP_K) -> tuple[np.ndarray,
     """(classes int64 [B, k], probabilities float32 [B, k]), best first; ties: the lower
     class index first, as np.argmax in the reference notebook (google-research/imagenet-mistakes).
 
-    Every run's stored top-5 comes from here (computed runs, import-logits, the zoom probe).
-    `torch.topk` alone orders equal values arbitrarily (it gave the higher index for half of
-    300 planted ties), and float16 probabilities, which export-probabilities writes, tie often.
+    Every run's stored top-5 comes from here (computed runs, import-logits, the zoom probe),
+    by the rule of `models.ranking.top_classes`.
     """
-    p = torch.as_tensor(probs).float()
-    shape = p.shape
-    p = p.reshape(-1, shape[-1])
-    values, indices = p.topk(k, dim=-1)  # the right values; equal ones in any order
-    # Equal values in ascending class order: sort by class, then stably by value.
-    indices, order = indices.sort(dim=-1)
-    values, order = values.gather(-1, order).sort(dim=-1, descending=True, stable=True)
-    indices = indices.gather(-1, order)
-    # A value tied across the cut (more classes equal to the k-th than fit) may have kept a
-    # higher class than one left out: those rows are sorted whole (a stable sort keeps equal
-    # values in ascending class order).
-    across = (p >= values[:, -1:]).sum(dim=-1) > k
-    if across.any():
-        whole_values, whole_indices = p[across].sort(dim=-1, descending=True, stable=True)
-        values[across], indices[across] = whole_values[:, :k], whole_indices[:, :k]
+    values = (probs.detach().cpu().float().numpy() if isinstance(probs, torch.Tensor)
+              else np.asarray(probs, dtype=np.float32))
+    shape = values.shape
+    values = values.reshape(-1, shape[-1])
+    classes = top_classes(values, k)
     out = (*shape[:-1], k)
-    return indices.reshape(out).numpy().astype(np.int64), values.reshape(out).numpy().astype(np.float32)
+    return (classes.reshape(out).astype(np.int64),
+            np.take_along_axis(values, classes, axis=1).reshape(out).astype(np.float32))

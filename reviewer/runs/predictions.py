@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from db.tables import Prediction, Run
+from models.ranking import top_classes
 from reviewer.project import Project
 
 TOPK_COLUMNS = [getattr(Prediction, f"pred_{i}") for i in range(1, 6)]
@@ -80,20 +81,5 @@ def ranked_classes(project: Project, run: Run, predictions: RunPredictions, k: i
     for start in range(0, len(predictions), chunk):  # bounded memory on a 50,000-image run
         block = np.array(probs[predictions.rows[start:start + chunk]], dtype=np.float32)
         np.put_along_axis(block, stored[start:start + chunk], -np.inf, axis=1)  # taken by ranks 1-5
-        out[start:start + chunk, 5:] = _top_classes(block, k - 5)
+        out[start:start + chunk, 5:] = top_classes(block, k - 5)
     return out
-
-
-def _top_classes(values: np.ndarray, k: int) -> np.ndarray:
-    """The k classes of each row with the highest values, best first; ties: the lower class
-    index first (as np.argmax and `models.top_k`)."""
-    top = np.sort(np.argpartition(-values, k - 1, axis=1)[:, :k], axis=1)  # the k best, ascending class
-    top = np.take_along_axis(top, np.argsort(-np.take_along_axis(values, top, axis=1), axis=1, kind="stable"),
-                             axis=1)
-    # A value tied across the cut (more classes equal to the k-th than fit) may have kept a
-    # higher class than one left out: those rows are sorted whole.
-    kth = np.take_along_axis(values, top[:, -1:], axis=1)
-    across = (values >= kth).sum(axis=1) > k
-    if across.any():
-        top[across] = np.argsort(-values[across], axis=1, kind="stable")[:, :k]
-    return top
