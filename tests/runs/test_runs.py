@@ -293,13 +293,9 @@ def test_bundled_lite1_lite2_score_like_their_published_accuracy(tmp_path, share
     """Weights mapped in the wrong order still load (the shapes agree) but score near 0 %:
     on every 5th sample image the two larger bundled models score about 90 %
     (all 1000: 89.9 % and 90.8 %, bench/bench_predict.py)."""
-    import importlib.util
 
-    from models.bundled import BUNDLED
     from reviewer.app.runs import top1_of_run
 
-    if importlib.util.find_spec(BUNDLED[arch][0]) is None:
-        pytest.skip(f"{BUNDLED[arch][1]} is not installed (the 'models' extra)")
     project = make_project(tmp_path / "p", sample_files(shared_data, 200, step=5))
     result = predict(project, arch)
     assert result.status == "complete" and result.predicted == 200

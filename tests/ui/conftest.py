@@ -13,8 +13,6 @@ from db.engine import read_session, write_session
 from db.tables import Image
 from reviewer.app.imports import init_project
 
-pytest.importorskip("pytestqt", reason="pytest-qt is not installed (pip install -e '.[test]')")
-
 # (sample file, predicted class): every prediction is a mistake of the run.
 SAMPLES = [
     ("n01440764_tench.JPEG", 1),  # goldfish
