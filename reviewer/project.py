@@ -26,11 +26,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from db import migrate
-from db.engine import create_engine, read_session, sqlite_url, with_retry, write_session
+from db.engine import (LockTimeout, create_engine, lock_timeout_error, read_session, sqlite_url, with_retry,
+                       write_session)
 from db.tables import Image, ProjectSetting
 from reviewer._files import atomic_write_text
 from reviewer.errors import UserError
-from reviewer.redact import register_url, scrub
+from reviewer.redact import register_url, scrub, unencoded_at
 
 T = TypeVar("T")
 PROJECT_FILE = "project.json"
@@ -137,6 +138,8 @@ class Project:
             if "CONNECT privilege" in detail:
                 detail += ("; your database role is not on this project's panel: its owner adds you with "
                            "'reviewer panel-setup PROJECT --panelist ROLE'")
+            if unencoded_at(url):
+                detail += "; an @ in the URL's password is read as the end of it: write it as %40"
             raise ProjectError(scrub(f"cannot open the database of {root} ({shown}): {detail}")) from None
         return cls(root=root, db_url=url, engine=engine)
 
@@ -164,6 +167,9 @@ class Project:
             refused = refusal_error(exc)
             if refused is not None:
                 raise refused from None
+            waited = exc if isinstance(exc, LockTimeout) else lock_timeout_error(exc)
+            if waited is not None:
+                raise ProjectError(str(waited)) from None
             raise
 
     def check_integrity(self) -> None:

@@ -18,6 +18,15 @@ from reviewer.redact import ScrubFilter, register_url, scrub
 SECRET = "Sup3rSecretPw"
 
 
+@pytest.fixture(autouse=True)
+def no_remembered_secrets(monkeypatch):
+    """Each test starts with no registered secret: one registered by an earlier test
+    would hide a leak of the form under test."""
+    import reviewer.redact
+
+    monkeypatch.setattr(reviewer.redact, "_SECRETS", set())
+
+
 def project_with_url(tmp_path, url: str):
     root = tmp_path / "p"
     root.mkdir()
@@ -67,3 +76,64 @@ def test_an_open_project_does_not_show_its_password(tmp_path, postgres_url):
         assert SECRET not in repr(project) and SECRET not in repr(project.engine)
     finally:
         project.close()
+
+
+# -- every form libpq takes a password in (issue 29, finding 4) ---------------------------
+
+@pytest.mark.parametrize("written, hidden", [
+    (f"postgresql://127.0.0.1:5999/panel?user=postgres&password={SECRET}",
+     "postgresql://127.0.0.1:5999/panel?user=postgres&password=***"),
+    (f"postgresql://postgres@127.0.0.1:5999/panel?sslpassword={SECRET}&sslmode=prefer",
+     "postgresql://postgres@127.0.0.1:5999/panel?sslpassword=***&sslmode=prefer"),
+    (f"postgresql://postgres:Sup3r@{SECRET}@127.0.0.1:5999/panel",  # an unencoded @: the last one ends it
+     "postgresql://postgres:***@127.0.0.1:5999/panel"),
+    (f"postgresql://postgres:{SECRET}@@127.0.0.1:5999/panel", "postgresql://postgres:***@127.0.0.1:5999/panel"),
+])
+def test_a_failed_connection_hides_a_password_in_any_url_form(tmp_path, capsys, written, hidden):
+    root = project_with_url(tmp_path, written)  # nothing listens on 5999
+    with pytest.raises(ProjectError) as caught:
+        Project.open(root)
+    message = str(caught.value)
+    assert SECRET not in message and "Sup3r" not in message and hidden in message
+    assert main(["report", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and SECRET not in err and "Sup3r" not in err
+
+
+def test_an_unencoded_at_in_the_password_is_explained(tmp_path):
+    root = project_with_url(tmp_path, f"postgresql://postgres:Sup3r@{SECRET}@127.0.0.1:5999/panel")
+    with pytest.raises(ProjectError, match="write it as %40"):
+        Project.open(root)
+
+
+def test_a_conninfo_string_is_refused_without_its_password(tmp_path):
+    root = project_with_url(tmp_path, f"host=127.0.0.1 port=5999 password='{SECRET} x' user=postgres")
+    with pytest.raises(ProjectError) as caught:
+        Project.open(root)
+    assert SECRET not in str(caught.value) and "password=***" in str(caught.value)
+
+
+@pytest.mark.parametrize("conninfo, value", [
+    (f"host=h password={SECRET} user=u", SECRET), (f"host=h password = '{SECRET}' user=u", SECRET),
+    (f"host=h password='it\\'s {SECRET}'", f"it's {SECRET}"), (f"password={SECRET}&more user=u", f"{SECRET}&more"),
+    (f"sslpassword={SECRET}", SECRET), (f"dbname=d passfile=/home/u/{SECRET}.pgpass", f"/home/u/{SECRET}.pgpass")])
+def test_key_value_conninfo_secrets_are_masked(conninfo, value):
+    shown = register_url(conninfo)
+    assert SECRET not in shown and "***" in shown
+    assert SECRET not in scrub(f"FATAL: the server said {value}")  # registered: masked anywhere
+
+
+def test_pgpassword_and_password_file_contents_never_show(tmp_path, monkeypatch, capsys):
+    passfile = tmp_path / "pgpass"
+    passfile.write_text("# comment\n127.0.0.1:5999:*:postgres:Fr0mTheF\\:ile\n*:*:*:*:An0therOne\n")
+    passfile.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(passfile))
+    monkeypatch.setenv("PGPASSWORD", "Fr0mTheEnvVar")
+    root = project_with_url(tmp_path, "postgresql://postgres@127.0.0.1:5999/panel")
+    assert main(["report", str(root)]) == 2
+    capsys.readouterr()
+    leaked = "env Fr0mTheEnvVar, file Fr0mTheF:ile and An0therOne"
+    assert scrub(leaked) == "env ***, file *** and ***"
+    record = logging.LogRecord("x", logging.WARNING, __file__, 1, "%s", (leaked,), None)
+    ScrubFilter().filter(record)
+    assert "Fr0m" not in record.getMessage() and "An0ther" not in record.getMessage()
