@@ -20,6 +20,7 @@ manifest's time differs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -84,9 +85,26 @@ def parse_formats(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-def model_file_name(model: str) -> str:
-    """A safe file name for a model's mistakes file (hub names hold '/' and ':')."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") + "_mistakes.json"
+def model_file_name(model: str, *, distinct: bool = False) -> str:
+    """A safe file name for a model's mistakes file (hub names hold '/' and ':').
+    `distinct`: followed by a short digest of the whole name, so that names the
+    safe spelling makes alike ('team/model', 'team:model') stay two files."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._")
+    if distinct or not safe:
+        safe = f"{safe or 'model'}-{hashlib.sha256(model.encode('utf-8')).hexdigest()[:8]}"
+    return safe + "_mistakes.json"
+
+
+def model_file_names(models: list[str]) -> dict[str, str]:
+    """{model: its mistakes file name}, distinct for distinct models, also on a file system
+    that ignores case. A name kept as it is stays plain; one the safe spelling changed
+    ('/', ':', spaces) or one that meets another when case is ignored gets a digest."""
+    plain = {model: model_file_name(model) for model in models}
+    seen: dict[str, int] = {}
+    for name in plain.values():
+        seen[name.lower()] = seen.get(name.lower(), 0) + 1
+    return {model: name if name == f"{model}_mistakes.json" and seen[name.lower()] == 1
+            else model_file_name(model, distinct=True) for model, name in plain.items()}
 
 
 def _json_bytes(data: object, *, compact: bool = False) -> bytes:
@@ -116,9 +134,10 @@ def _write_files(session: Session, folder: Path, formats: tuple[str, ...], split
     if "json" in formats:
         atomic_write_bytes(folder / ANNOTATIONS, _json_bytes(annotation, compact=True))
         atomic_write_bytes(folder / ORIGINAL_LABELS, _json_bytes(original_labels(images=images), compact=True))
-        for model in models_with_reviews(reviewed):
+        file_names = model_file_names(models_with_reviews(reviewed))
+        for model, file_name in file_names.items():
             result = model_mistakes(model=model, reviewed=reviewed)
-            name = f"mistakes/{model_file_name(model)}"
+            name = f"mistakes/{file_name}"
             atomic_write_bytes(folder / name, result.to_json().encode("utf-8"))
             notes["models"][model] = {"file": name, "mistakes": len(result.records),
                                       "left_out_incomplete": len(result.incomplete),
