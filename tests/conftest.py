@@ -1,4 +1,4 @@
-"""Shared fixtures: real data from ../shared/data, temp projects."""
+"""Shared fixtures: the real published data in tests/data, temp projects."""
 
 from __future__ import annotations
 
@@ -11,15 +11,20 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(os.environ.get("REVIEWER_SHARED_DATA", REPO.parent / "shared" / "data"))
+# The real published files the tests read, inside the repository (tests/data/README.md says
+# where each comes from, its license and how it was trimmed; scripts/build_test_data.py
+# rebuilds it). Nothing outside the clone is needed.
+TEST_DATA = REPO / "tests" / "data"
+# The demo's 300 real images (resized), shipped with the app: tests that need many images use them.
+DEMO_IMAGES = REPO / "assets" / "demo" / "images"
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    if not SHARED_DATA.is_dir():
-        pytest.fail(f"real test data not found at {SHARED_DATA}: clone the repo next to shared/ "
-                    "or set REVIEWER_SHARED_DATA")
-    return SHARED_DATA
+    """tests/data: the published files the tests share, in the layout of ../shared/data."""
+    if not TEST_DATA.is_dir():
+        pytest.fail(f"test data not found at {TEST_DATA}: it is part of the repository (git checkout it)")
+    return TEST_DATA
 
 
 @pytest.fixture(autouse=True)

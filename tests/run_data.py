@@ -18,8 +18,22 @@ TINY_MODEL = "test_efficientnet"  # a 0.36 M parameter timm model (160 px, 1000 
 WNID_INDEX = {wnid: i for i, wnid in enumerate(ImageNetInfo().label_names())}
 
 
-def sample_files(shared_data: Path, count: int, *, step: int = 1) -> list[Path]:
-    return sorted((shared_data / "imagenet-samples").iterdir())[::step][:count]
+DEMO_IMAGES = Path(__file__).resolve().parent.parent / "assets" / "demo" / "images"
+DEMO_MANIFEST = DEMO_IMAGES.parent / "manifest.json"
+
+
+def sample_files(count: int, *, step: int = 1) -> list[Path]:
+    """Real images from the demo's 300 (one per class, resized, shipped in assets/demo)."""
+    return sorted(DEMO_IMAGES.iterdir())[::step][:count]
+
+
+def lite0_correct(files: list[Path]) -> int:
+    """How many of these demo images the bundled Lite0 gets right, as recorded in the demo's
+    manifest by scripts/build_demo_assets.py (its own loading of the weights and timm's transform)."""
+    import json
+
+    record = {i["file"]: i for i in json.loads(DEMO_MANIFEST.read_text())["images"]}
+    return sum(record[f.name]["lite0_top1"] == record[f.name]["label"] for f in files)
 
 
 def make_project(root: Path, files: list[Path]) -> Project:

@@ -1,5 +1,6 @@
-"""Fixtures of the evidence tests: the published files in ../shared/data/published, and one
-project holding all of them (imported once per session: raters.npz alone takes seconds)."""
+"""Fixtures of the evidence tests: the published files in tests/data/published (the real
+files, some trimmed: tests/data/README.md), and one project holding all of them (imported
+once per session: raters.npz alone takes seconds)."""
 
 from __future__ import annotations
 
