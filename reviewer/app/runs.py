@@ -27,6 +27,15 @@ def run_model(project: Project, model: str, **options) -> Done[RunResult]:
     return Done(result, Changes(runs=frozenset([result.run_id])))
 
 
+def run_models(project: Project, models: list[str], **options) -> Done[list[RunResult]]:
+    """Run several models in one pass, each image decoded once per data config
+    (`reviewer.runs.compute.predict_models`); one run each."""
+    from reviewer.runs.compute import predict_models
+
+    results = predict_models(project, models, **options)
+    return Done(results, Changes(runs=frozenset(r.run_id for r in results)))
+
+
 def import_scores(project: Project, path: str | Path, *, model: str, kind: str = "auto") -> Done[RunResult]:
     """A run from precomputed logits or probabilities (`reviewer.runs.logits`)."""
     from reviewer.runs.logits import import_logits

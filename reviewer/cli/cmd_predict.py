@@ -15,9 +15,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "softmax, then its mistakes. Running the same command again after an interruption "
                     "resumes the run where it stopped.")
     p.add_argument("project", help="the project folder")
-    p.add_argument("--model", required=True, metavar="NAME",
+    p.add_argument("--model", required=True, metavar="NAME", nargs="+",
                    help="timm model name, 'arch' or 'arch.tag' (tf_efficientnet_lite0/1/2 work offline "
-                        "with the bundled weights)")
+                        "with the bundled weights); several names: one run each, in one pass that decodes "
+                        "each image once for the models sharing a data config")
     p.add_argument("--checkpoint", metavar="PATH",
                    help="weights file for the --model architecture (.pth/.pt state dict or .safetensors)")
     p.add_argument("--name", help="name to record the model under (default: --model, or MODEL:CHECKPOINT)")
@@ -25,7 +26,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=None, metavar="N",
                    help="images per batch (default: 16 on a CPU, 64 on a GPU)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="image decoding threads (default: one per core, at most 4)")
+                   help="images are decoded by N worker processes on a machine with 8 or more usable cores "
+                        "(default: one per core), else by N threads (default: one per core, at most 4); "
+                        "--decoder chooses")
+    p.add_argument("--decoder", choices=("auto", "threads", "processes"), default="auto",
+                   help="decode in threads or worker processes (default auto: processes from 8 usable cores; "
+                        "the pixels are timm's either way)")
+    p.add_argument("--precision", choices=("fp32", "tf32", "bf16", "fp16"), default="fp32",
+                   help="number format of the forward pass (default fp32, exact: TF32 off on a GPU); tf32, "
+                        "or bf16/fp16 autocast: faster on a GPU, probabilities differ slightly; recorded "
+                        "with the run, and a run resumes only with the same precision")
     p.add_argument("--streams", type=int, default=None, metavar="N",
                    help="batches computed at once, sharing torch's threads (default: one per core on a "
                         "CPU, at most 4; one on a GPU)")
@@ -52,11 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 class _ProgressBar:
-    """tqdm on stderr (images/s, time left); silent when stderr is not a terminal."""
+    """tqdm on stderr (images/s, time left); silent when stderr is not a terminal. One per
+    run; `position` stacks the bars of several models computed in one pass."""
 
-    def __init__(self):
+    def __init__(self, position: int = 0):
         self.bar = None
         self.last = None
+        self.position = position
 
     def __call__(self, progress) -> None:
         from tqdm import tqdm
@@ -68,7 +80,7 @@ class _ProgressBar:
             else:
                 print(f"run #{progress.run_id}: {progress.total} images", file=sys.stderr)
             self.bar = tqdm(total=progress.total, initial=progress.done, unit="img", disable=None,
-                            dynamic_ncols=True, smoothing=0.1)
+                            dynamic_ncols=True, smoothing=0.1, position=self.position)
         self.bar.update(progress.done - self.bar.n)
         if progress.skipped:
             self.bar.set_postfix(skipped=progress.skipped, refresh=False)
@@ -80,23 +92,37 @@ class _ProgressBar:
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    from reviewer.runs.compute import predict
+    from reviewer.errors import InputError
+    from reviewer.runs.compute import predict_models
 
+    models = args.model
+    if len(models) > 1 and (args.checkpoint or args.name):
+        raise InputError("--checkpoint/--name", "name the weights of one model, not of several",
+                         hint="run a checkpoint with a --model of its own")
     project = Project.open(args.project)
-    bar = _ProgressBar()
+    bars: dict[int, _ProgressBar] = {}
+
+    def progress(update) -> None:
+        bars.setdefault(update.run_id, _ProgressBar(position=len(bars)))(update)
+
     try:
-        result = predict(project, args.model, checkpoint=args.checkpoint, name=args.name, device=args.device,
-                         batch_size=args.batch_size, limit=args.limit, image_slice=args.image_slice,
-                         workers=args.workers, streams=args.streams, rerun=args.rerun,
-                         fast_decode=args.fast_decode, progress=bar)
+        results = predict_models(project, models, checkpoints=[args.checkpoint] * len(models),
+                                 names=[args.name] * len(models), device=args.device, batch_size=args.batch_size,
+                                 limit=args.limit, image_slice=args.image_slice, workers=args.workers,
+                                 streams=args.streams, rerun=args.rerun, fast_decode=args.fast_decode,
+                                 precision=args.precision, decoder=args.decoder, progress=progress)
     except KeyboardInterrupt:
-        bar.close()
-        if bar.last is not None:
-            print(f"interrupted: run #{bar.last.run_id} keeps {bar.last.done} of {bar.last.total} images; "
-                  "run the same command again to resume it", file=sys.stderr)
+        for bar in bars.values():
+            bar.close()
+        for bar in bars.values():
+            if bar.last is not None:
+                print(f"interrupted: run #{bar.last.run_id} keeps {bar.last.done} of {bar.last.total} images; "
+                      "run the same command again to resume it", file=sys.stderr)
         return 130
-    bar.close()
-    _print_result(project, result)
+    for bar in bars.values():
+        bar.close()
+    for result in results:
+        _print_result(project, result)
     return 0
 
 
@@ -124,11 +150,12 @@ def _print_result(project: Project, result, *, said: bool = False) -> None:
         print(f"run #{result.run_id} of {result.model} is already complete ({result.predicted} images); "
               "pass --rerun to compute it again")
     else:
-        timing = (f" in {result.seconds:.1f} s ({result.images_per_second:.1f} images/s)"
-                  if result.seconds else "")
+        timing = (f" in {result.seconds:.1f} s ({result.images_per_second:.1f} images/s; first batch "
+                  f"{result.startup_seconds:.1f} s after the start, storing {result.finish_seconds:.1f} s after "
+                  f"the last)" if result.seconds else "")
         resumed = f", resumed from {result.resumed_from}" if result.resumed else ""
         print(f"run #{result.run_id} of {result.model}: {result.status}, {result.predicted} of {result.total} "
-              f"images predicted{resumed}{timing}")
+              f"images predicted{resumed}{timing}, computed in {result.precision}")
     correct, labelled = top1_of_run(project, result.run_id)
     if labelled:
         print(f"top-1 accuracy against the original labels: {100 * correct / labelled:.2f}% "

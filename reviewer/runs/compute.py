@@ -17,29 +17,38 @@ stops after the batch in flight.
 
 from __future__ import annotations
 
+import json
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
+import torch
 from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Prediction, Run, utcnow
 from models import (
-    BatchLoader,
+    DEFAULT_PRECISION,
+    PRECISIONS,
     Classifier,
     InferenceConfig,
     ModelInputError,
     PipelineConfig,
     ProbabilityWriter,
+    ProcessBatchLoader,
+    create_batch_loader,
     default_batch_size,
+    default_streams,
     load_model,
     top_k,
 )
+from models.inference import ForwardStreams
+from models.pipeline import DECODERS
 from models.sources import LoadedModel
 from models.store import written_rows
 from reviewer.errors import InputError
@@ -56,6 +65,7 @@ from reviewer.runs.records import (
     prediction_count,
     probs_relpath,
     run_images,
+    run_precision,
     save_image_ids,
     store_run_mistakes,
 )
@@ -85,60 +95,114 @@ ProgressCallback = Callable[[RunProgress], None]
 
 
 def predict(project: Project, model: str, *, checkpoint: str | Path | None = None, name: str | None = None,
-            device: str | None = None, batch_size: int | None = None, limit: int | None = None,
-            image_slice: str | None = None, workers: int | None = None, streams: int | None = None,
-            rerun: bool = False, fast_decode: bool = False,
-            progress: ProgressCallback | None = None, cancel: Callable[[], bool] | None = None) -> RunResult:
+            **options) -> RunResult:
     """Run a timm model over the project's images (or a named slice), resuming an
-    unfinished run of the same model and images.
+    unfinished run of the same model, images, decoding and precision.
 
     `name`: the name to record the model under (default: `model`, or
-    `model:<checkpoint stem>`). `rerun`: compute a new run even when one is complete.
-    `workers`: decoding threads; `streams`: batches computed at once (default
-    `models.default_streams`). `fast_decode`: decode large JPEGs in draft mode,
-    faster but not timm's exact preprocessing (recorded with the run, and a run
-    resumes only with the same decoding).
+    `model:<checkpoint stem>`). Other options as `predict_models`.
     """
+    return predict_models(project, [model], checkpoints=[checkpoint], names=[name], **options)[0]
+
+
+def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequence[str | Path | None] | None = None,
+                   names: Sequence[str | None] | None = None, device: str | None = None,
+                   batch_size: int | None = None, limit: int | None = None, image_slice: str | None = None,
+                   workers: int | None = None, streams: int | None = None, rerun: bool = False,
+                   fast_decode: bool = False, precision: str = DEFAULT_PRECISION, decoder: str = "auto",
+                   progress: ProgressCallback | None = None, cancel: Callable[[], bool] | None = None
+                   ) -> list[RunResult]:
+    """Run several models over the same images, each stored as its own run (results in
+    the order of `models`). Models sharing a data config (input size, crop,
+    interpolation, mean and std) are computed in one pass: each image is decoded
+    once and each batch goes through every model of the pass.
+
+    `rerun`: compute new runs even when complete. `workers`: decoding threads or
+    processes (`decoder`: auto, threads or processes; auto: processes on a machine
+    with many cores); `streams`: batches computed at once (default
+    `models.default_streams`). `fast_decode`: decode large JPEGs in draft mode,
+    faster but not timm's exact preprocessing. `precision`: fp32 (exact, the
+    default), tf32, bf16 or fp16. Decoding and precision are recorded with each
+    run, and a run resumes only with the same ones.
+    """
+    called = time.perf_counter()
     if batch_size is not None and batch_size < 1:
         raise InputError(f"--batch-size {batch_size}", "must be at least 1")
     if limit is not None and limit < 1:
         raise InputError(f"--limit {limit}", "must be at least 1")
     if streams is not None and streams < 1:
         raise InputError(f"--streams {streams}", "must be at least 1")
+    if workers is not None and workers < 0:
+        raise InputError(f"--workers {workers}", "must be 0 or more")
+    if precision not in PRECISIONS:
+        raise InputError(f"--precision {precision}", "is not a precision this tool computes in",
+                         hint=f"one of {', '.join(PRECISIONS)}")
+    if decoder not in DECODERS:
+        raise InputError(f"--decoder {decoder}", "is not a decoder", hint=f"one of {', '.join(DECODERS)}")
+    if not models:
+        raise InputError("--model", "names no model")
+    checkpoints = list(checkpoints or [None] * len(models))
+    names = list(names or [None] * len(models))
+    if len(checkpoints) != len(models) or len(names) != len(models):
+        raise InputError("--checkpoint/--name", "give one per model, or none")
     ids = run_images(project, image_slice=image_slice, limit=limit)  # fails early on a bad slice
-    started = time.perf_counter()
-    try:
-        loaded = load_model(model, checkpoint=checkpoint, device=device)
-    except ModelInputError as exc:
-        raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
-    load_seconds = time.perf_counter() - started
-    display = name or (f"{model}:{Path(checkpoint).stem}" if checkpoint else model)
-    with write_session(project.engine) as session:
-        row = model_row(session, name=display, source=loaded.source,
-                        checkpoint=str(Path(checkpoint).resolve()) if checkpoint else None,
-                        weights_sha256=loaded.weights_sha256)
-        model_id, model_name = row.id, row.name
-    runs = matching_runs(project, model_id=model_id, image_slice=image_slice, limit=limit, fast_decode=fast_decode)
-    unfinished = next((r for r in runs if r.status != RunStatus.COMPLETE), None)
-    if unfinished is None and runs and not rerun:
-        return _already_complete(project, runs[0], model_name)
-    run = unfinished or _create_run(project, model_id, ids, loaded, image_slice=image_slice, limit=limit,
-                                    fast_decode=fast_decode)
-    with RunLock(project, run.id):
-        attempt = _Attempt(project, run, loaded, model_name, workers=workers, streams=streams, fast_decode=fast_decode,
-                           load_seconds=load_seconds,
-                           batch_size=batch_size or default_batch_size(loaded.device))
-        result = attempt.compute(progress=progress, cancel=cancel, resumed=unfinished is not None)
-    if result.status == RunStatus.COMPLETE:
-        result.mistakes, result.mistakes_note = store_run_mistakes(project, run.id)
-    return result
+    results: dict[int, RunResult] = {}
+    attempts: list[tuple[int, _Attempt]] = []
+    for index, (model, checkpoint, name) in enumerate(zip(models, checkpoints, names)):
+        loading = time.perf_counter()
+        try:  # weights stay on the CPU until the decoding processes have started (see _Pass)
+            loaded = load_model(model, checkpoint=checkpoint, device=device, move=False)
+        except ModelInputError as exc:
+            raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
+        load_seconds = time.perf_counter() - loading
+        display = name or (f"{model}:{Path(checkpoint).stem}" if checkpoint else model)
+        with write_session(project.engine) as session:
+            row = model_row(session, name=display, source=loaded.source,
+                            checkpoint=str(Path(checkpoint).resolve()) if checkpoint else None,
+                            weights_sha256=loaded.weights_sha256)
+            model_id, model_name = row.id, row.name
+        runs = matching_runs(project, model_id=model_id, image_slice=image_slice, limit=limit,
+                             fast_decode=fast_decode, precision=precision)
+        unfinished = next((r for r in runs if r.status != RunStatus.COMPLETE), None)
+        if unfinished is None and runs and not rerun:
+            results[index] = _already_complete(project, runs[0], model_name)
+            continue
+        run = unfinished or _create_run(project, model_id, ids, loaded, image_slice=image_slice, limit=limit,
+                                        fast_decode=fast_decode, precision=precision)
+        pipeline = PipelineConfig(batch_size=batch_size or default_batch_size(loaded.device), num_workers=workers,
+                                  draft=fast_decode, decoder=decoder, pin_memory=loaded.device.type == "cuda")
+        attempts.append((index, _Attempt(project, run, loaded, model_name, pipeline=pipeline,
+                                         inference=InferenceConfig(streams=streams, precision=precision),
+                                         load_seconds=load_seconds, resumed=unfinished is not None)))
+    for group in _groups([a for _, a in attempts]):
+        with ExitStack() as locks:
+            for attempt in group:
+                locks.enter_context(RunLock(project, attempt.run.id))
+            _Pass(project, group, called=called).compute(progress=progress, cancel=cancel)
+    for index, attempt in attempts:
+        result = attempt.result
+        if result.status == RunStatus.COMPLETE:
+            result.mistakes, result.mistakes_note = store_run_mistakes(project, attempt.run.id)
+        result.finish_seconds = round(time.perf_counter() - attempt.last_batch_at, 3) if attempt.last_batch_at else 0.0
+        results[index] = result
+    return [results[i] for i in range(len(models))]
+
+
+def _groups(attempts: list["_Attempt"]) -> list[list["_Attempt"]]:
+    """Attempts that can share decoded images: the same data config and decoding."""
+    groups: dict[str, list[_Attempt]] = {}
+    for attempt in attempts:
+        key = json.dumps([attempt.loaded.data_config, attempt.pipeline], sort_keys=True, default=str)
+        groups.setdefault(key, []).append(attempt)
+    return list(groups.values())
 
 
 def _create_run(project: Project, model_id: int, ids: list[int], loaded: LoadedModel, *,
-                image_slice: str | None, limit: int | None, fast_decode: bool) -> Run:
+                image_slice: str | None, limit: int | None, fast_decode: bool, precision: str) -> Run:
     with write_session(project.engine) as session:
         run = Run(model_id=model_id, status=RunStatus.RUNNING, image_slice=image_slice, num_images=len(ids),
-                  device=str(loaded.device), preprocessing=_preprocessing(loaded, fast_decode=fast_decode),
+                  device=str(loaded.device),
+                  preprocessing=_preprocessing(loaded, fast_decode=fast_decode, precision=precision),
                   report={"limit": limit})
         session.add(run)
         session.flush()
@@ -149,12 +213,14 @@ def _create_run(project: Project, model_id: int, ids: list[int], loaded: LoadedM
     return run
 
 
-def _preprocessing(loaded: LoadedModel, *, fast_decode: bool) -> dict:
-    """The model's data config as applied, and whether large JPEGs were decoded in draft
-    mode (1/2..1/8 scale, never below the resize size: not timm's exact pixels)."""
+def _preprocessing(loaded: LoadedModel, *, fast_decode: bool, precision: str) -> dict:
+    """The model's data config as applied, whether large JPEGs were decoded in draft
+    mode (1/2..1/8 scale, never below the resize size: not timm's exact pixels), and the
+    precision the forward passes computed in (`models.PRECISIONS`)."""
     config = {k: list(v) if isinstance(v, tuple) else v for k, v in loaded.data_config.items()}
     config.update(jpeg_draft=fast_decode, transform="timm create_transform (eval)",
-                  architecture=loaded.name)  # the timm name the weights load into (the zoom probe reloads it)
+                  architecture=loaded.name,  # the timm name the weights load into (the zoom probe reloads it)
+                  precision=precision)
     return config
 
 
@@ -163,7 +229,8 @@ def _already_complete(project: Project, run: Run, model_name: str) -> RunResult:
     result = RunResult(run_id=run.id, model=model_name, status=RunStatus.COMPLETE, total=run.num_images,
                        predicted=prediction_count(project, run.id), skipped=report.get("skipped", []),
                        already_complete=True, seconds=report.get("seconds", 0.0),
-                       images_per_second=report.get("images_per_second", 0.0), mistakes=report.get("mistakes"))
+                       images_per_second=report.get("images_per_second", 0.0), mistakes=report.get("mistakes"),
+                       precision=run_precision(run))
     if result.mistakes is None:  # an earlier attempt could not compute them
         result.mistakes, result.mistakes_note = store_run_mistakes(project, run.id)
     return result
@@ -197,77 +264,22 @@ class _Recorder:
 
 
 class _Attempt:
-    """One pass of `predict` over the images a run still lacks."""
+    """One model's part of a pass: the rows its run still lacks, its classifier, its
+    probability file and database writes, and its report."""
 
-    def __init__(self, project: Project, run: Run, loaded: LoadedModel, model_name: str, *, batch_size: int,
-                 workers: int | None, streams: int | None, load_seconds: float, fast_decode: bool):
+    def __init__(self, project: Project, run: Run, loaded: LoadedModel, model_name: str, *,
+                 pipeline: PipelineConfig, inference: InferenceConfig, load_seconds: float, resumed: bool):
         self.project, self.run, self.loaded, self.model_name = project, run, loaded, model_name
-        self.inference = InferenceConfig(streams=streams)
-        self.pipeline = PipelineConfig(batch_size=batch_size, num_workers=workers, draft=fast_decode)
-        self.load_seconds = load_seconds
+        self.pipeline, self.inference = pipeline, inference
+        self.load_seconds, self.resumed = load_seconds, resumed
         self.skipped: list[dict] = []
+        self.done_now = 0
+        self.first_batch_at = self.last_batch_at = 0.0
+        self.classifier: Classifier | None = None
+        self.result: RunResult | None = None
 
-    def compute(self, *, progress: ProgressCallback | None, cancel: Callable[[], bool] | None,
-                resumed: bool) -> RunResult:
-        ids, todo = self._prepare()
-        total, before = len(ids), len(ids) - len(todo)
-        paths, names = image_files(self.project, [ids[r] for r in todo])
-        classifier = Classifier(self.loaded, self.inference)
-        # Enough batches decoded ahead to feed every stream and keep every decoder busy.
-        loader = BatchLoader(paths, self.loaded.data_config,
-                             replace(self.pipeline, prefetch_batches=self.pipeline.workers() + classifier.streams))
-        writer = ProbabilityWriter.open(self.project.root / self.run.probs_path)
-        started, done_now, status = time.perf_counter(), 0, RunStatus.CANCELLED
-
-        def report_progress():
-            if progress is not None:
-                progress(RunProgress(run_id=self.run.id, done=before + done_now, total=total,
-                                     skipped=len(self.skipped), done_now=done_now,
-                                     elapsed=time.perf_counter() - started))
-
-        def record(rows: np.ndarray, probs: np.ndarray) -> None:
-            writer.write(rows, probs)
-            writer.sync()  # on disk before the database says the rows exist
-            self._commit(ids, rows, probs)
-
-        recorder = _Recorder(record)
-        streams = classifier.stream()
-        try:
-            report_progress()
-            with streams:
-                for batch, probs in streams.map((batch, batch.pixels) for batch in loader):
-                    if probs is not None:
-                        rows = np.array([todo[p] for p in batch.positions], dtype=np.int64)
-                        recorder.submit(rows, probs.numpy())
-                    for position, reason in batch.failures:
-                        self.skipped.append({"image_id": ids[todo[position]], "file_name": names[position],
-                                             "reason": reason})
-                    done_now += len(batch.positions) + len(batch.failures)
-                    report_progress()
-                    if cancel is not None and cancel():
-                        break
-                else:
-                    status = RunStatus.COMPLETE
-            recorder.drain()
-        except BaseException as exc:
-            recorder.close()  # what was handed over is written before the run's report
-            self._finish(RunStatus.CANCELLED if isinstance(exc, KeyboardInterrupt) else RunStatus.FAILED,
-                         classifier, done_now, time.perf_counter() - started, error=repr(exc))
-            raise
-        finally:
-            loader.close()
-            recorder.close()
-            writer.close()
-        seconds = time.perf_counter() - started
-        report = self._finish(status, classifier, done_now, seconds)
-        return RunResult(run_id=self.run.id, model=self.model_name, status=status, total=total,
-                         predicted=prediction_count(self.project, self.run.id), skipped=self.skipped,
-                         resumed=resumed, resumed_from=before, seconds=seconds,
-                         images_per_second=done_now / seconds if seconds > 0 else 0.0,
-                         mistakes=report.get("mistakes"))
-
-    def _prepare(self) -> tuple[list[int], list[int]]:
-        """The run's image ids and the rows still to compute; repairs lost files."""
+    def prepare(self) -> None:
+        """The run's image ids and the rows still to compute (`row_of`: image id -> row); repairs lost files."""
         project, run = self.project, self.run
         ids = load_image_ids(project, run.id)
         probs_file = project.root / run.probs_path
@@ -291,12 +303,60 @@ class _Attempt:
         with write_session(project.engine) as session:
             row = session.get(Run, run.id)
             row.status, row.device, row.num_images = RunStatus.RUNNING, str(self.loaded.device), len(ids)
-            row.preprocessing = _preprocessing(self.loaded, fast_decode=self.pipeline.draft)
+            row.preprocessing = _preprocessing(self.loaded, fast_decode=self.pipeline.draft,
+                                               precision=self.inference.precision)
             session.add(row)
-        return ids, np.flatnonzero(~finished).tolist()
+        self.ids = ids
+        self.row_of = {ids[r]: r for r in np.flatnonzero(~finished).tolist()}
+        self.total, self.before = len(ids), len(ids) - len(self.row_of)
 
-    def _commit(self, ids: list[int], rows: np.ndarray, probs: np.ndarray) -> None:
+    def open(self) -> None:
+        self.classifier = Classifier(self.loaded, self.inference)  # moves the weights to the device
+        self.writer = ProbabilityWriter.open(self.project.root / self.run.probs_path)
+
+        def record(rows: np.ndarray, probs: np.ndarray) -> None:
+            self.writer.write(rows, probs)
+            self.writer.sync()  # on disk before the database says the rows exist
+            self._commit(rows, probs)
+
+        self.recorder = _Recorder(record)
+
+    def take(self, image_ids: list[int], probs: torch.Tensor | None, failures: list[tuple[int, str, str | None]]) -> None:
+        """A batch's probabilities (rows of `image_ids`) and its images that failed to decode."""
+        if probs is not None:
+            rows = np.array([self.row_of[i] for i in image_ids], dtype=np.int64)
+            self.recorder.submit(rows, probs.numpy())
+        for image_id, reason, file_name in failures:
+            self.skipped.append({"image_id": image_id, "file_name": file_name, "reason": reason})
+        self.done_now += len(image_ids) + len(failures)
+        self.last_batch_at = time.perf_counter()
+        self.first_batch_at = self.first_batch_at or self.last_batch_at
+
+    def progress(self, elapsed: float) -> RunProgress:
+        return RunProgress(run_id=self.run.id, done=self.before + self.done_now, total=self.total,
+                           skipped=len(self.skipped), done_now=self.done_now, elapsed=elapsed)
+
+    def close(self, status: str, seconds: float, *, called: float, error: str | None = None) -> None:
+        """Wait for the writes handed over (their errors raised unless the run is ending with one),
+        then write the run's report and set `result`."""
+        try:
+            if error is None:
+                self.recorder.drain()
+        finally:
+            self.recorder.close()
+            self.writer.close()
+        report = self._finish(status, self.done_now, seconds, called=called, error=error)
+        self.result = RunResult(
+            run_id=self.run.id, model=self.model_name, status=status, total=self.total,
+            predicted=prediction_count(self.project, self.run.id), skipped=self.skipped, resumed=self.resumed,
+            resumed_from=self.before, seconds=seconds,
+            images_per_second=self.done_now / seconds if seconds > 0 else 0.0, mistakes=report.get("mistakes"),
+            startup_seconds=report["parts"][-1].get("first_batch_seconds") or 0.0,
+            precision=self.inference.precision)
+
+    def _commit(self, rows: np.ndarray, probs: np.ndarray) -> None:
         classes, values = top_k(probs)
+        ids = self.ids
         records = [
             {"run_id": self.run.id, "image_id": ids[row], "row": int(row),
              **{f"pred_{k + 1}": int(classes[i, k]) for k in range(5)},
@@ -306,14 +366,15 @@ class _Attempt:
         with write_session(self.project.engine) as session:
             session.execute(insert(Prediction), records)
 
-    def _finish(self, status: str, classifier: Classifier, done_now: int, seconds: float, *,
-                error: str | None = None) -> dict:
+    def _finish(self, status: str, done_now: int, seconds: float, *, called: float, error: str | None = None) -> dict:
+        classifier_settings = self.classifier.settings() if self.classifier else {"precision": self.inference.precision}
         with write_session(self.project.engine) as session:
             run = session.get(Run, self.run.id)
             report = dict(run.report or {})
             parts = report.get("parts", []) + [{
                 "ended_at": utcnow().isoformat(), "status": status, "images": done_now,
                 "seconds": round(seconds, 3), "load_seconds": round(self.load_seconds, 3),
+                "first_batch_seconds": round(self.first_batch_at - called, 3) if self.first_batch_at else None,
                 "device": str(self.loaded.device), **({"error": error} if error else {})}]
             total_seconds = sum(p["seconds"] for p in parts)
             total_images = sum(p["images"] for p in parts)
@@ -323,7 +384,8 @@ class _Attempt:
                 skipped=self.skipped, source=self.loaded.source,
                 weights_file=str(self.loaded.weights_file) if self.loaded.weights_file else None,
                 weights_sha256=self.loaded.weights_sha256, batch_size=self.pipeline.batch_size,
-                workers=self.pipeline.workers(), **classifier.settings())
+                workers=self.pipeline.workers(),
+                decoder="processes" if self.pipeline.uses_processes() else "threads", **classifier_settings)
             report.pop("mistakes", None)
             run.report, run.status = report, status
             if status == RunStatus.COMPLETE:
@@ -331,3 +393,76 @@ class _Attempt:
             session.add(run)
         return report
 
+
+class _Pass:
+    """One pass over the images of runs that share a data config: each image decoded once,
+    each batch computed by every model that still lacks some of its images."""
+
+    def __init__(self, project: Project, attempts: list[_Attempt], *, called: float):
+        self.project, self.attempts, self.called = project, attempts, called
+
+    def compute(self, *, progress: ProgressCallback | None, cancel: Callable[[], bool] | None) -> None:
+        attempts = self.attempts
+        for attempt in attempts:
+            attempt.prepare()
+        wanted = list(dict.fromkeys(i for a in attempts for i in a.row_of))  # every image any run lacks
+        paths, names = image_files(self.project, wanted)
+        first = attempts[0]
+        streams_count = first.inference.streams or default_streams(first.loaded.device)
+        config = replace(first.pipeline, prefetch_batches=first.pipeline.prefetch_batches
+                         or first.pipeline.workers() + streams_count)
+        loader = create_batch_loader(paths, first.loaded.data_config, config)
+        if isinstance(loader, ProcessBatchLoader):
+            # Fork the decoding processes before this process has threads or a GPU context:
+            # they decode the first batches while the weights move to the device.
+            loader.start()
+        started, status, opened = time.perf_counter(), RunStatus.CANCELLED, []
+        device = first.loaded.device
+        share_copy = len(attempts) > 1 and device.type != "cpu"
+
+        def report_progress():
+            if progress is not None:
+                for attempt in attempts:
+                    progress(attempt.progress(time.perf_counter() - started))
+
+        def items():
+            for batch in loader:
+                pixels = batch.pixels
+                if share_copy and len(pixels):  # one transfer for every model of the pass
+                    pixels = pixels.to(device, non_blocking=True)
+                for attempt in attempts:
+                    keep = [k for k, p in enumerate(batch.positions) if wanted[p] in attempt.row_of]
+                    failures = [(wanted[p], reason, names[p]) for p, reason in batch.failures
+                                if wanted[p] in attempt.row_of]
+                    image_ids = [wanted[batch.positions[k]] for k in keep]
+                    chosen = pixels if len(keep) == len(batch.positions) else pixels[torch.tensor(keep, dtype=torch.long)]
+                    last = attempt is attempts[-1]
+                    yield (attempt, image_ids, failures, last), attempt.classifier, chosen if keep else None
+
+        try:
+            for attempt in attempts:
+                attempt.open()
+                opened.append(attempt)
+            report_progress()
+            with ForwardStreams(first.classifier) as streams:
+                for (attempt, image_ids, failures, last), probs in streams.map_models(items()):
+                    attempt.take(image_ids, probs, failures)
+                    if last:
+                        report_progress()
+                        if cancel is not None and cancel():
+                            break
+                else:
+                    status = RunStatus.COMPLETE
+            loader.close()
+            for attempt in attempts:
+                attempt.close(status, time.perf_counter() - started, called=self.called)
+        except BaseException as exc:
+            loader.close()
+            failed = RunStatus.CANCELLED if isinstance(exc, KeyboardInterrupt) else RunStatus.FAILED
+            for attempt in opened:
+                if attempt.result is None:
+                    try:
+                        attempt.close(failed, time.perf_counter() - started, called=self.called, error=repr(exc))
+                    except Exception:  # noqa: BLE001 - the run's own error is the one to raise
+                        pass
+            raise

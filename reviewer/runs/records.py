@@ -39,6 +39,9 @@ class RunResult:
     already_complete: bool = False  # nothing computed: the same run was complete
     seconds: float = 0.0  # this call's computing time
     images_per_second: float = 0.0
+    startup_seconds: float = 0.0  # from the call to the first batch's probabilities (models loaded too)
+    finish_seconds: float = 0.0  # from the last batch's probabilities to the call's return (storing)
+    precision: str = "fp32"
     mistakes: int | None = None
     mistakes_note: str | None = None
 
@@ -137,12 +140,12 @@ def load_image_ids(project: Project, run_id: int) -> list[int] | None:
 
 # -- runs ------------------------------------------------------------------------
 def matching_runs(project: Project, *, model_id: int, image_slice: str | None, limit: int | None,
-                  fast_decode: bool = False) -> list[Run]:
-    """Runs of this model over the same images with the same decoding, newest first."""
+                  fast_decode: bool = False, precision: str = "fp32") -> list[Run]:
+    """Runs of this model over the same images with the same decoding and precision, newest first."""
     with read_session(project.engine) as session:
         runs = session.execute(select(Run).where(Run.model_id == model_id).order_by(Run.id.desc())).scalars()
         return [r for r in runs if r.image_slice == image_slice and (r.report or {}).get("limit") == limit
-                and fast_decoded(r) == fast_decode]
+                and fast_decoded(r) == fast_decode and run_precision(r) == precision]
 
 
 def images_of_run(run: Run) -> str:
@@ -158,6 +161,12 @@ def images_of_run(run: Run) -> str:
 def fast_decoded(run: Run) -> bool:
     """Whether the run decoded large JPEGs in draft mode (not timm's exact pixels)."""
     return bool((run.preprocessing or {}).get("jpeg_draft", False))
+
+
+def run_precision(run: Run) -> str:
+    """The number format the run's forward passes computed in (`models.PRECISIONS`); runs
+    recorded before precision was a choice computed in fp32 (on a GPU, with cuDNN's TF32)."""
+    return (run.preprocessing or {}).get("precision", "fp32")
 
 
 def predicted_rows(project: Project, run_id: int) -> tuple[np.ndarray, np.ndarray]:

@@ -68,7 +68,7 @@ def test_streams_compute_at_once_with_a_share_of_torchs_threads(tiny_state_dict,
         assert len(list(streams.map(enumerate(batches(4))))) == 4
     assert len({name for name, _ in seen}) == 2 and all(threads == 1 for _, threads in seen)
     assert torch.get_num_threads() == 2  # restored for the rest of the process
-    assert classifier.settings() == {"channels_last": True, "streams": 2, "threads": 1}
+    assert classifier.settings() == {"channels_last": True, "streams": 2, "threads": 1, "precision": "fp32"}
 
 
 def test_overlapping_stream_sets_leave_torchs_threads_as_they_found_them(tiny_state_dict, two_torch_threads):
