@@ -8,7 +8,9 @@ A multi-label file is the authority on the images it lists: their earlier
 multi-labels and problematic flags are replaced by the file's, and they join
 the multi-label evaluation set (`Image.multilabel`). A ReaL file likewise
 replaces the ReaL labels of its images. Importing the same file twice, or an
-export of it, therefore leaves the labels as they were.
+export of it, therefore leaves the labels as they were; and the same file
+imported again (the natural retry after a crash) adds no second label source
+and no second problematic mark: its images' marks are the file's, as their flags.
 """
 
 from __future__ import annotations
@@ -99,12 +101,13 @@ def apply_plan(*, session: Session, plan: ImportPlan) -> ImportSummary:
     """Write `plan` into the project (in the caller's transaction: all of it or nothing)."""
     summary = ImportSummary(kind=plan.kind, source=plan.source_path, notes=list(plan.notes),
                             warnings=list(plan.warnings))
-    sha = sha256_file(plan.source_path) if Path(plan.source_path).is_file() else ""
-    source = LabelSource(kind=plan.kind, path=str(plan.source_path), sha256=sha)
-    session.add(source)
-    session.flush()
+    source = _label_source(session, plan)
     ids = _write_images(session, plan, summary)
     members = [ids[name] for name in plan.multilabel_images]
+    # The file decides its images' problematic marks, as it decides their flags: marks
+    # of an earlier import of them go (a retry would otherwise mark them twice).
+    for chunk in _chunks(sorted(set(members) | {ids[name] for name in plan.problematic})):
+        session.execute(delete(ProblematicMark).where(ProblematicMark.image_id.in_(chunk)))
     _replace_labels(session, "multilabel", plan.labels, members, ids, source.id)
     _replace_labels(session, "real", [(f, c, "correct") for f, c in plan.real_labels],
                     [ids[name] for name in plan.real_images], ids, source.id)
@@ -127,6 +130,21 @@ def apply_plan(*, session: Session, plan: ImportPlan) -> ImportSummary:
             session.connection().execute(insert(ImageSlice.__table__), [{"name": name, "image_id": ids[f]} for f in files])
         summary.slices[name] = len(files)
     return summary
+
+
+def _label_source(session: Session, plan: ImportPlan) -> LabelSource:
+    """The file's label source: the row of an earlier import of the same file (same kind
+    and contents, or for a folder the same path) when there is one, else a new row."""
+    sha = sha256_file(plan.source_path) if Path(plan.source_path).is_file() else ""
+    same = select(LabelSource).where(LabelSource.kind == plan.kind, LabelSource.sha256 == sha)
+    if not sha:
+        same = same.where(LabelSource.path == str(plan.source_path))
+    source = session.execute(same.order_by(LabelSource.id).limit(1)).scalars().first()
+    if source is None:
+        source = LabelSource(kind=plan.kind, path=str(plan.source_path), sha256=sha)
+        session.add(source)
+        session.flush()
+    return source
 
 
 def _write_images(session: Session, plan: ImportPlan, summary: ImportSummary) -> dict[str, int]:
