@@ -3,7 +3,9 @@
     python bench/bench_predict.py [--images DIR] [--limit N] [--batch-size N] [--streams N] [--rounds 1]
                                   [--fast-decode]
 
-On the sample images (default ../shared/data/imagenet-samples) with
+On the sample images (default ../shared/data/imagenet-samples, the project's shared data
+folder beside the clone, not in the repository; `--images assets/demo/images` runs it on the
+demo's 300) with
 tf_efficientnet_lite0, in one process with the same threads and batch size:
 
   (a) the plain loop a user would write with timm: PIL open, create_transform,

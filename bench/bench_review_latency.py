@@ -14,6 +14,10 @@ between mistakes (the window prefetches meanwhile); `--think-ms 0` shows
 the worst case of keys pressed as fast as the window accepts them.
 
     python bench/bench_review_latency.py [--mistakes 200] [--think-ms 250,0] [--size 1920x1080]
+
+Needs the project's shared data folder (the 1000 sample images and the annotated-20k list):
+`../shared/data` beside the clone, or `$REVIEWER_SHARED_DATA` (not in the repository; the
+tests never need it, tests/data/README.md).
 """
 
 from __future__ import annotations

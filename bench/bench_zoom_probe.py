@@ -9,6 +9,10 @@ main thread waits between 5 ms ticks while a probe runs on a worker thread (what
 a window's event loop would feel); peak memory.
 
     python bench/bench_zoom_probe.py [--images 5] [--batch-sizes 9,18,27] [--streams 2,1] [--rounds 2] [--cold 3]
+
+Needs the 1000 original sample images of the project's shared data folder:
+`../shared/data/imagenet-samples` beside the clone, or `$REVIEWER_SHARED_DATA/imagenet-samples`
+(not in the repository; the tests never need it, tests/data/README.md).
 """
 
 from __future__ import annotations

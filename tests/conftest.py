@@ -21,7 +21,7 @@ DEMO_IMAGES = REPO / "assets" / "demo" / "images"
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """tests/data: the published files the tests share, in the layout of ../shared/data."""
+    """tests/data: the published files the tests share, laid out as the folder they came from."""
     if not TEST_DATA.is_dir():
         pytest.fail(f"test data not found at {TEST_DATA}: it is part of the repository (git checkout it)")
     return TEST_DATA
