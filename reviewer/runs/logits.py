@@ -5,17 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 
 from db.engine import read_session, write_session
 from db.tables import Image, Prediction, Run, utcnow
 from models import ModelInputError, ProbabilityWriter, top_k
 from models.logits import CHUNK, ScoreFile, read_scores
 from reviewer._files import sha256_file
-from reviewer.errors import InputError
+from reviewer.errors import InputError, UserError
 from reviewer.project import Project
 from reviewer.runs.records import (
+    RunLock,
     RunResult,
+    images_file,
     matching_runs,
     model_row,
     prediction_count,
@@ -43,22 +45,62 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
     with write_session(project.engine) as session:
         row = model_row(session, name=model, source="logits", checkpoint=str(path), weights_sha256=sha)
         model_id, model_name = row.id, row.name
-    earlier = [r for r in matching_runs(project, model_id=model_id, image_slice=None, limit=None)
-               if r.status == RunStatus.COMPLETE]
+    runs = matching_runs(project, model_id=model_id, image_slice=None, limit=None)
+    earlier = [r for r in runs if r.status == RunStatus.COMPLETE]
     if earlier:
         run = earlier[0]
         return RunResult(run_id=run.id, model=model_name, status=RunStatus.COMPLETE, total=run.num_images,
                          predicted=prediction_count(project, run.id), already_complete=True,
                          mistakes=(run.report or {}).get("mistakes"))
+    # An import of this file that was killed (its run left 'running', a full probability
+    # file beside it) is resumed under its run's number; older leftovers are removed.
+    unfinished = [r.id for r in runs if r.status != RunStatus.COMPLETE and (r.report or {}).get("source") == "logits"]
+    report = {"limit": None, "imported_from": str(path), "kind": scores.kind, "file_rows": len(scores),
+              "source": "logits", "weights_sha256": sha}
+    run_id = _start_run(project, model_id, unfinished[0] if unfinished else None, len(image_ids), report)
+    for orphan in unfinished[1:]:
+        with RunLock(project, orphan):
+            _remove_run(project, orphan)
+    with RunLock(project, run_id):
+        try:
+            records = _write_probabilities(project, run_id, scores, image_ids, score_rows)
+            # Predictions and 'complete' in one transaction: an interrupted import leaves no half run.
+            with write_session(project.engine) as session:
+                session.execute(insert(Prediction), records)
+                run = session.get(Run, run_id)
+                run.status, run.finished_at = RunStatus.COMPLETE, utcnow()
+                session.add(run)
+        except BaseException as exc:
+            # Nothing of a failed import stays (no run left 'running', no probability file).
+            _remove_run(project, run_id)
+            if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
+                where = exc.filename or project.runs_dir
+                raise UserError(f"could not write {where}: {exc.strerror or exc}; nothing was imported. Free "
+                                f"space (or fix the folder's permissions) and run the same command again") from None
+            raise
+    result = RunResult(run_id=run_id, model=model_name, status=RunStatus.COMPLETE, total=len(image_ids),
+                       predicted=len(records))
+    result.mistakes, result.mistakes_note = store_run_mistakes(project, run_id)
+    return result
+
+
+def _start_run(project: Project, model_id: int, resumed: int | None, images: int, report: dict) -> int:
+    """A 'running' run of the import: the killed one resumed, else a new one."""
     with write_session(project.engine) as session:
-        run = Run(model_id=model_id, status=RunStatus.RUNNING, num_images=len(image_ids), device="",
-                  preprocessing={}, report={"limit": None, "imported_from": str(path), "kind": scores.kind,
-                                            "file_rows": len(scores), "source": "logits", "weights_sha256": sha})
+        run = session.get(Run, resumed) if resumed is not None else None
+        if run is None:
+            run = Run(model_id=model_id, device="", preprocessing={})
+        run.status, run.num_images, run.report = RunStatus.RUNNING, images, report
         session.add(run)
         session.flush()
         run.probs_path = probs_relpath(run.id)
         session.add(run)
-        run_id = run.id
+        return run.id
+
+
+def _write_probabilities(project: Project, run_id: int, scores: ScoreFile, image_ids: np.ndarray,
+                         score_rows: np.ndarray) -> list[dict]:
+    """The run's image list and probability file; returns its prediction rows."""
     save_image_ids(project, run_id, image_ids.tolist())
     records = []
     with ProbabilityWriter.create(project.root / probs_relpath(run_id), len(image_ids)) as writer:
@@ -72,16 +114,16 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
                          **{f"prob_{k + 1}": float(values[i, k]) for k in range(5)}}
                         for i, r in enumerate(rows)]
         writer.sync()
-    # Predictions and 'complete' in one transaction: an interrupted import leaves no half run.
+    return records
+
+
+def _remove_run(project: Project, run_id: int) -> None:
+    """An unfinished import's run: its row (it has no predictions yet) and its files."""
     with write_session(project.engine) as session:
-        session.execute(insert(Prediction), records)
-        run = session.get(Run, run_id)
-        run.status, run.finished_at = RunStatus.COMPLETE, utcnow()
-        session.add(run)
-    result = RunResult(run_id=run_id, model=model_name, status=RunStatus.COMPLETE, total=len(image_ids),
-                       predicted=len(records))
-    result.mistakes, result.mistakes_note = store_run_mistakes(project, run_id)
-    return result
+        session.execute(delete(Prediction).where(Prediction.run_id == run_id))
+        session.execute(delete(Run).where(Run.id == run_id, Run.status != RunStatus.COMPLETE))
+    for file in (project.root / probs_relpath(run_id), images_file(project, run_id)):
+        file.unlink(missing_ok=True)
 
 
 def _match_images(project: Project, scores: ScoreFile) -> tuple[np.ndarray, np.ndarray]:
