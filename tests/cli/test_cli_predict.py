@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from run_data import make_project, sample_files
+from run_data import DEMO_IMAGES, make_project, sample_files
 from sqlalchemy import select
 
 from db.engine import read_session
@@ -24,11 +24,11 @@ from reviewer.project import Project
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_predict_prints_the_run_its_accuracy_and_what_it_queues(tmp_path, shared_data, capsys):
+def test_predict_prints_the_run_its_accuracy_and_what_it_queues(tmp_path, capsys):
     # two images the bundled Lite0 gets right, two it gets wrong (assets/demo/manifest.json)
     names = ["n01443537_goldfish.JPEG", "n01494475_hammerhead.JPEG", "n01560419_bulbul.JPEG",
              "n01534433_junco.JPEG"]
-    make_project(tmp_path / "p", [shared_data / "imagenet-samples" / name for name in names])
+    make_project(tmp_path / "p", [DEMO_IMAGES / name for name in names])
     assert main(["predict", str(tmp_path / "p"), "--model", "tf_efficientnet_lite0", "--batch-size", "2"]) == 0
     out = capsys.readouterr().out
     assert "run #1 of tf_efficientnet_lite0: complete, 4 of 4 images predicted" in out
@@ -39,8 +39,8 @@ def test_predict_prints_the_run_its_accuracy_and_what_it_queues(tmp_path, shared
     assert "already complete" in capsys.readouterr().out
 
 
-def test_bad_inputs_exit_2_with_a_message_not_a_traceback(tmp_path, shared_data, capsys):
-    make_project(tmp_path / "p", sample_files(shared_data, 2))
+def test_bad_inputs_exit_2_with_a_message_not_a_traceback(tmp_path, capsys):
+    make_project(tmp_path / "p", sample_files(2))
     bad = tmp_path / "other.pth"
     torch.save({"head.weight": torch.zeros(2, 2)}, bad)
     assert main(["predict", str(tmp_path / "p"), "--model", "test_efficientnet", "--checkpoint", str(bad)]) == 2
@@ -53,10 +53,10 @@ def test_bad_inputs_exit_2_with_a_message_not_a_traceback(tmp_path, shared_data,
     assert "is not a timm architecture" in capsys.readouterr().err
 
 
-def test_hub_model_without_internet_says_what_to_do(tmp_path, shared_data, capsys, monkeypatch):
+def test_hub_model_without_internet_says_what_to_do(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr("models.sources._cached_weights", lambda cfg: None)
-    make_project(tmp_path / "p", sample_files(shared_data, 1))
+    make_project(tmp_path / "p", sample_files(1))
     assert main(["predict", str(tmp_path / "p"), "--model", "resnet18.a1_in1k"]) == 2
     err = capsys.readouterr().err
     assert "hub cannot be reached" in err and "--checkpoint PATH with --model resnet18.a1_in1k" in err
@@ -97,10 +97,10 @@ def _interrupt(process, project, how, *, after: int, total: int) -> tuple[str, i
     return err, done, status
 
 
-def test_killed_mid_run_resumes_to_the_same_results(tmp_path, shared_data):
+def test_killed_mid_run_resumes_to_the_same_results(tmp_path):
     from reviewer.runs.compute import predict
 
-    files = sample_files(shared_data, 24, step=40)
+    files = sample_files(24, step=12)
     project = make_project(tmp_path / "p", files)
     command, env, process = _start(project, images=len(files))
     _, done, status = _interrupt(process, project, signal.SIGKILL, after=8, total=len(files))
@@ -120,8 +120,8 @@ def test_killed_mid_run_resumes_to_the_same_results(tmp_path, shared_data):
     np.testing.assert_array_equal(probs[0], probs[1])  # the same batches: bit for bit
 
 
-def test_ctrl_c_keeps_the_finished_batches_and_says_how_to_resume(tmp_path, shared_data):
-    files = sample_files(shared_data, 24, step=40)
+def test_ctrl_c_keeps_the_finished_batches_and_says_how_to_resume(tmp_path):
+    files = sample_files(24, step=12)
     project = make_project(tmp_path / "p", files)
     _, _, process = _start(project, images=len(files))
     err, done, status = _interrupt(process, project, signal.SIGINT, after=4, total=len(files))

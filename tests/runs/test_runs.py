@@ -11,7 +11,7 @@ import pytest
 import timm
 import torch
 from run_data import TINY_MODEL as TINY
-from run_data import make_project, sample_files
+from run_data import lite0_correct, make_project, sample_files
 from sqlalchemy import select, update
 
 from db.engine import read_session, write_session
@@ -38,8 +38,8 @@ def probabilities(project: Project, run_id: int) -> np.ndarray:
     return np.asarray(open_probabilities(project.root / get_run(project, run_id).probs_path))
 
 
-def test_lite0_predicts_real_images_and_stores_everything(tmp_path, shared_data):
-    files = sample_files(shared_data, 12, step=83)
+def test_lite0_predicts_real_images_and_stores_everything(tmp_path):
+    files = sample_files(12, step=25)
     project = make_project(tmp_path / "p", files)
     seen = []
     result = predict(project, "tf_efficientnet_lite0", batch_size=5, progress=seen.append)
@@ -55,7 +55,7 @@ def test_lite0_predicts_real_images_and_stores_everything(tmp_path, shared_data)
     assert (model.name, model.source) == ("tf_efficientnet_lite0", "bundled")
     rows = predictions(project, result.run_id)
     correct = sum(p.pred_1 == labels[p.image_id] for p in rows)
-    assert correct >= 10  # lite0 scores about 88 % top-1 on these images
+    assert correct == lite0_correct(files)  # as the demo's manifest recorded for these images
     probs = probabilities(project, result.run_id)
     assert probs.dtype == np.float16 and probs.shape == (12, 1000)
     for p in rows:
@@ -66,8 +66,8 @@ def test_lite0_predicts_real_images_and_stores_everything(tmp_path, shared_data)
     assert result.mistakes == 12 - correct
 
 
-def test_cancel_stops_after_the_batch_and_the_same_call_resumes(tmp_path, shared_data, tiny_checkpoint):
-    project = make_project(tmp_path / "p", sample_files(shared_data, 10))
+def test_cancel_stops_after_the_batch_and_the_same_call_resumes(tmp_path, tiny_checkpoint):
+    project = make_project(tmp_path / "p", sample_files(10))
     stop = threading.Event()
 
     def on_progress(progress):
@@ -90,8 +90,8 @@ def test_cancel_stops_after_the_batch_and_the_same_call_resumes(tmp_path, shared
     assert again.already_complete and again.run_id == fresh.run_id
 
 
-def test_a_crash_mid_run_resumes_and_lost_rows_are_recomputed(tmp_path, shared_data, tiny_checkpoint):
-    project = make_project(tmp_path / "p", sample_files(shared_data, 9))
+def test_a_crash_mid_run_resumes_and_lost_rows_are_recomputed(tmp_path, tiny_checkpoint):
+    project = make_project(tmp_path / "p", sample_files(9))
 
     def crash(progress):
         if progress.done >= 6:
@@ -120,13 +120,13 @@ def test_a_crash_mid_run_resumes_and_lost_rows_are_recomputed(tmp_path, shared_d
     assert [p.pred_1 for p in predictions(project, 1)] == [p.pred_1 for p in predictions(project, fresh.run_id)]
 
 
-def test_a_failed_write_fails_the_run_and_keeps_what_was_recorded(tmp_path, shared_data, tiny_checkpoint,
+def test_a_failed_write_fails_the_run_and_keeps_what_was_recorded(tmp_path, tiny_checkpoint,
                                                                     monkeypatch):
     """Results are written on a thread of their own while the model goes on: a disk
     error there still ends the run as failed, after the batches before it were recorded."""
     from models.store import ProbabilityWriter
 
-    project = make_project(tmp_path / "p", sample_files(shared_data, 12))
+    project = make_project(tmp_path / "p", sample_files(12))
     real_sync, syncs = ProbabilityWriter.sync, []
 
     def failing_sync(self):
@@ -148,10 +148,10 @@ def test_a_failed_write_fails_the_run_and_keeps_what_was_recorded(tmp_path, shar
     assert resumed.status == "complete" and resumed.resumed_from == len(recorded) and resumed.predicted == 12
 
 
-def test_bad_images_are_converted_or_skipped_with_a_reason(tmp_path, shared_data, tiny_checkpoint):
+def test_bad_images_are_converted_or_skipped_with_a_reason(tmp_path, tiny_checkpoint):
     from PIL import Image as PILImage
 
-    good = sample_files(shared_data, 2)
+    good = sample_files(2)
     folder = tmp_path / "images"
     folder.mkdir()
     rgb = PILImage.open(good[0]).convert("RGB")
@@ -171,8 +171,8 @@ def test_bad_images_are_converted_or_skipped_with_a_reason(tmp_path, shared_data
     assert get_run(project, result.run_id).report["skipped"] == result.skipped
 
 
-def test_slices_limits_and_their_errors(tmp_path, shared_data, tiny_checkpoint):
-    project = make_project(tmp_path / "p", sample_files(shared_data, 6))
+def test_slices_limits_and_their_errors(tmp_path, tiny_checkpoint):
+    project = make_project(tmp_path / "p", sample_files(6))
     with write_session(project.engine) as session:
         session.add_all([ImageSlice(name="few", image_id=i) for i in (2, 5)])
     result = predict(project, TINY, checkpoint=tiny_checkpoint, image_slice="few")
@@ -187,8 +187,8 @@ def test_slices_limits_and_their_errors(tmp_path, shared_data, tiny_checkpoint):
         predict(project, TINY, checkpoint=tiny_checkpoint, batch_size=0)
 
 
-def test_a_bad_checkpoint_is_an_input_error(tmp_path, shared_data):
-    project = make_project(tmp_path / "p", sample_files(shared_data, 2))
+def test_a_bad_checkpoint_is_an_input_error(tmp_path):
+    project = make_project(tmp_path / "p", sample_files(2))
     bad = tmp_path / "bad.pth"
     torch.save({"fc.weight": torch.zeros(3, 3)}, bad)
     with pytest.raises(InputError, match="does not match the architecture"):
@@ -197,8 +197,8 @@ def test_a_bad_checkpoint_is_an_input_error(tmp_path, shared_data):
         assert session.execute(select(Run)).first() is None
 
 
-def test_two_checkpoints_of_one_architecture_are_two_models(tmp_path, shared_data, tiny_checkpoint):
-    project = make_project(tmp_path / "p", sample_files(shared_data, 2))
+def test_two_checkpoints_of_one_architecture_are_two_models(tmp_path, tiny_checkpoint):
+    project = make_project(tmp_path / "p", sample_files(2))
     other = tmp_path / "tiny.pth"
     torch.manual_seed(1)
     torch.save(timm.create_model(TINY).state_dict(), other)
@@ -208,10 +208,10 @@ def test_two_checkpoints_of_one_architecture_are_two_models(tmp_path, shared_dat
     assert a.run_id != b.run_id
 
 
-def test_a_run_being_computed_by_another_process_is_not_resumed_twice(tmp_path, shared_data, tiny_checkpoint):
+def test_a_run_being_computed_by_another_process_is_not_resumed_twice(tmp_path, tiny_checkpoint):
     from reviewer.runs.records import RunLock
 
-    project = make_project(tmp_path / "p", sample_files(shared_data, 3))
+    project = make_project(tmp_path / "p", sample_files(3))
     first = predict(project, TINY, checkpoint=tiny_checkpoint, batch_size=1, cancel=lambda: True)
     assert first.status == "cancelled" and first.predicted == 1
     with RunLock(project, first.run_id):  # held as the other process would
@@ -275,32 +275,37 @@ def test_named_probabilities_and_unknown_images(tmp_path):
 
 
 @pytest.mark.slow
-def test_lite0_on_all_1000_sample_images_scores_about_88_percent(tmp_path, shared_data):
-    """The bundled weights map correctly onto timm's architecture (bench/bench_predict.py
-    checks lite1 and lite2 the same way: about 90 and 91 %)."""
-    project = make_project(tmp_path / "p", sample_files(shared_data, 1000))
+def test_lite0_on_the_300_demo_images_predicts_what_the_demo_manifest_recorded(tmp_path):
+    """The bundled weights map correctly onto timm's architecture: the run's top-1 on each of
+    the demo's 300 images is the one scripts/build_demo_assets.py recorded with its own
+    loading of the weights (179 right; on all 1000 sample images Lite0 scores about 88 %,
+    bench/bench_predict.py)."""
+    files = sample_files(300)
+    project = make_project(tmp_path / "p", files)
     result = predict(project, "tf_efficientnet_lite0")
-    assert result.status == "complete" and result.predicted == 1000 and not result.skipped
+    assert result.status == "complete" and result.predicted == 300 and not result.skipped
     from reviewer.app.runs import top1_of_run
 
     correct, labelled = top1_of_run(project, result.run_id)
-    assert labelled == 1000 and 870 <= correct <= 895
+    assert labelled == 300 and correct == lite0_correct(files)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", ["tf_efficientnet_lite1", "tf_efficientnet_lite2"])
-def test_bundled_lite1_lite2_score_like_their_published_accuracy(tmp_path, shared_data, arch):
-    """Weights mapped in the wrong order still load (the shapes agree) but score near 0 %:
-    on every 5th sample image the two larger bundled models score about 90 %
-    (all 1000: 89.9 % and 90.8 %, bench/bench_predict.py)."""
+def test_bundled_lite1_lite2_score_like_their_published_accuracy(tmp_path, arch):
+    """Weights mapped in the wrong order still load (the shapes agree) but score near 0 %.
+    The demo's 300 images hold every image Lite0 gets wrong among the 1000 sample images
+    (121) and 179 it gets right, so a larger model scores below its usual accuracy here
+    (all 1000: 89.9 % and 90.8 %, bench/bench_predict.py), but well above Lite0's 179."""
 
     from reviewer.app.runs import top1_of_run
 
-    project = make_project(tmp_path / "p", sample_files(shared_data, 200, step=5))
+    files = sample_files(300)
+    project = make_project(tmp_path / "p", files)
     result = predict(project, arch)
-    assert result.status == "complete" and result.predicted == 200
+    assert result.status == "complete" and result.predicted == 300
     correct, labelled = top1_of_run(project, result.run_id)
-    assert labelled == 200 and 170 <= correct <= 190, correct
+    assert labelled == 300 and lite0_correct(files) < correct, correct
 
 
 def largest_sample_images(shared_data: Path, count: int) -> list[Path]:
@@ -352,10 +357,10 @@ def test_default_run_gives_timms_reference_probabilities_on_large_images(tmp_pat
             assert max(gaps) > 1e-3  # draft decoding is not timm's pixels
 
 
-def test_a_runs_probabilities_export_round_trips_through_import_logits(tmp_path, shared_data, capsys):
+def test_a_runs_probabilities_export_round_trips_through_import_logits(tmp_path, capsys):
     from reviewer.cli import main
 
-    project = make_project(tmp_path / "p", sample_files(shared_data, 9, step=97))
+    project = make_project(tmp_path / "p", sample_files(9, step=33))
     run = predict(project, "tf_efficientnet_lite0", batch_size=5)
     out = tmp_path / "notebook" / "run.npz"
     assert main(["export-probabilities", str(project.root), str(run.run_id), str(out)]) == 0
