@@ -111,23 +111,41 @@ def _read_batch(session, source: str) -> list[tuple]:
     import hashlib
     import io
 
-    from reviewer.errors import InputError, UserError
-    from reviewer.panel.lookup import find_mistake
-    from reviewer.panel.votes import check_fields
+    from reviewer.errors import InputError
 
     name = "stdin" if source == "-" else source
     try:
+        # Bytes, decoded here as UTF-8; utf-8-sig: Excel's "CSV UTF-8" starts with a byte-order mark.
         if source == "-":
-            text = sys.stdin.read()
+            stdin = getattr(sys.stdin, "buffer", None)
+            data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
+            text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
         else:
-            with open(source, newline="", encoding="utf-8") as handle:
-                text = handle.read()
+            with open(source, "rb") as handle:
+                text = handle.read().decode("utf-8-sig")
     except OSError as exc:
         raise InputError(name, f"cannot read it ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise InputError(name, "is not UTF-8 text", hint="save it as UTF-8 CSV") from None
+    except UnicodeError:  # binary data, another encoding, a lone surrogate
+        raise InputError(name, "is not UTF-8 text (binary data, or another encoding)",
+                         hint="save it as UTF-8 CSV; nothing was recorded") from None
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]  # the same file: the same keys
     reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        rows = _checked_rows(session, name, reader, digest)
+    except csv.Error as exc:  # a cell past the csv module's limit (131,072 characters), a NUL, ...
+        limit = csv.field_size_limit()
+        why = (f"a cell longer than {limit:,} characters (a note that long belongs in a file of its own)"
+               if "field larger than field limit" in str(exc) else f"not readable as CSV ({exc})")
+        raise InputError(name, why, record=f"line {reader.line_num}",
+                         hint="nothing of this file was recorded") from None
+    return rows
+
+
+def _checked_rows(session, name: str, reader: csv.DictReader, digest: str) -> list[tuple]:
+    from reviewer.errors import InputError, UserError
+    from reviewer.panel.lookup import find_mistake
+    from reviewer.panel.votes import check_fields, check_text
+
     unknown = set(reader.fieldnames or ()) - set(BATCH_COLUMNS)
     if not reader.fieldnames or {"image", "predicted"} - set(reader.fieldnames) or unknown:
         raise InputError(name, f"the header must name image, predicted and any of {', '.join(BATCH_COLUMNS[2:])}"
@@ -154,6 +172,7 @@ def _read_batch(session, source: str) -> list[tuple]:
                 raise UserError("nothing to vote on this row: give a verdict, problematic, severity, "
                                 "category, oov_name or note")
             check_fields(**{k: fields.get(k) for k in ("verdict", "severity", "category")})
+            check_text(note=fields.get("note"), oov_name=fields.get("oov_name"))
         except UserError as exc:
             raise InputError(name, str(exc), record=f"line {number}",
                              hint="nothing of this file was recorded") from None

@@ -35,6 +35,8 @@ def check_note(text: str) -> str:
         raise NoteError("a discussion note needs some text")
     if len(text) > NOTE_MAX_CHARS:
         raise NoteError(f"a discussion note holds at most {NOTE_MAX_CHARS} characters; this one has {len(text)}")
+    if "\x00" in text:  # PostgreSQL's text holds none: a traceback there, not a refusal
+        raise NoteError("the note holds a NUL character (\\x00), which the database cannot store: remove it")
     return text
 
 

@@ -100,6 +100,20 @@ def check_fields(*, verdict=None, severity=None, category=None, error: type[User
                     f"{verdict!r} verdict")
 
 
+OOV_NAME_MAX_CHARS = 255  # the column's size (db.tables.Vote.oov_name)
+
+
+def check_text(*, note=None, oov_name=None, error: type[UserError] = VoteError) -> None:
+    """Raise `error` for text no database takes as written: a NUL character (PostgreSQL's
+    text holds none) or an object's name longer than its column."""
+    for name, value in (("the note", note), ("the object's name (oov_name)", oov_name)):
+        if isinstance(value, str) and "\x00" in value:
+            raise error(f"{name} holds a NUL character (\\x00), which the database cannot store: remove it")
+    if isinstance(oov_name, str) and len(oov_name) > OOV_NAME_MAX_CHARS:
+        raise error(f"the object's name (oov_name) holds at most {OOV_NAME_MAX_CHARS} characters; this one has "
+                    f"{len(oov_name)}")
+
+
 def implied_changes(state: VoteState, *, judged_wrong: bool = False, **changes) -> dict:
     """An act on a vote completed with what it implies, given the vote as it stands:
     rating severity or category means the prediction is wrong, unless the item already
@@ -176,11 +190,16 @@ def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, 
     """
     changes = {k: v for k, v in dict(verdict=verdict, problematic=problematic, severity=severity,
                                        category=category, oov_name=oov_name, note=note).items() if v is not UNSET}
+    check_text(note=changes.get("note"), oov_name=changes.get("oov_name"))
     if session.get(Reviewer, reviewer_id) is None:
         raise VoteError(f"no reviewer with id {reviewer_id}")
     serialise(session, VOTES_OF_REVIEWER, reviewer_id)  # the latest row read below stays the latest
     new = _normalised(replace(VoteState.of(_latest_row(session, reviewer_id, item)), **changes))
     check_fields(verdict=new.verdict, severity=new.severity, category=new.category, contradiction=False)
+    if ({"category", "oov_name"} & set(changes) and new.category is not None and Category(new.category).needs_name
+            and not (new.oov_name or "").strip()):
+        raise VoteError(f"category {new.category} (an out-of-vocabulary object) needs the object's name: give it "
+                        "with --oov-name (an oov_name cell in a batch)")
     row = Vote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, batch_key=batch_key,
                **new.__dict__)
     session.add(row)
