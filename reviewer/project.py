@@ -164,7 +164,7 @@ class Project:
             damaged = damage_error(exc, self.root)
             if damaged is not None:
                 raise damaged from None
-            refused = refusal_error(exc)
+            refused = refusal_error(exc) or connection_lost_error(exc)
             if refused is not None:
                 raise refused from None
             waited = exc if isinstance(exc, LockTimeout) else lock_timeout_error(exc)
@@ -268,6 +268,31 @@ def refusal_error(exc: BaseException) -> ProjectError | None:
         why = ("a panelist's role may add votes, notes and decisions; adding panelists, runs, images and labels "
                "is for the project's owner")
     return ProjectError(f"the database refused this act ({detail}): {why}; nothing was written")
+
+
+_LOST_SIGNS = ("server closed the connection", "terminating connection", "connection is closed",
+               "consuming input failed", "connection is lost", "connection to server", "SSL connection has been closed")
+
+
+def connection_lost_error(exc: BaseException) -> ProjectError | None:
+    """A clear error for a database connection cut in the middle of an act (the server
+    restarted or went away, a network drop, an administrator ended the session), None
+    for any other error. PostgreSQL keeps a transaction whole or not at all: the act's
+    transaction never committed, so nothing of it was written."""
+    from sqlalchemy.exc import DBAPIError
+
+    orig = getattr(exc, "orig", None) or exc
+    sqlstate = getattr(orig, "sqlstate", None) or ""
+    text = str(orig)
+    lost = ((isinstance(exc, DBAPIError) and exc.connection_invalidated) or sqlstate.startswith("08")
+            or sqlstate in ("57P01", "57P02", "57P03") or any(sign in text for sign in _LOST_SIGNS))
+    if not lost or "sqlite" in type(orig).__module__:
+        return None
+    detail = " ".join(text.strip().splitlines()[0].split()) if text.strip() else type(orig).__name__
+    return ProjectError(scrub(
+        f"the connection to the database was lost ({detail}): this act's transaction did not complete, so "
+        f"nothing of it was written. When the server answers again, run the same command again (a 'vote "
+        f"--batch' sent again records each row once, even if the cut came as it committed)"))
 
 
 def damage_error(exc: BaseException, root: Path | None) -> ProjectError | None:

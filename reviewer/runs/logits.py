@@ -71,8 +71,12 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
                 run.status, run.finished_at = RunStatus.COMPLETE, utcnow()
                 session.add(run)
         except BaseException as exc:
-            # Nothing of a failed import stays (no run left 'running', no probability file).
-            _remove_run(project, run_id)
+            # Nothing of a failed import stays (no run left 'running', no probability file);
+            # if even that fails (the server gone), the retry resumes the run.
+            try:
+                _remove_run(project, run_id)
+            except Exception:
+                pass
             if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
                 where = exc.filename or project.runs_dir
                 raise UserError(f"could not write {where}: {exc.strerror or exc}; nothing was imported. Free "
