@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,9 @@ class Project:
             )
         try:
             config = json.loads(config_path.read_text())
+        except PermissionError:
+            raise ProjectError(f"{config_path} cannot be read by you (permission denied): the project's owner makes "
+                               f"it readable (chmod a+r {config_path}); the file itself is fine") from None
         except (OSError, json.JSONDecodeError) as exc:
             raise ProjectError(f"{config_path} is unreadable ({exc}); restore it from a backup") from exc
         if not config.get("db_url"):
@@ -305,6 +309,12 @@ def damage_error(exc: BaseException, root: Path | None) -> ProjectError | None:
     for sign in ("database disk image is malformed", "file is not a database"):
         if sign in text:
             return _damaged(root, sign)
+    undecodable = re.search(r"Could not decode to UTF-8 column '([^']*)'", text)
+    if undecodable:  # bytes another program (or a damaged page) wrote where the app writes UTF-8 text
+        return ProjectError(
+            f"the database of {root} is damaged: column '{undecodable.group(1)}' of a row holds text that is not "
+            f"UTF-8 (written by another program, or a damaged page); nothing was written. Restore project.db "
+            f"from a backup, or correct that row's text with the sqlite3 tool (keep a copy of the file first)")
     if "database or disk is full" in text:
         return ProjectError(
             f"the disk holding {root} is full: nothing of this act was written. Free some space and do it again "
