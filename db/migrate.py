@@ -74,6 +74,18 @@ def _check_known(script: ScriptDirectory, current: str | None) -> None:
         )
 
 
+def _migration_lock(conn) -> None:
+    """PostgreSQL: the row (MIGRATION, 0) of app_lock, which no panelist's role may lock
+    (revision 0009 on); before that table exists, the advisory key it replaced. Waits
+    at most the connection's lock_timeout (db.engine.LOCK_TIMEOUT_S)."""
+    from db.engine import MIGRATION
+
+    if conn.exec_driver_sql("SELECT to_regclass('app_lock')").scalar() is not None:
+        conn.exec_driver_sql(f"SELECT 1 FROM app_lock WHERE scope = {MIGRATION} AND key = 0 FOR UPDATE")
+    else:
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION}, 0)")
+
+
 def downgrade(engine: Engine, revision: str) -> None:
     """Take the database back to an older `revision` (for going back to an older app).
     A step that would lose data refuses, and then nothing at all is changed (one
@@ -95,7 +107,7 @@ def _upgrade(engine: Engine, revision: str, *, step=command.upgrade) -> None:
         try:
             with conn.begin():
                 if engine.dialect.name == "postgresql":  # the others wait here, then find nothing to do
-                    conn.exec_driver_sql("SELECT pg_advisory_xact_lock(3, 0)")
+                    _migration_lock(conn)
                 cfg.attributes["connection"] = conn
                 step(cfg, revision)
                 if sqlite:

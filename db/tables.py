@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Optional
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -300,13 +300,12 @@ class EvidenceClass(SQLModel, table=True):
 # -- Zoom probe results (migration 0008) -------------------------------------------------------
 class ZoomProbe(SQLModel, table=True):
     """A run's model over the zoom grid of one image it got wrong (reviewer.runs.zoom):
-    the result as compact JSON, one row per (run, image, probe version). A cache of a
-    computation, replaced when computed again (never a complete result by a partial one),
-    so not append-only."""
+    the result as compact JSON, with who computed it. A cache of a computation, appended
+    when computed again (readers take the best of the rows: reviewer.runs.zoom.store)."""
 
     __tablename__ = "zoom_probe"
-    __table_args__ = (UniqueConstraint("run_id", "image_id", "probe_version", name="uq_zoom_probe_run_image_version"),
-                      Index("ix_zoom_probe_item", "image_id", "predicted"))
+    __table_args__ = (Index("ix_zoom_probe_item", "image_id", "predicted"),
+                      Index("ix_zoom_probe_run_image", "run_id", "image_id", "probe_version"))
     id: Optional[int] = Field(default=None, primary_key=True)
     run_id: int = Field(foreign_key="run.id")
     image_id: int = Field(foreign_key="image.id")
@@ -315,3 +314,17 @@ class ZoomProbe(SQLModel, table=True):
     complete: bool = False  # all crops computed (else a stopped probe's partial result)
     payload: str  # reviewer.runs.zoom.to_json
     computed_at: datetime = Field(default_factory=utcnow)
+    # Whose process computed it (None: the project's owner, or a result stored before 0009).
+    # Results are appended, never updated: a panelist's role can insert only its own.
+    computed_by: Optional[int] = Field(default=None, foreign_key="reviewer.id")
+
+
+class AppLock(SQLModel, table=True):
+    """The locks the app takes before a read-then-write on PostgreSQL (db.engine.serialise),
+    as rows taken with SELECT ... FOR UPDATE: (1, reviewer id), (2, 0) decisions, (3, 0)
+    migrations, (4, 0) evidence imports. Row-level security lets a panelist's role lock
+    only its own row (and the chair the decisions'), where advisory keys were anyone's."""
+
+    __tablename__ = "app_lock"
+    scope: int = Field(primary_key=True)
+    key: int = Field(primary_key=True, sa_type=BigInteger)

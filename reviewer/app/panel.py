@@ -138,20 +138,23 @@ def note(project: Project, *, reviewer_id: int, item: Item, text: str) -> Done[D
     return Done(row, Changes(items=frozenset([item]), notes=True))
 
 
-def reopen_item(project: Project, *, reviewer_id: int, item: Item, reason: str = "") -> Done[Decision]:
+def reopen_item(project: Project, *, reviewer_id: int, item: Item, reason: str) -> Done[Decision]:
+    """The chair reopens a decided item (reviewer.panel.phases.reopen)."""
     row = project.write(lambda s: reopen(session=s, reviewer_id=reviewer_id, item=item, reason=reason))
     return Done(row, Changes(items=frozenset([item]), decisions=True))
 
 
-def lock(project: Project, *, chair_id: int, item: Item) -> Done[Decision]:
-    row = project.write(lambda s: decisions_mod.lock_decision(session=s, chair_id=chair_id, item=item))
+def lock(project: Project, *, chair_id: int, item: Item, force: bool = False) -> Done[Decision]:
+    row = project.write(lambda s: decisions_mod.lock_decision(session=s, chair_id=chair_id, item=item, force=force))
     return Done(row, Changes(items=frozenset([item]), decisions=True))
 
 
-def lock_all(project: Project, *, chair_id: int, unanimous_only: bool = False) -> Done[list[Decision]]:
-    """Lock every fully voted undecided item, in one transaction."""
+def lock_all(project: Project, *, chair_id: int, unanimous_only: bool = False,
+             force: bool = False) -> Done[list[Decision]]:
+    """Lock every fully voted undecided item, in one transaction (items whose lock would
+    replace an override are left alone unless `force`: the result's `kept`)."""
     rows = project.write(lambda s: decisions_mod.lock_all(session=s, chair_id=chair_id,
-                                                          unanimous_only=unanimous_only))
+                                                          unanimous_only=unanimous_only, force=force))
     return Done(rows, Changes(items=frozenset(Item(r.image_id, r.predicted) for r in rows), decisions=bool(rows)))
 
 

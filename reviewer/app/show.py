@@ -117,8 +117,9 @@ def _zoom(project: Project, run_id: int, image_id: int, predicted: int) -> list[
     view = stored_zoom(project, run_id=run_id, item=Item(image_id, predicted))
     if view is None:
         return []
-    return [{"run_id": run_id, "model": view.result.model, "text": f"run {run_id}: {view.text()}",
-             **view.summary.as_dict()}]
+    by = f" (computed by {view.computed_by})" if view.computed_by else ""
+    return [{"run_id": run_id, "model": view.result.model, "text": f"run {run_id}: {view.text()}{by}",
+             "computed_by": view.computed_by, **view.summary.as_dict()}]
 
 
 def format_record(record: dict) -> str:

@@ -38,6 +38,7 @@ class ZoomView:
     cells: tuple[ZoomCell, ...]
     summary: ZoomSummary
     accepted: frozenset[int]
+    computed_by: str | None = None  # the panelist whose result this is; None: the owner's, or one's own
 
     def text(self) -> str:
         s = self.summary
@@ -79,25 +80,39 @@ def run_classifier(project: Project, run_id: int):
         return _MODELS[key]
 
 
-def stored_zoom(project: Project, *, run_id: int, item: Item) -> ZoomView | None:
-    """The stored result of the mistake's probe, with each crop's outcome, or None."""
+def stored_zoom(project: Project, *, run_id: int, item: Item, reader_id: int | None = None) -> ZoomView | None:
+    """The stored result of the mistake's probe that the panelist `reader_id` takes (its own
+    first, then the owner's or chair's, then another's: reviewer.runs.zoom.store), with each
+    crop's outcome and who computed it, or None."""
     with project.read() as session:
-        stored = load_zoom(session=session, run_id=run_id, image=item.image_id)
+        stored = load_zoom(session=session, run_id=run_id, image=item.image_id, reader_id=reader_id)
         if stored is None or stored.predicted != item.predicted:
             return None  # (the usual case, read for every mistake shown: one indexed query, no labels)
         labels = reviewed_labelset(session=session, after_review=False)
-    return view_of(stored.result, item=item, accepted=accepted_classes(labels, item.image_id))
+        mine = reader_id is not None and stored.computed_by is not None and _name(session, reader_id) == \
+            stored.computed_by
+    return view_of(stored.result, item=item, accepted=accepted_classes(labels, item.image_id),
+                   computed_by=None if mine else stored.computed_by)
 
 
-def view_of(result: ZoomResult, *, item: Item, accepted: frozenset[int]) -> ZoomView:
+def _name(session, reviewer_id: int) -> str | None:
+    from db.tables import Reviewer
+
+    row = session.get(Reviewer, reviewer_id)
+    return row.name if row else None
+
+
+def view_of(result: ZoomResult, *, item: Item, accepted: frozenset[int], computed_by: str | None = None) -> ZoomView:
     return ZoomView(result=result, cells=tuple(zoom_cells(result, predicted=item.predicted, accepted=accepted)),
-                    summary=summarise(result, predicted=item.predicted, accepted=accepted), accepted=accepted)
+                    summary=summarise(result, predicted=item.predicted, accepted=accepted), accepted=accepted,
+                    computed_by=computed_by)
 
 
 def run_zoom(project: Project, *, run_id: int, item: Item, progress: Callable[[ZoomView], None] | None = None,
-             should_stop: Callable[[], bool] | None = None) -> Done[ZoomView]:
+             should_stop: Callable[[], bool] | None = None, reviewer_id: int | None = None) -> Done[ZoomView]:
     """Probe the mistake with the run's model; partial views go to `progress` (on this
-    thread). Stored after the first pass and at the end (a stop keeps what was done)."""
+    thread). Stored after the first pass and at the end (a stop keeps what was done),
+    as computed by the panelist `reviewer_id` (None: the project's owner)."""
     with project.read() as session:
         image = session.get(Image, item.image_id)
         if image is None:
@@ -115,7 +130,7 @@ def run_zoom(project: Project, *, run_id: int, item: Item, progress: Callable[[Z
 
     def store(result: ZoomResult) -> None:
         project.write(lambda s: save_zoom(session=s, run_id=run_id, image=item.image_id, predicted=item.predicted,
-                                          result=result))
+                                          result=result, computed_by=reviewer_id))
 
     def step(p: "ZoomProgress") -> None:
         nonlocal stored_first

@@ -81,8 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {scrub(str(exc))}", file=sys.stderr)
         return 2
     except Exception as exc:  # user-facing errors of the domain carry their own message
+        from db.engine import LockTimeout, lock_timeout_error
         from reviewer.errors import UserError
 
+        if isinstance(exc, LockTimeout) or lock_timeout_error(exc) is not None:  # a lock held past its wait
+            print(f"error: {exc if isinstance(exc, LockTimeout) else lock_timeout_error(exc)}", file=sys.stderr)
+            return 2
         if isinstance(exc, UserError):
             print(f"error: {scrub(str(exc))}", file=sys.stderr)
             return 2

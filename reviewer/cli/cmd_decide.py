@@ -35,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--category", choices=values(Category))
     p.add_argument("--oov-name", metavar="NAME")
     p.add_argument("--reason", default="", help="why the chair overrides the majority (required with --override)")
+    p.add_argument("--force", action="store_true", help="let a majority lock replace an earlier override of the "
+                   "chair's (without it such items are left alone and listed)")
     p.set_defaults(func=run_decide)
 
     p = subparsers.add_parser("agreement", help="inter-rater agreement per field and phase, with 95%% intervals")
@@ -94,13 +96,14 @@ def run_decide(args: argparse.Namespace) -> int:
     def work(session):
         chair = acting_reviewer(session=session, name=args.chair)
         if not one:
-            return chair, lock_all(session=session, chair_id=chair.id, unanimous_only=args.unanimous_only)
+            return chair, lock_all(session=session, chair_id=chair.id, unanimous_only=args.unanimous_only,
+                                   force=args.force)
         item = find_mistake(session=session, image=args.image, predicted=args.predicted)
         if args.override:
             return chair, override_decision(session=session, chair_id=chair.id, item=item, verdict=args.verdict,
                                             problematic=args.problematic, severity=args.severity,
                                             category=args.category, oov_name=args.oov_name, reason=args.reason)
-        return chair, lock_decision(session=session, chair_id=chair.id, item=item)
+        return chair, lock_decision(session=session, chair_id=chair.id, item=item, force=args.force)
 
     chair, result = Project.open(args.project).write(work)
     if one:
@@ -114,6 +117,8 @@ def run_decide(args: argparse.Namespace) -> int:
     summary = ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "nothing to lock"
     kind = "unanimous" if getattr(args, "unanimous_only", False) else "majority"
     print(f"{chair.name} locked {counted(len(result), kind + ' decision')}: {summary}")
+    for kept in result.kept:
+        print(f"not locked: {kept}")
     return 0
 
 

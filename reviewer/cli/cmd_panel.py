@@ -54,9 +54,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--undo", action="store_true", help="undo the panelist's latest vote")
     p.set_defaults(func=run_vote)
 
-    p = subparsers.add_parser("reopen", help="put a mistake judged wrong before back to the correctness vote")
+    p = subparsers.add_parser("reopen", help="the chair puts a decided mistake (or one judged wrong before) back to "
+                                             "the correctness vote")
     _item_arguments(p)
-    p.add_argument("--reason", default="", help="why (kept in the item's history)")
+    p.add_argument("--reason", required=True, help="why (kept in the item's history)")
     p.set_defaults(func=run_reopen)
 
     p = subparsers.add_parser("note", help="add a discussion note on a mistake")

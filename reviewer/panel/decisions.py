@@ -49,6 +49,24 @@ class DecisionError(UserError):
     """A decision that cannot be recorded: not the chair, no votes, no reason, ..."""
 
 
+class OverrideInTheWay(DecisionError):
+    """A majority lock would replace the chair's standing override (or the override the item
+    had before it was reopened): the chair must say so (`force`, or the window's confirmation)."""
+
+    def __init__(self, message: str, *, item: Item, override: Decision, replacement: dict):
+        super().__init__(message)
+        self.item, self.override, self.replacement = item, override, replacement
+
+
+class Locked(list):
+    """What `lock_all` locked (a list of Decision rows), and in `kept` the items it left
+    alone because their lock would replace an override (OverrideInTheWay each)."""
+
+    def __init__(self, rows=(), kept=()):
+        super().__init__(rows)
+        self.kept: list[OverrideInTheWay] = list(kept)
+
+
 @dataclass(frozen=True)
 class Majority:
     verdict: str | None
@@ -176,8 +194,32 @@ def _have(missing: list[str]) -> str:
     return f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'}"
 
 
-def lock_decision(*, session: Session, chair_id: int, item: Item) -> Decision:
+def _last_override(history: list[Decision]) -> Decision | None:
+    """The override that stands, or stood until the item was reopened (None when the last
+    settled decision is not an override)."""
+    settled = [d for d in history if is_settled(d)]
+    return settled[-1] if settled and settled[-1].method == DecisionMethod.OVERRIDE else None
+
+
+def _replaced_fields(override: Decision, new: dict) -> dict:
+    """The fields the override set that `new` would change (a field the override left
+    empty, e.g. severity of an override awaiting phase 2, is filled in, not replaced)."""
+    out = {}
+    for name in ("verdict", "problematic", "severity", "category", "oov_name"):
+        old = getattr(override, name)
+        if name not in ("verdict", "problematic") and old is None:
+            continue
+        if new[name] != old:
+            out[name] = (old, new[name])
+    return out
+
+
+def lock_decision(*, session: Session, chair_id: int, item: Item, force: bool = False) -> Decision:
     """The chair locks the majority of the latest votes as the item's final decision.
+
+    A lock never silently replaces the chair's override: when the item's last settled
+    decision is an override (standing, or lifted by a reopening) and the lock would
+    change a field it set, OverrideInTheWay says what it would replace, unless `force`.
 
     The verdict and problematic flag: the majority of the verdicts once every
     panelist has voted one (a
@@ -230,6 +272,17 @@ def lock_decision(*, session: Session, chair_id: int, item: Item) -> Decision:
         raise DecisionError(f"{name}: nothing to lock yet: "
                             f"{_have(missing)} not rated severity and category (the chair may override, "
                             "with a reason)")
+    override = _last_override(history)
+    new = dict(verdict=verdict, problematic=problematic, severity=severity, category=category, oov_name=oov_name)
+    replaced = _replaced_fields(override, new) if override is not None else {}
+    if replaced and not force:
+        by = session.get(Reviewer, override.decided_by)
+        change = "; ".join(f"{k} {_show(a) if a is not None else '-'} -> {_show(b) if b is not None else '-'}"
+                           for k, (a, b) in replaced.items())
+        raise OverrideInTheWay(
+            f"{name}: the majority would replace the chair's override ({override.verdict}, by "
+            f"{by.name if by else '?'}: {override.reason!r}): {change}; lock it with --force (the window asks) "
+            "to replace it, or override again", item=item, override=override, replacement=new)
     row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=problematic,
                    severity=severity, category=category, oov_name=oov_name,
                    method=DecisionMethod.MAJORITY, reason=majority.describe(settled), decided_by=chair_id)
@@ -282,10 +335,16 @@ def lockable_items(snapshot: PanelSnapshot, *, unanimous_only: bool = False) -> 
     return out
 
 
-def lock_all(*, session: Session, chair_id: int, unanimous_only: bool = False) -> list[Decision]:
+def lock_all(*, session: Session, chair_id: int, unanimous_only: bool = False, force: bool = False) -> Locked:
     """Lock the majority decision of every fully voted item not yet decided (one transaction:
-    all of them, or none)."""
+    all of them, or none). An item whose lock would replace an override is left alone
+    (listed in the result's `kept`) unless `force`."""
     serialise(session, DECISIONS, 0)
     snapshot = load_snapshot(session=session)
-    return [lock_decision(session=session, chair_id=chair_id, item=item)
-            for item in lockable_items(snapshot, unanimous_only=unanimous_only)]
+    rows, kept = [], []
+    for item in lockable_items(snapshot, unanimous_only=unanimous_only):
+        try:
+            rows.append(lock_decision(session=session, chair_id=chair_id, item=item, force=force))
+        except OverrideInTheWay as exc:
+            kept.append(exc)
+    return Locked(rows, kept)

@@ -3,9 +3,10 @@
 Phase 1, correctness: every *novel* mistake (its prediction never reviewed
 before) needs every panelist's verdict (correct / wrong / unclear) and
 problematic flag. A mistake whose prediction was already judged wrong (a
-wrong label of the image, or a published review) skips phase 1, but any
-panelist may reopen it (`reopen`), which puts it back to phase 1 and is
-recorded as a Decision row with method "reopened".
+wrong label of the image, or a published review) skips phase 1, but the
+chair may reopen it, or any decided item (`reopen`, with a reason), which
+puts it back to phase 1 and is recorded as a Decision row with method
+"reopened".
 
 Phase 2, severity and category: every mistake whose correctness stands as
 wrong: already judged wrong, locked wrong by the chair, or voted wrong by
@@ -167,11 +168,14 @@ def progress(snapshot: PanelSnapshot, items=None) -> list[PhaseProgress]:
     return reports
 
 
-def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str = "") -> Decision:
-    """Put a mistake judged wrong before (or decided) back to phase 1; any panelist may.
+def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str) -> Decision:
+    """Put a mistake judged wrong before (or decided) back to phase 1: the chair's act,
+    with a reason (a panelist who lifted the chair's locks could empty the export).
 
     Recorded as a Decision row (method "reopened", no verdict, who and why),
     so the item's standing decision is lifted until the chair locks a new one.
+    On a panel of database roles the server enforces the same (only a member of
+    the chair's group role inserts decision rows, reviewer.panel.roles).
     """
     from reviewer.panel.lookup import image_names
 
@@ -184,8 +188,14 @@ def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str = "") 
     if in_phase(snapshot, item, 1) and snapshot.locked(item) is None:
         raise PhaseError(f"{image} predicted {item.predicted} is already open for the panel's correctness "
                          "vote; nothing to reopen")
-    if session.get(Reviewer, reviewer_id) is None:
+    actor = session.get(Reviewer, reviewer_id)
+    if actor is None:
         raise PhaseError(f"no reviewer with id {reviewer_id}")
+    if not actor.is_chair:
+        raise PhaseError(f"{actor.name} is not the chair: only the chair reopens an item (ask the chair, who "
+                         "gives the reason it is kept with)")
+    if not reason or not reason.strip():
+        raise PhaseError("reopening needs a reason (--reason): it is kept in the item's history")
     row = Decision(image_id=item.image_id, predicted=item.predicted, verdict=None, method=DecisionMethod.REOPENED,
                    reason=reason.strip(), decided_by=reviewer_id)
     session.add(row)

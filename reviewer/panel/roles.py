@@ -11,11 +11,15 @@ project and owns its tables), it makes:
 - privileges: panelists read every table and insert only votes and discussion
   notes, and decisions under the policy below; nobody but the owner updates,
   deletes or truncates anything, or adds panelists, runs and labels;
-- row-level security on the history tables: a vote or note goes in only under
+- row-level security (db.panel_policies for the rules of later revisions): a vote
+  or note goes in only under
   the reviewer row named like the inserting role (`current_user`), an undo only
-  reverses the role's own vote; a decision goes in only under the inserting role
-  and, unless it is a reopening (no verdict), only from a member of `<db>_chair`.
+  reverses the role's own vote; a decision (a lock, an override or a reopening)
+  goes in only under the inserting role and only from a member of `<db>_chair`.
   Reading stays open to the panel (blind review is the app's courtesy, not a secret);
+  a zoom result goes in only under the inserting role and is never updated; the
+  app's locks (rows of app_lock) are taken only on one's own row, and on the
+  decisions' by the chair, so no panelist can make another's acts wait;
 - the reviewer rows of the panelists (one chair) and the project setting
   `identity = database-roles`, from which the app takes the acting panelist from
   the connection (`reviewer.panel.identity`).
@@ -32,11 +36,12 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
+from db.panel_policies import policy_statements
 from reviewer.errors import UserError
 
 ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 # Tables a panelist writes, and the serial sequences behind their ids.
-# (Any panelist may reopen an item: a decision row of method "reopened" without a verdict.)
+# (Decisions, reopenings included, only from the chair's group: the row-level security policy below.)
 PANEL_INSERTS = ("vote", "discussion_note", "decision")
 
 
@@ -109,26 +114,26 @@ def setup_statements(roles: PanelRoles) -> list[str]:
         f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {panel}",
         f"GRANT INSERT ON {', '.join(PANEL_INSERTS)} TO {panel}",
         f"GRANT USAGE ON SEQUENCE {', '.join(t + '_id_seq' for t in PANEL_INSERTS)} TO {panel}",
-        # The zoom probe's results: a cache of a computation any panelist may run (not history).
-        f"GRANT INSERT, UPDATE ON zoom_probe TO {panel}",
-        f"GRANT USAGE ON SEQUENCE zoom_probe_id_seq TO {panel}",
     ]
     # Row-level security on the history: anyone may read, an insert must be the role's own.
     policies = {
         "vote": f"reviewer_id = {own_id} AND (undoes IS NULL OR undoes IN "
                 f"(SELECT v.id FROM vote v WHERE v.reviewer_id = {own_id}))",
         "discussion_note": f"reviewer_id = {own_id}",
-        "decision": f"decided_by = {own_id} AND (pg_has_role(current_user, {lit(roles.chair_group)}, 'MEMBER') "
-                    "OR (method = 'reopened' AND verdict IS NULL))",
     }
-    for table, check in policies.items():
+    for table in ("vote", "discussion_note", "decision"):
         sql += [
             f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
             f"DROP POLICY IF EXISTS panel_reads ON {table}",
             f"CREATE POLICY panel_reads ON {table} FOR SELECT USING (true)",
+        ]
+    for table, check in policies.items():
+        sql += [
             f"DROP POLICY IF EXISTS own_inserts ON {table}",
             f"CREATE POLICY own_inserts ON {table} FOR INSERT WITH CHECK ({check})",
         ]
+    # Decisions (chair only), zoom results (insert-only, one's own) and the app's locks (one's own row).
+    sql += policy_statements(roles.panel_group, roles.chair_group)
     for name in roles.panelists:
         sql += [_create_role(name, "LOGIN"), f"GRANT {panel} TO {q(name)}"]
         if name != roles.chair:

@@ -170,7 +170,7 @@ def test_the_window_acts_as_its_role_and_the_server_backs_it(panel, monkeypatch)
         acts.vote(project, reviewer_id=me.id, item=item, verdict="unclear")
         # Code that passes another panelist's id is stopped by the server, with a clear error.
         ann = next(i for i, n in acts.names(project).items() if n == panel["ann"])
-        with pytest.raises(ProjectError, match="only their own votes"):
+        with pytest.raises(ProjectError, match="only their own votes|only as themselves"):
             acts.vote(project, reviewer_id=ann, item=item, verdict="correct")
         # The app refuses a lock by a non-chair itself; a client that skips the app is refused by the server.
         from db.tables import Decision
@@ -202,3 +202,101 @@ def test_a_schema_upgrade_waits_for_the_owner_and_a_revoked_panelist_writes_noth
     assert "Traceback" not in late.stderr
     with as_role(panel, panel["ann"]) as ann:
         assert ann.execute("SELECT count(*) FROM vote").fetchone()[0] == 0
+
+
+# -- issue 29: what a hostile panelist's role must not do -------------------------------------------
+def test_only_the_chairs_role_reopens(panel):
+    """Finding 1: bob reopened three locked items and the export lost them."""
+    root, item = str(panel["root"]), panel["items"][0]
+    image = f"ILSVRC2012_val_{item.image_id:08d}.JPEG"
+    as_bob, as_ann = {**os.environ, "PGUSER": panel["bob"]}, {**os.environ, "PGUSER": panel["ann"]}
+    for who in (as_ann, as_bob):
+        assert cli("vote", root, "--image", image, "--predicted", str(item.predicted), "--verdict", "wrong",
+                   "--not-problematic", env=who).returncode == 0
+    assert cli("decide", root, "--image", image, "--predicted", str(item.predicted), env=as_ann).returncode == 0
+    reopen = cli("reopen", root, "--image", image, "--predicted", str(item.predicted), "--reason", "x", env=as_bob)
+    assert reopen.returncode == 2 and "chair" in reopen.stderr and "Traceback" not in reopen.stderr
+    with as_role(panel, panel["bob"]) as bob:
+        bob_id = ids(bob, panel["bob"])
+        raw = "INSERT INTO decision (image_id, predicted, verdict, problematic, method, reason, decided_by, " \
+              "created_at) VALUES (%s, %s, NULL, false, 'reopened', 'x', %s, now())"
+        assert "row-level security" in refused(bob, raw, item.image_id, item.predicted, bob_id)
+        assert bob.execute("SELECT method FROM decision ORDER BY id").fetchall() == [("majority",)]
+    again = cli("reopen", root, "--image", image, "--predicted", str(item.predicted), "--reason", "a second look",
+                env=as_ann)
+    assert again.returncode == 0, again.stderr
+
+
+def test_zoom_results_are_insert_only_under_ones_own_name(panel):
+    """Finding 2: any panelist could insert or update any zoom result."""
+    item = panel["items"][0]
+    with as_role(panel, panel["bob"]) as bob:
+        ann_id, bob_id = ids(bob, panel["ann"]), ids(bob, panel["bob"])
+        run_id = bob.execute("SELECT id FROM run").fetchone()[0]
+        insert = "INSERT INTO zoom_probe (run_id, image_id, predicted, probe_version, complete, payload, " \
+                 "computed_at, computed_by) VALUES (%s, %s, %s, 1, true, '{}', now(), %s) RETURNING id"
+        assert "row-level security" in refused(bob, insert, run_id, item.image_id, item.predicted, ann_id)
+        assert "row-level security" in refused(bob, insert, run_id, item.image_id, item.predicted, None)
+        own = bob.execute(insert, (run_id, item.image_id, item.predicted, bob_id)).fetchone()[0]
+        assert "permission denied" in refused(bob, "UPDATE zoom_probe SET payload = 'x' WHERE id = %s", own)
+        assert "permission denied" in refused(bob, "DELETE FROM zoom_probe WHERE id = %s", own)
+        assert bob.execute("SELECT count(*) FROM zoom_probe").fetchone()[0] == 1
+
+
+def test_a_panelist_cannot_hold_the_apps_locks_and_waits_are_bounded(panel):
+    """Finding 3: any role could hold the advisory keys and make the chair's acts hang."""
+    root, item = str(panel["root"]), panel["items"][1]
+    image = f"ILSVRC2012_val_{item.image_id:08d}.JPEG"
+    as_ann = {**os.environ, "PGUSER": panel["ann"], "REVIEWER_LOCK_TIMEOUT_S": "3"}
+    bob = psycopg.connect(panel["url"].set(drivername="postgresql", username=panel["bob"], password=None)
+                          .render_as_string(hide_password=False))  # one open transaction, held below
+    try:
+        ann_id, bob_id = ids(bob, panel["ann"]), ids(bob, panel["bob"])
+        # The keys the app used before: holding them blocks nothing any more.
+        bob.execute("SELECT pg_advisory_lock(1, %s), pg_advisory_lock(2, 0), pg_advisory_lock(3, 0)", (ann_id,))
+        # The app's lock rows: only bob's own row can be taken by bob's role.
+        taken = bob.execute("SELECT scope, key FROM app_lock FOR UPDATE").fetchall()
+        assert taken == [(1, bob_id)]
+        vote = cli("vote", root, "--image", image, "--predicted", str(item.predicted), "--verdict", "wrong",
+                   "--not-problematic", env=as_ann)
+        assert vote.returncode == 0, vote.stderr
+        decide = cli("decide", root, env=as_ann)
+        assert decide.returncode == 0, decide.stderr
+    finally:
+        bob.close()
+    # A lock really held past the wait (here by the owner) ends in a message, not a hang.
+    owner = psycopg.connect(panel["url"].set(drivername="postgresql").render_as_string(hide_password=False))
+    try:
+        owner.execute("SELECT 1 FROM app_lock WHERE scope = 2 AND key = 0 FOR UPDATE")
+        held = cli("decide", root, env=as_ann)
+        assert held.returncode == 2 and "held a lock" in held.stderr and "Traceback" not in held.stderr
+    finally:
+        owner.close()
+
+
+def test_the_upgrade_closes_a_panel_set_up_before_it(panel):
+    """A panel set up by an older app (reopenings open to every panelist, zoom results
+    updatable, no lock rows) is closed by migration 0009 itself, before panel-setup runs again."""
+    from db import migrate
+
+    project = Project.open(panel["root"])
+    owner_url = panel["url"].set(drivername="postgresql").render_as_string(hide_password=False)
+    try:
+        migrate.downgrade(project.engine, "0008")
+        with psycopg.connect(owner_url, autocommit=True) as owner:  # the old panel-setup's rules
+            owner.execute("DROP POLICY own_inserts ON decision")
+            owner.execute("CREATE POLICY own_inserts ON decision FOR INSERT WITH CHECK (decided_by = (SELECT r.id "
+                          "FROM reviewer r WHERE r.name = current_user) AND (pg_has_role(current_user, "
+                          f"'{panel['chair_group']}', 'MEMBER') OR (method = 'reopened' AND verdict IS NULL)))")
+            owner.execute(f'GRANT INSERT, UPDATE ON zoom_probe TO "{panel["group"]}"')
+        migrate.upgrade(project.engine)
+    finally:
+        project.close()
+    item = panel["items"][0]
+    with as_role(panel, panel["bob"]) as bob:
+        bob_id = ids(bob, panel["bob"])
+        raw = "INSERT INTO decision (image_id, predicted, verdict, problematic, method, reason, decided_by, " \
+              "created_at) VALUES (%s, %s, NULL, false, 'reopened', 'x', %s, now())"
+        assert "row-level security" in refused(bob, raw, item.image_id, item.predicted, bob_id)
+        assert "permission denied" in refused(bob, "UPDATE zoom_probe SET payload = 'x'")
+        assert bob.execute("SELECT scope, key FROM app_lock FOR UPDATE").fetchall() == [(1, bob_id)]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Collection
 
@@ -306,6 +307,36 @@ def to_json(result: ZoomResult) -> str:
     return json.dumps(payload, separators=(",", ":"))
 
 
+# What a stored result may claim before anything is allocated for it: the probe's fixed
+# 3 x 3 grid, at most the paper's 36 scales, each within the paper's range, a crop and
+# an image of plausible size. A panelist's role can write this table: a payload with
+# grid 1500 once asked for petabytes in every reader (issue 29).
+MAX_SCALE = max(PAPER_SCALES)
+MAX_CROP = 1024
+MAX_IMAGE_SIDE = 100_000
+
+
+def _check_shape(params: Any, image_size: Any) -> None:
+    """ValueError unless `params` (the JSON's) fit the probe's fixed shape (above)."""
+    if not isinstance(params, dict):
+        raise ValueError("params is not an object")
+    if params.get("grid") != GRID:
+        raise ValueError(f"grid {params.get('grid')!r}: the probe's grid is {GRID} x {GRID}")
+    scales = params.get("scales")
+    if not isinstance(scales, list) or not 1 <= len(scales) <= len(PAPER_SCALES):
+        raise ValueError(f"1 to {len(PAPER_SCALES)} scales expected")
+    if not all(isinstance(v, int) and 1 <= v <= MAX_SCALE for v in scales):
+        raise ValueError(f"scales must be whole numbers from 1 to {MAX_SCALE}")
+    crop, top_k = params.get("crop_size"), params.get("top_k")
+    if not (isinstance(crop, int) and 1 <= crop <= MAX_CROP) or not (isinstance(top_k, int) and 1 <= top_k <= 1000):
+        raise ValueError(f"crop size {crop!r} / top-k {top_k!r} out of range")
+    if params.get("interpolation") != "bicubic" or params.get("padding") != "zero":
+        raise ValueError("interpolation and padding are fixed by the probe (bicubic, zero)")
+    if not (isinstance(image_size, list) and len(image_size) == 2
+            and all(isinstance(v, int) and 1 <= v <= MAX_IMAGE_SIDE for v in image_size)):
+        raise ValueError(f"image size {image_size!r} out of range")
+
+
 def from_json(text: str) -> ZoomResult:
     """The result `to_json` wrote; raises ZoomFormatError for anything else."""
     try:
@@ -321,6 +352,12 @@ def from_json(text: str) -> ZoomResult:
                               "the probe again")
     try:
         p = data["params"]
+        _check_shape(p, data.get("image_size"))
+        model, sha = data.get("model"), data.get("weights_sha256")
+        if not isinstance(model, str) or not 0 < len(model) <= 300:
+            raise ValueError("the model's name is missing or too long")
+        if sha is not None and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
+            raise ValueError("weights_sha256 is not a SHA-256")
         params = ZoomParams(scales=tuple(p["scales"]), crop_size=int(p["crop_size"]), top_k=int(p["top_k"]),
                             grid=int(p["grid"]), interpolation=str(p["interpolation"]), padding=str(p["padding"]),
                             version=int(version))

@@ -1,12 +1,15 @@
-"""Zoom results stored with the run: one row per (run, image, probe version)
-in `zoom_probe`, its result as the compact JSON of `result.to_json`.
+"""Zoom results stored with the run: rows of `zoom_probe`, each result as the
+compact JSON of `result.to_json`, with who computed it.
 
-A result is computed once (on demand, by whichever panelist asks first) and
-read by everyone. Saving again replaces the stored result, except that a
-partial result (a stopped probe) never replaces a complete one; two panelists
-saving at once leave one row (INSERT ... ON CONFLICT on SQLite and PostgreSQL
-alike). These rows are a cache of a computation, not panel history: they
-are not append-only.
+A result is computed on demand, by whichever panelist asks, and read by everyone.
+Rows are appended, never updated: on a panel of database roles a panelist's role
+may insert only results under its own name (reviewer.panel.roles), so nobody can
+replace another's result, and what a reader sees is chosen here (`choose`):
+its own result first, then the owner's or the chair's, then another panelist's
+(shown with their name); within each, a complete result before a partial one,
+then the newest. Every payload is validated on read (`result.from_json`: the
+probe's fixed shape) and must name the run's model; one that does not is passed
+over, never shown. These rows are a cache of a computation, not panel history.
 """
 
 from __future__ import annotations
@@ -14,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlmodel import Session
 
-from db.tables import Image, Model, Prediction, Run, ZoomProbe, utcnow
-from reviewer.runs.zoom.result import PROBE_VERSION, ZoomResult, from_json, to_json
+from db.tables import Image, Model, Prediction, Reviewer, Run, ZoomProbe, utcnow
+from reviewer.runs.zoom.result import PROBE_VERSION, ZoomFormatError, ZoomResult, from_json, to_json
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class StoredZoom:
     complete: bool
     computed_at: datetime
     result: ZoomResult
+    computed_by: str | None = None  # the panelist whose process computed it; None: the project's owner
 
 
 def _image_id(session: Session, image: int | str) -> int:
@@ -44,9 +48,24 @@ def _image_id(session: Session, image: int | str) -> int:
     return int(image)
 
 
-def save_zoom(*, session: Session, run_id: int, image: int | str, predicted: int, result: ZoomResult) -> bool:
+def _model_mismatch(model: Model, result: ZoomResult) -> str | None:
+    """Why `result` cannot be the run's model's (None when it can)."""
+    if model.weights_sha256 and result.weights_sha256:
+        if model.weights_sha256 != result.weights_sha256:
+            return (f"the zoom result was computed by other weights ({result.model}, "
+                    f"{result.weights_sha256[:12]}) than the run's model {model.name} ({model.weights_sha256[:12]})")
+        return None
+    if model.name.split("#")[0] != result.model:
+        return f"the zoom result was computed by {result.model}, the run's model is {model.name}"
+    return None
+
+
+def save_zoom(*, session: Session, run_id: int, image: int | str, predicted: int, result: ZoomResult,
+              computed_by: int | None = None) -> bool:
     """Store a probe's result for the run's prediction `predicted` on `image` (id or file
-    name). Returns False when a complete result was kept instead of this partial one.
+    name), computed by the panelist `computed_by` (None: the project's owner). Appends a
+    row; returns False, storing nothing, when this partial result would add nothing to a
+    complete one the same panelist stored before.
 
     Refuses (ValueError) a result computed by other weights than the run's model, or
     for a class the run did not predict for the image."""
@@ -54,49 +73,66 @@ def save_zoom(*, session: Session, run_id: int, image: int | str, predicted: int
     if run is None:
         raise KeyError(f"the project has no run {run_id}")
     image_id = _image_id(session, image)
-    model = session.get(Model, run.model_id)
-    if model.weights_sha256 and result.weights_sha256:
-        if model.weights_sha256 != result.weights_sha256:
-            raise ValueError(f"the zoom result was computed by other weights ({result.model}, "
-                             f"{result.weights_sha256[:12]}) than run {run_id}'s model {model.name} "
-                             f"({model.weights_sha256[:12]})")
-    elif model.name.split("#")[0] != result.model:
-        raise ValueError(f"the zoom result was computed by {result.model}, run {run_id}'s model is {model.name}")
+    mismatch = _model_mismatch(session.get(Model, run.model_id), result)
+    if mismatch is not None:
+        raise ValueError(f"{mismatch} (run {run_id})")
     top1 = session.execute(select(Prediction.pred_1).where(Prediction.run_id == run_id,
                                                            Prediction.image_id == image_id)).scalar_one_or_none()
     if top1 is not None and top1 != predicted:
         raise ValueError(f"run {run_id} predicted class {top1} for image {image_id}, not {predicted}")
-    values = {"run_id": run_id, "image_id": image_id, "predicted": int(predicted),
-              "probe_version": result.params.version, "complete": result.complete, "payload": to_json(result),
-              "computed_at": utcnow()}
-    dialect = session.get_bind().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:  # pragma: no cover - the app runs on SQLite or PostgreSQL
-        raise NotImplementedError(f"zoom results are stored on SQLite or PostgreSQL, not {dialect}")
-    statement = insert(ZoomProbe).values(**values)
-    statement = statement.on_conflict_do_update(
-        index_elements=["run_id", "image_id", "probe_version"],
-        set_={k: statement.excluded[k] for k in ("predicted", "complete", "payload", "computed_at")},
-        # a partial result never replaces a complete one
-        where=or_(statement.excluded.complete, ZoomProbe.complete.is_(False)))
-    # A row comes back when it was inserted or updated, none when the complete result was kept.
-    return session.execute(statement.returning(ZoomProbe.id)).first() is not None
+    mine = ZoomProbe.computed_by.is_(None) if computed_by is None else ZoomProbe.computed_by == computed_by
+    if not result.complete and session.execute(select(ZoomProbe.id).where(
+            ZoomProbe.run_id == run_id, ZoomProbe.image_id == image_id,
+            ZoomProbe.probe_version == result.params.version, ZoomProbe.complete.is_(True), mine)).first():
+        return False  # a partial result never shadows one's own complete one
+    session.add(ZoomProbe(run_id=run_id, image_id=image_id, predicted=int(predicted),
+                          probe_version=result.params.version, complete=result.complete, payload=to_json(result),
+                          computed_at=utcnow(), computed_by=computed_by))
+    session.flush()
+    return True
+
+
+def choose(rows: list[ZoomProbe], *, reader_id: int | None, trusted: set[int]) -> list[ZoomProbe]:
+    """`rows` of one (run, image) in the order a reader takes them (module docstring):
+    the reader's own, then the owner's (computed_by None) or a member of `trusted` (the
+    chair), then the others'; complete before partial; the newest first."""
+    def rank(row: ZoomProbe):
+        tier = 0 if (reader_id is not None and row.computed_by == reader_id) else (
+            1 if row.computed_by is None or row.computed_by in trusted else 2)
+        return (-row.probe_version, tier, not row.complete, -row.computed_at.timestamp(), -(row.id or 0))
+    return sorted(rows, key=rank)
+
+
+def readable(row: ZoomProbe, model: Model) -> ZoomResult | None:
+    """The row's result when its payload is sound and the run's model's, else None."""
+    try:
+        result = from_json(row.payload)
+    except ZoomFormatError:
+        return None
+    return result if _model_mismatch(model, result) is None else None
 
 
 def load_zoom(*, session: Session, run_id: int, image: int | str,
-              version: int | None = PROBE_VERSION) -> StoredZoom | None:
-    """The stored result of `run_id` on `image` (id or file name), of probe `version`
-    (None: the newest stored); None when there is none."""
+              version: int | None = PROBE_VERSION, reader_id: int | None = None) -> StoredZoom | None:
+    """The result of `run_id` on `image` (id or file name) that `reader_id` (None: the
+    owner) takes (`choose`), of probe `version` (None: the newest stored); None when no
+    sound result is stored. Damaged rows and results of another model are passed over."""
     image_id = _image_id(session, image)
     query = select(ZoomProbe).where(ZoomProbe.run_id == run_id, ZoomProbe.image_id == image_id)
     if version is not None:
         query = query.where(ZoomProbe.probe_version == version)
-    row = session.execute(query.order_by(ZoomProbe.probe_version.desc())).scalars().first()
-    if row is None:
+    rows = list(session.execute(query).scalars())
+    if not rows:
         return None
-    return StoredZoom(run_id=row.run_id, image_id=row.image_id, predicted=row.predicted,
-                      version=row.probe_version, complete=row.complete, computed_at=row.computed_at,
-                      result=from_json(row.payload))
+    run = session.get(Run, run_id)
+    model = session.get(Model, run.model_id)
+    chairs = set(session.execute(select(Reviewer.id).where(Reviewer.is_chair.is_(True))).scalars())
+    for row in choose(rows, reader_id=reader_id, trusted=chairs):
+        result = readable(row, model)
+        if result is None:
+            continue
+        by = session.get(Reviewer, row.computed_by) if row.computed_by is not None else None
+        return StoredZoom(run_id=row.run_id, image_id=row.image_id, predicted=row.predicted,
+                          version=row.probe_version, complete=row.complete, computed_at=row.computed_at,
+                          result=result, computed_by=by.name if by else None)
+    return None
