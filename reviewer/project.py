@@ -27,8 +27,15 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from db import migrate
-from db.engine import (LockTimeout, create_engine, lock_timeout_error, read_session, sqlite_url, with_retry,
-                       write_session)
+from db.engine import (
+    LockTimeout,
+    create_engine,
+    lock_timeout_error,
+    read_session,
+    sqlite_url,
+    with_retry,
+    write_session,
+)
 from db.tables import Image, ProjectSetting
 from reviewer._files import atomic_write_text
 from reviewer.errors import UserError

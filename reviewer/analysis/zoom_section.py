@@ -44,18 +44,18 @@ import pandas as pd
 from sqlalchemy import and_, select
 from sqlmodel import Session
 
-from db.tables import Mistake, Model, Run, ZoomProbe
+from db.tables import Mistake, Model, Reviewer, Run, ZoomProbe
 from reviewer.labels.labelset import LabelSet
 from reviewer.runs.zoom.result import (
     ACCEPTED_RULE,
     TAESIRI_RULE,
-    ZoomFormatError,
     ZoomGroup,
+    ZoomResult,
     accepted_classes,
-    from_json,
     summarise,
     taesiri_accepted_classes,
 )
+from reviewer.runs.zoom.store import choose, readable
 from reviewer.terms import Category, RunStatus, Severity, Verdict
 
 UNDECIDED = "undecided"
@@ -159,27 +159,31 @@ def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) 
         per_model.setdefault(name, set()).add((int(image), int(predicted)))
         runs.setdefault(name, set()).add(int(run_id))
     rows = session.execute(
-        select(Model.name, ZoomProbe.run_id, ZoomProbe.image_id, ZoomProbe.predicted, ZoomProbe.complete,
-               ZoomProbe.payload)
+        select(Model, ZoomProbe)
         .join(Run, Run.id == ZoomProbe.run_id).join(Model, Model.id == Run.model_id)
         .join(Mistake, and_(Mistake.run_id == ZoomProbe.run_id, Mistake.image_id == ZoomProbe.image_id,
                             Mistake.predicted == ZoomProbe.predicted))
-        .where(complete_run).order_by(ZoomProbe.run_id, ZoomProbe.probe_version)).all()
-    chosen: dict[tuple[str, int, int], tuple[bool, str]] = {}  # a complete result wins, then the newest
-    for name, _run, image, predicted, complete, payload in rows:
-        key = (name, int(image), int(predicted))
-        if key not in chosen or complete or not chosen[key][0]:
-            chosen[key] = (bool(complete), payload)
+        .where(complete_run)).all()
+    # Per model and mistake, the result the project's owner would read (reviewer.runs.zoom.store:
+    # the owner's or the chair's before another panelist's, complete before partial, the newest;
+    # a damaged payload or another model's result passed over and counted as unreadable).
+    grouped: dict[tuple[str, int, int], list] = {}
+    for model, row in rows:
+        grouped.setdefault((model.name, int(row.image_id), int(row.predicted)), []).append((model, row))
+    chairs = set(session.execute(select(Reviewer.id).where(Reviewer.is_chair.is_(True))).scalars())
+    chosen: dict[tuple[str, int, int], ZoomResult | None] = {}
+    for key, pairs in grouped.items():
+        model_of = {id(row): model for model, row in pairs}
+        chosen[key] = next((result for row in choose([r for _, r in pairs], reader_id=None, trusted=chairs)
+                            if (result := readable(row, model_of[id(row)])) is not None), None)
     decided = _decision_keys(decisions)
     models = {name: ModelZoom(model=name, runs=tuple(sorted(runs[name])), mistakes=len(items))
               for name, items in sorted(per_model.items())}
     counts = {name: {"probed": 0, "corrected": 0, "taesiri_corrected": 0, "partial": 0, "partial_corrected": 0}
               for name in models}
     unreadable = 0
-    for (name, image, predicted), (complete, payload) in sorted(chosen.items()):
-        try:
-            result = from_json(payload)
-        except ZoomFormatError:
+    for (name, image, predicted), result in sorted(chosen.items()):
+        if result is None:
             unreadable += 1
             continue
         try:
