@@ -8,9 +8,9 @@ import shutil
 
 import numpy as np
 import pytest
+from run_data import DEMO_IMAGES
 from test_panel_roles import panel  # noqa: F401  (the fixture: a project with roles ann, bob)
 
-from conftest import DEMO_IMAGES
 from reviewer.cli import main
 from reviewer.project import Project
 
