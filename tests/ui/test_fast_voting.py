@@ -40,6 +40,17 @@ def first_mistake(project):
     return acts.review_queue(project, run_id=project.run_id, reviewer_id=None).shown()[0].item
 
 
+def settle(qtbot, window) -> None:
+    """Wait until every task the window gave its reader and writer has come back (and so
+    any read a callback asks for has been asked and answered), then paint what is due.
+    Waits on the workers, not on a time: a loaded machine only makes it take longer."""
+    from PySide6.QtWidgets import QApplication
+
+    session = window.session
+    qtbot.waitUntil(lambda: not session.reader.busy() and not session.writer.busy(), timeout=10_000)
+    QApplication.processEvents()
+
+
 def hold_writer(window) -> threading.Event:
     """Keep the window's vote writer busy until the event is set: the keys pressed
     meanwhile all wait in its queue, as when a panelist types faster than it writes."""
@@ -66,8 +77,8 @@ def test_three_quick_keys_read_the_item_back_once_and_show_all(qtbot, open_windo
     assert window.session.pending[key] == 3
     release.set()
     qtbot.waitUntil(lambda: not window.session.pending, timeout=10_000)
-    qtbot.waitUntil(lambda: bool(state_reads), timeout=5_000)
-    qtbot.wait(300)  # time for any further read to be asked (none should be)
+    qtbot.waitUntil(lambda: bool(state_reads), timeout=10_000)
+    settle(qtbot, window)  # any further read would have been asked by now (none should be)
     assert [items for items in state_reads if key in items] == [[key]]
     assert others_reads.count(key) == 1
     entry = window.session.queue.entry(key)
@@ -103,11 +114,16 @@ def test_a_failed_last_write_still_reads_the_item_back(qtbot, open_window, revie
     press(qtbot, window, Qt.Key.Key_M)
     release.set()
     qtbot.waitUntil(lambda: not window.session.pending, timeout=10_000)
-    qtbot.waitUntil(lambda: any(key in items for items in state_reads), timeout=5_000)
-    qtbot.waitUntil(lambda: bool(window.session.others.get(key)), timeout=5_000)
     assert "not recorded" in window.session.status[key]
-    qtbot.waitUntil(lambda: window.session.queue.entry(key).stands_wrong, timeout=5_000)
-    assert window.session.my_vote(key).verdict == Verdict.WRONG  # what the database holds
+    # The failure asks the reader (two threads: answers in any order) for the item's state,
+    # the others' votes and the vote the database holds; each is waited for, not assumed.
+    qtbot.waitUntil(lambda: any(key in items for items in state_reads), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(window.session.others.get(key)), timeout=10_000)
+    qtbot.waitUntil(lambda: window.session.queue.entry(key).stands_wrong, timeout=10_000)
+    # What the database holds: until its read-back lands the window shows no vote of ours.
+    qtbot.waitUntil(lambda: window.session.my_vote(key).verdict == Verdict.WRONG, timeout=10_000)
+    settle(qtbot, window)
+    assert window.session.my_vote(key).verdict == Verdict.WRONG and "not recorded" in window.session.status[key]
 
 
 class PaintedRects(QObject):
@@ -128,13 +144,13 @@ def test_a_vote_repaints_its_queue_row_and_only_that_row(qtbot, open_window):
     window = open_window()
     window.prefs.auto_advance = window.page.auto_advance = "off"
     view = window.page.queue_panel.view
-    qtbot.wait(200)  # the first paints settle
+    settle(qtbot, window)  # the first paints are done
     row_rect = view.visualRect(view.model().index(window.session.row))
     painted = PaintedRects(view.viewport())
     press(qtbot, window, Qt.Key.Key_1)  # correct
     qtbot.waitUntil(lambda: not window.session.pending, timeout=10_000)
-    qtbot.waitUntil(lambda: bool(painted.rects), timeout=5_000)
-    qtbot.wait(200)
+    qtbot.waitUntil(lambda: bool(painted.rects), timeout=10_000)
+    settle(qtbot, window)  # every repaint the vote asked for is done
     assert all(row_rect.contains(rect) for rect in painted.rects), (row_rect, painted.rects)
     image = view.viewport().grab().toImage()
     dpr = image.devicePixelRatio()
