@@ -44,6 +44,7 @@ def run_panel_setup(args: argparse.Namespace) -> int:
     if args.print_sql:
         print(";\n".join(statements) + ";")
         return 0
+    panel_roles.check_login_roles(project.engine, list(roles.panelists))
     panel_roles.apply(project.engine, statements)
     print(f"panel of {project.root.name}: chair {roles.chair}; panelists {', '.join(roles.panelists)}"
           + (f"; revoked {', '.join(args.revoke)}" if args.revoke else ""))

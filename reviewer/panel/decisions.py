@@ -41,7 +41,7 @@ from reviewer.errors import UserError
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.state import Item, current_votes, decision_history, is_settled
-from reviewer.panel.votes import check_fields
+from reviewer.panel.votes import check_fields, panelists
 from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 
 
@@ -179,7 +179,7 @@ def _carried_verdict(session: Session, item: Item, decisions: list[Decision]) ->
 def _voted_by_all(session: Session, votes: list[Vote], fields: tuple[str, ...]) -> tuple[bool, list[str]]:
     """(every panelist has voted all `fields`, names of those who have not)."""
     voted = {v.reviewer_id for v in votes if all(field_value(v, name) is not None for name in fields)}
-    panel = session.execute(select(Reviewer.id, Reviewer.name).order_by(Reviewer.id)).all()
+    panel = [(r.id, r.name) for r in panelists(session=session)]  # those revoked no longer count
     missing = [name for rid, name in panel if rid not in voted]
     return bool(panel) and not missing, missing
 

@@ -31,15 +31,23 @@ history to everyone. Default privileges make tables of later migrations readable
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 
 from db.panel_policies import policy_statements
 from reviewer.errors import UserError
 
-ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")  # whole name (fullmatch): `$` let a trailing newline in
+# Names PostgreSQL reserves or reads as something else than a role (`current_user` is the
+# acting role wherever the policies compare names), and the server's own superuser.
+RESERVED_ROLES = frozenset({"none", "public", "current_user", "current_role", "session_user", "user",
+                            "system_user", "all", "default", "postgres"})
+# The project setting listing the panelists taken off the panel (a JSON list of role names).
+REVOKED_SETTING = "panel_revoked"
 # Tables a panelist writes, and the serial sequences behind their ids.
 # (Decisions, reopenings included, only from the chair's group: the row-level security policy below.)
 PANEL_INSERTS = ("vote", "discussion_note", "decision")
@@ -57,11 +65,21 @@ class PanelRoles:
 
     @property
     def panel_group(self) -> str:
-        return f"{self.database}_panel"[:63]
+        return group_role(self.database, "panel")
 
     @property
     def chair_group(self) -> str:
-        return f"{self.database}_chair"[:63]
+        return group_role(self.database, "chair")
+
+
+def group_role(database: str, suffix: str) -> str:
+    """The database's group role `<db>_panel` / `<db>_chair`, cut to PostgreSQL's 63
+    characters; a database name of 62-63 characters would cut both to one name, so
+    there a digest of the name keeps them two."""
+    if len(database) < 62:
+        return f"{database}_{suffix}"[:63]
+    digest = hashlib.sha256(database.encode("utf-8")).hexdigest()[:8]
+    return f"{database[:63 - len(suffix) - 10]}_{digest}_{suffix}"
 
 
 def q(name: str) -> str:
@@ -70,18 +88,37 @@ def q(name: str) -> str:
 
 
 def check_role_name(name: str) -> str:
-    if not ROLE_NAME.match(name):
+    if not ROLE_NAME.fullmatch(name):
         raise PanelSetupError(
             f"{name!r} cannot be a panelist's database role: use lower-case letters, digits and _ "
-            "(starting with a letter or _), at most 63 characters, e.g. ada_lovelace")
-    if name.startswith("pg_") or name in ("postgres", "public"):
-        raise PanelSetupError(f"{name!r} is reserved by PostgreSQL; choose another role name")
+            "(starting with a letter or _; no spaces, newlines or other control characters), at most 63 "
+            "characters, e.g. ada_lovelace")
+    if name.startswith("pg_") or name in RESERVED_ROLES:
+        raise PanelSetupError(f"{name!r} is reserved by PostgreSQL (or means another role there); choose another "
+                              "role name")
     return name
 
 
 def plan(database: str, panelists: list[str], chair: str) -> PanelRoles:
     names = [check_role_name(n) for n in dict.fromkeys([chair, *panelists])]
-    return PanelRoles(database=database, panelists=tuple(names), chair=chair)
+    roles = PanelRoles(database=database, panelists=tuple(names), chair=chair)
+    groups = {roles.panel_group, roles.chair_group}
+    if groups & set(names):
+        raise PanelSetupError(f"{', '.join(sorted(groups & set(names)))} is a group role of this project's panel, "
+                              "which no one logs in as: name the panelist's own role")
+    return roles
+
+
+def check_login_roles(engine: Engine, names: list[str]) -> None:
+    """Refuse an existing role that cannot log in (another project's group role, say): a
+    panelist of that name could never act."""
+    with engine.connect() as conn:
+        groups = [name for name, login in conn.exec_driver_sql(
+            "SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname = ANY(%(names)s)", {"names": list(names)})
+            if not login]
+    if groups:
+        raise PanelSetupError(f"{', '.join(sorted(groups))} is a role that cannot log in (a group role): no one "
+                              "could act as that panelist; name each panelist's own login role")
 
 
 def lit(value: str) -> str:
@@ -135,7 +172,9 @@ def setup_statements(roles: PanelRoles) -> list[str]:
     # Decisions (chair only), zoom results (insert-only, one's own) and the app's locks (one's own row).
     sql += policy_statements(roles.panel_group, roles.chair_group)
     for name in roles.panelists:
-        sql += [_create_role(name, "LOGIN"), f"GRANT {panel} TO {q(name)}"]
+        sql += [_create_role(name, "LOGIN"), f"GRANT {panel} TO {q(name)}",
+                # back on the panel if revoked before
+                f"UPDATE project_setting SET value = (value::jsonb - {lit(name)})::text WHERE key = '{REVOKED_SETTING}'"]
         if name != roles.chair:
             sql.append(f"REVOKE {chair} FROM {q(name)}")
     sql.append(f"GRANT {chair} TO {q(roles.chair)}")
@@ -157,7 +196,12 @@ def revoke_statements(roles: PanelRoles, names: list[str]) -> list[str]:
     out = []
     for name in (check_role_name(n) for n in names):
         out += [f"REVOKE {q(roles.chair_group)} FROM {q(name)}", f"REVOKE {q(roles.panel_group)} FROM {q(name)}",
-                f"UPDATE reviewer SET is_chair = false WHERE name = '{name}'"]
+                f"UPDATE reviewer SET is_chair = false WHERE name = '{name}'",
+                # off the panel: no longer counted among those who must vote (reviewer.panel.votes.panelists)
+                f"INSERT INTO project_setting (key, value) VALUES ('{REVOKED_SETTING}', '[]') "
+                "ON CONFLICT (key) DO NOTHING",
+                f"UPDATE project_setting SET value = ((value::jsonb - {lit(name)}) || jsonb_build_array({lit(name)}))"
+                f"::text WHERE key = '{REVOKED_SETTING}'"]
     return out
 
 
@@ -174,4 +218,8 @@ def apply(engine: Engine, statements: list[str]) -> None:
             raise PanelSetupError(f"panel-setup must run as the owner of the project's tables ({owner!r}), "
                                   f"not as {me!r}: connect as the owner (PGUSER={owner})")
         for statement in statements:
-            conn.exec_driver_sql(statement.replace("%", "%%"))
+            try:
+                conn.exec_driver_sql(statement.replace("%", "%%"))
+            except DBAPIError as exc:  # rolled back whole: say what the server refused
+                detail = " ".join(str(exc.orig).split()) if exc.orig is not None else str(exc)
+                raise PanelSetupError(f"the server refused the panel setup ({detail}); nothing was changed") from None

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.tables import Decision, Mistake, Reviewer, Vote
+from db.tables import Decision, Mistake, Vote
 from reviewer.panel.state import Item, current_votes, is_settled, latest_decisions
-from reviewer.panel.votes import voted_fields
+from reviewer.panel.votes import panelists, voted_fields
 from reviewer.terms import DecisionMethod
 
 FIELDS = ("verdict", "problematic", "severity", "category")
@@ -108,8 +108,7 @@ def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> P
     """Read the panel's whole state (pass a read session: one snapshot); with `items`, the
     state of those items only (every panelist, their facts, votes and decisions): what a
     window re-reads when a change record names a few items."""
-    panel = [Panelist(r.id, r.name, r.is_chair)
-             for r in session.execute(select(Reviewer).order_by(Reviewer.id)).scalars()]
+    panel = [Panelist(r.id, r.name, r.is_chair) for r in panelists(session=session)]  # the revoked left out
     wanted = None if items is None else set(items)
     images = None if wanted is None else sorted({i.image_id for i in wanted})
     query = select(Mistake.image_id, Mistake.predicted, Mistake.novel, Mistake.run_id, Mistake.probability,

@@ -22,7 +22,7 @@ from sqlalchemy import func, select, update
 from sqlmodel import Session
 
 from db.engine import VOTES_OF_REVIEWER, serialise
-from db.tables import Reviewer, Vote
+from db.tables import ProjectSetting, Reviewer, Vote
 from reviewer.errors import UserError
 from reviewer.panel.state import Item, current_votes
 from reviewer.terms import Category, Severity, Verdict
@@ -165,8 +165,22 @@ def get_reviewer(*, session: Session, name: str, chair: bool | None = None) -> R
 
 
 def panelists(*, session: Session) -> list[Reviewer]:
-    """The panel: every reviewer of the project (the chair votes too), by id."""
-    return list(session.execute(select(Reviewer).order_by(Reviewer.id)).scalars())
+    """The panel: every reviewer of the project (the chair votes too), by id, but those
+    `panel-setup --revoke` took off it (their history stays; they no longer count
+    among those who must vote)."""
+    revoked = revoked_names(session=session)
+    return [r for r in session.execute(select(Reviewer).order_by(Reviewer.id)).scalars() if r.name not in revoked]
+
+
+def revoked_names(*, session: Session) -> frozenset[str]:
+    """Names of the reviewers taken off the panel (reviewer.panel.roles.REVOKED_SETTING)."""
+    import json
+
+    row = session.get(ProjectSetting, "panel_revoked")
+    try:
+        return frozenset(json.loads(row.value)) if row is not None and row.value else frozenset()
+    except (ValueError, TypeError):
+        return frozenset()
 
 
 def reviewer_names(*, session: Session) -> dict[int, str]:
