@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -73,10 +74,8 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
         except BaseException as exc:
             # Nothing of a failed import stays (no run left 'running', no probability file);
             # if even that fails (the server gone), the retry resumes the run.
-            try:
+            with contextlib.suppress(Exception):
                 _remove_run(project, run_id)
-            except Exception:
-                pass
             if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
                 where = exc.filename or project.runs_dir
                 raise UserError(f"could not write {where}: {exc.strerror or exc}; nothing was imported. Free "

@@ -35,7 +35,7 @@ def _count(project, table) -> int:
 
 def test_a_cut_during_a_vote_batch_records_nothing_and_the_retry_all(postgres_url, tmp_path, add_mistakes,
                                                                      monkeypatch, capsys):
-    import reviewer.panel.votes as votes
+    from reviewer.panel import votes
 
     project = Project.create(tmp_path / "p", db_url=postgres_url)
     items = add_mistakes(project, [(10 + i, True) for i in range(3)])
@@ -64,7 +64,7 @@ def test_a_cut_during_a_vote_batch_records_nothing_and_the_retry_all(postgres_ur
 
 
 def test_a_cut_during_import_evidence_stores_nothing(postgres_url, tmp_path, shared_data, monkeypatch, capsys):
-    import reviewer.evidence.store as store
+    from reviewer.evidence import store
 
     project = Project.create(tmp_path / "p", db_url=postgres_url)
     files = [shared_data / "published" / "label-errors" / "imagenet_mturk.json",

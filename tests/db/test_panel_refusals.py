@@ -17,7 +17,7 @@ from reviewer.project import Project
 pytestmark = pytest.mark.postgres
 
 
-def _runs_and_models(panel) -> tuple[int, int]:
+def _runs_and_models(panel) -> tuple[int, int]:  # noqa: F811
     project = Project.open(panel["root"])
     try:
         with project.engine.connect() as conn:

@@ -68,8 +68,7 @@ def test_binary_data_on_stdin_is_refused(voting, capsys, monkeypatch):
 @pytest.mark.parametrize("source", ["file", "stdin"])
 def test_a_byte_order_mark_is_read_as_utf8(voting, capsys, monkeypatch, source):
     project, names, tmp_path = voting
-    data = ("\ufeffimage,predicted,verdict,note\r\n{0},10,wrong,café\r\n{1},11,correct,\r\n".format(*names)
-            ).encode("utf-8")
+    data = f"\ufeffimage,predicted,verdict,note\r\n{names[0]},10,wrong,café\r\n{names[1]},11,correct,\r\n".encode()
     if source == "file":
         (tmp_path / "excel.csv").write_bytes(data)
         given = str(tmp_path / "excel.csv")

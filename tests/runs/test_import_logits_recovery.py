@@ -51,7 +51,7 @@ main(["import-logits", sys.argv[1], sys.argv[2], "--model", "mine"])
 def test_a_killed_import_is_resumed_by_the_retry(tmp_path, capsys):
     root, scores = _project_and_scores(tmp_path)
     killed = subprocess.run([sys.executable, "-c", KILLED_IMPORT, str(root), str(scores)], capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=120, check=False)
     assert killed.returncode == -9, killed.stderr
     assert _runs(root) == [(1, "running")]  # what a kill leaves: the run 'running', its files
     assert (root / "runs" / "run_1.probs.f16.npy").exists()
@@ -72,7 +72,8 @@ def test_a_killed_import_is_resumed_by_the_retry(tmp_path, capsys):
 def test_older_leftovers_are_removed_when_the_retry_resumes(tmp_path, capsys):
     root, scores = _project_and_scores(tmp_path)
     for _ in range(2):
-        subprocess.run([sys.executable, "-c", KILLED_IMPORT, str(root), str(scores)], capture_output=True, timeout=120)
+        subprocess.run([sys.executable, "-c", KILLED_IMPORT, str(root), str(scores)], capture_output=True, timeout=120,
+                       check=False)
     assert _runs(root) == [(1, "running"), (2, "running")] or _runs(root) == [(1, "running")]
     assert main(["import-logits", str(root), str(scores), "--model", "mine"]) == 0
     capsys.readouterr()
