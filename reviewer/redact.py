@@ -27,8 +27,9 @@ MASK = "***"
 _SECRETS: set[str] = set()
 # scheme://user:password@host...: the password runs to the last `@` whose host part
 # (no `@`, up to the path, the query or the end) follows; libpq and SQLAlchemy differ
-# on an unencoded `@`, so all of it up to that last one is masked.
-_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*):(?P<password>[^\s]*?)@"
+# on an unencoded `@`, so all of it up to that last one is masked. A scheme starts a word
+# (the look-behind): else every letter of a long word is tried as a start, quadratic time.
+_USERINFO = re.compile(r"(?P<scheme>(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*):(?P<password>[^\s]*?)@"
                        r"(?=[^@\s/?#]*(?:[/?#\s]|$))")
 # A secret given as a parameter: in a URL's query (`&password=...`) or a conninfo
 # string (`password = 'a b'`). An unquoted value runs to `&` or white space.

@@ -137,3 +137,14 @@ def test_pgpassword_and_password_file_contents_never_show(tmp_path, monkeypatch,
     record = logging.LogRecord("x", logging.WARNING, __file__, 1, "%s", (leaked,), None)
     ScrubFilter().filter(record)
     assert "Fr0m" not in record.getMessage() and "An0ther" not in record.getMessage()
+
+
+def test_scrubbing_a_long_message_takes_linear_time():
+    """Every error passes through scrub, and an error may quote a long input: a long word was
+    tried letter by letter as a URL scheme (40,000 characters took 3 s, quadratic)."""
+    import time
+
+    started = time.perf_counter()
+    for text in ("a" * 200_000, "postgresql://u:" + "p" * 200_000, "password=" + "p" * 200_000):
+        scrub(text)
+    assert time.perf_counter() - started < 1.0
