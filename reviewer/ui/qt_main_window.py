@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QStackedWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QStackedWidget
 
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
 from reviewer.app.panel import join_panel
@@ -23,6 +23,7 @@ from reviewer.redact import scrub
 from reviewer.terms import RunStatus
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
 from reviewer.ui.keys import AppKey, KeyDispatcher
+from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.review.qt_review_page import QtReviewPage
 from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
@@ -94,8 +95,8 @@ class QtMainWindow(QMainWindow):
         self._build_toolbar()
         self.actions_by_name: dict[str, QAction] = {}
         self._build_actions()
-        self.status_text = QLabel()
-        self.undo_label = QLabel()
+        self.status_text = text_label()
+        self.undo_label = text_label()
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.undo_label)
         self._message_timer = QTimer(self, singleShot=True, interval=8000, timeout=self.status_text.clear)
@@ -293,7 +294,7 @@ class QtMainWindow(QMainWindow):
         self.project_label.setText(project.name)
         # Who the database says acts, and how far it vouches for it (reviewer.panel.identity).
         self.reviewer_label.setText(f"Reviewing as {reviewer.name}" + (" (database role)" if roles else ""))
-        self.reviewer_label.setToolTip(identity[0].upper() + identity[1:] + ".")
+        self.reviewer_label.setToolTip(plain_tip(identity[0].upper() + identity[1:] + "."))
         self.stack.setCurrentWidget(self.page)
         self.toolbar.setVisible(True)
         self.page.setFocus()

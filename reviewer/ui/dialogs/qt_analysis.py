@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.analysis.plots import PlotStyle
 from reviewer.project import Project
+from reviewer.ui.plain import text_label
 from reviewer.ui.theme import MUTED, WARNING
 from reviewer.ui.workers import Worker
 
@@ -92,7 +93,7 @@ class QtAnalysisView(QWidget):
         self.slice_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.slice_box.setMinimumContentsLength(len("no slice yet"))  # the placeholder fits too
         self.slice_box.setEnabled(False)  # filled with the project's slices by the first load
-        self.status = QLabel()
+        self.status = text_label()
         bar = QHBoxLayout()
         for widget in (self.refresh_button, self.borderline_box, self.yates_box, self.collapsed_box,
                        self.provisional_box, QLabel("Leaderboard slice:"), self.slice_box):
@@ -172,13 +173,13 @@ class QtAnalysisView(QWidget):
         title = QLabel(f"<h3>{section.title}</h3>")
         layout.addWidget(title)
         for warning in section.warnings:
-            note = QLabel(f"⚠ {warning}")
+            note = text_label(f"⚠ {warning}")
             note.setObjectName("warning")
             note.setWordWrap(True)
             note.setStyleSheet(f"color: {WARNING}")
             layout.addWidget(note)
         if section.text:
-            text = QLabel(section.text)
+            text = text_label(section.text)
             text.setWordWrap(True)
             layout.addWidget(text)
         for caption, frame in section.tables:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from reviewer.app.keymap import ACTIONS, DEFAULTS, Keymap, normalise_key, save_keymap
 from reviewer.errors import UserError
 from reviewer.ui.keys import key_text
+from reviewer.ui.plain import text_label
 from reviewer.ui.theme import style_muted
 
 
@@ -54,7 +55,7 @@ class QtKeymapDialog(QDialog):
         self.record = QPushButton("Record a key")
         self.record.setToolTip("Then press the key: it is added to the selected action's keys")
         self.record.clicked.connect(self.start_recording)
-        self.recording = QLabel("")
+        self.recording = text_label("")
         style_muted(self.recording)
         record_row.addWidget(self.record)
         record_row.addWidget(self.recording, 1)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.errors import UserError
+from reviewer.ui.plain import text_label
 from reviewer.ui.theme import ERROR, MUTED, set_text_colour
 from reviewer.ui.workers import Worker
 
@@ -65,7 +66,7 @@ class QtNewProjectDialog(QDialog):
         row.addWidget(remove)
         row.addStretch(1)
         layout.addLayout(row)
-        self.message = QLabel()
+        self.message = text_label()
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)

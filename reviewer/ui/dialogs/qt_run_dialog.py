@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from reviewer.errors import UserError
 from reviewer.project import Project
 from reviewer.terms import RunStatus
+from reviewer.ui.plain import text_label
 from reviewer.ui.theme import ERROR, MUTED, set_text_colour, style_headline, style_muted, style_primary
 from reviewer.ui.workers import Worker
 
@@ -65,7 +66,7 @@ class QtRunDialog(QDialog):
         self.result = None
 
         layout = QVBoxLayout(self)
-        title = QLabel(f"Run a model over {project.name}")
+        title = text_label(f"Run a model over {project.name}")
         style_headline(title, 13)
         layout.addWidget(title)
         hint = QLabel("A timm model name (the bundled EfficientNet-Lite weights need no network), optionally with "
@@ -105,7 +106,7 @@ class QtRunDialog(QDialog):
         self.bar.setValue(0)
         self.bar.setTextVisible(True)
         layout.addWidget(self.bar)
-        self.status = QLabel("Not started.")
+        self.status = text_label("Not started.")
         self.status.setWordWrap(True)
         style_muted(self.status)
         layout.addWidget(self.status)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import ERROR, QtCard, set_text_colour, style_headline, style_muted, style_primary
 
@@ -78,7 +79,7 @@ class QtStartScreen(QWidget):
         layout.addWidget(self.no_recent)
         # Why the last project could not be opened, whole (a recovery command is long) and
         # selectable, to copy into a terminal.
-        self.error = QLabel()
+        self.error = text_label()
         self.error.setWordWrap(True)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         set_text_colour(self.error, ERROR)
@@ -116,7 +117,7 @@ class QtStartScreen(QWidget):
         for root in projects:
             item = QListWidgetItem(f"{Path(root).name}\n{root}")
             item.setData(Qt.ItemDataRole.UserRole, root)
-            item.setToolTip(root)
+            item.setToolTip(plain_tip(root))
             self.recent.addItem(item)
         self.recent.setVisible(bool(projects))
         self.no_recent.setVisible(not projects)

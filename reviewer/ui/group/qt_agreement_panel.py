@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.panel.agreement import Estimate, FieldAgreement, PairwiseKappa
 from reviewer.panel.snapshot import FIELDS
+from reviewer.ui.plain import plain_tip
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import style_muted
 
@@ -124,7 +125,7 @@ class QtAgreementPanel(QWidget):
             for row, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                item.setToolTip(f"{FIELD_TITLES.get(r.field, r.field)}, {STAT_ROWS[row]}: {text}")
+                item.setToolTip(plain_tip(f"{FIELD_TITLES.get(r.field, r.field)}, {STAT_ROWS[row]}: {text}"))
                 self.stats.setItem(row, col, item)
         self.stats.setFixedHeight(self.stats.horizontalHeader().sizeHint().height()
                                   + self.stats.verticalHeader().length() + 2 * self.stats.frameWidth())
@@ -149,9 +150,9 @@ class QtAgreementPanel(QWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 item.setBackground(kappa_colour(kappa))
                 if i != j:
-                    item.setToolTip(f"{names[i]} and {names[j]}: κ = {'–' if kappa is None else f'{kappa:.2f}'} "
+                    item.setToolTip(plain_tip(f"{names[i]} and {names[j]}: κ = {'–' if kappa is None else f'{kappa:.2f}'} "
                                     f"over {pairs.common[i][j]} items both voted, "
-                                    f"{pairs.disagreements[i][j]} disagreements. Click to list them.")
+                                    f"{pairs.disagreements[i][j]} disagreements. Click to list them."))
                 else:
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
                 self.matrix.setItem(i, j, item)

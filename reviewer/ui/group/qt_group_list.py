@@ -7,6 +7,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from reviewer.panel.group import GroupRow
 from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES
+from reviewer.ui.plain import plain_tip
 from reviewer.ui.theme import KIND_COLOURS
 
 LIST_COLUMNS = ("Image → predicted", "Split on", "Decision")
@@ -42,13 +43,14 @@ class GroupListModel(QAbstractTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             if column == 0:
                 # The extension says nothing here; the width goes to the name (the tooltip has it all).
-                name = row.file_name if role == Qt.ItemDataRole.ToolTipRole else row.file_name.rsplit(".", 1)[0]
-                return f"{name}\n→ {row.predicted_name} ({row.item.predicted})"
+                if role == Qt.ItemDataRole.ToolTipRole:
+                    return plain_tip(f"{row.file_name}\n→ {row.predicted_name} ({row.item.predicted})")
+                return f"{row.file_name.rsplit('.', 1)[0]}\n→ {row.predicted_name} ({row.item.predicted})"
             if column == 1:
                 return "\n".join(FIELD_TITLES[f].lower() for f in row.split_fields) or "–"
             # The decision's verdict only (the method is in the tooltip): the file name needs the width.
             if role == Qt.ItemDataRole.ToolTipRole:
-                return row.decision or "no decision locked yet"
+                return plain_tip(row.decision or "no decision locked yet")
             return row.decision.split(" (")[0] or "–"
         if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.decision:
             colour = KIND_COLOURS.get(row.decision.split(" ")[0])

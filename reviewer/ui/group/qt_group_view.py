@@ -46,6 +46,7 @@ from reviewer.ui.group.qt_group_list import GroupListModel
 from reviewer.ui.group.qt_group_votes import QtGroupVotes
 from reviewer.ui.image_loader import Decoded, ImageLoader
 from reviewer.ui.keys import KeyDispatcher
+from reviewer.ui.plain import text_label
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.theme import ERROR, MUTED, style_headline, style_muted, style_widgets
@@ -87,18 +88,18 @@ class QtGroupView(QWidget):
         self.loader = ImageLoader(parent=self)
         self.loader.loaded.connect(self._image_loaded)
 
-        self.title = QLabel()
+        self.title = text_label()
         style_headline(self.title, point_size=14)
         self.field_filter = QComboBox()
         self.field_filter.addItem("Every field", None)
         for name in FIELDS:
             self.field_filter.addItem(FIELD_TITLES[name], name)
         self.field_filter.currentIndexChanged.connect(self._field_changed)
-        self.pair_label = QLabel()
+        self.pair_label = text_label()
         style_muted(self.pair_label)
         self.clear_pair = QPushButton("Show all split images")
         self.clear_pair.clicked.connect(lambda: self.set_pair_filter(None))
-        self.status = QLabel()
+        self.status = QLabel()  # rich: an error in its colour; every stored string through escape
         style_muted(self.status)
         top = QHBoxLayout()
         top.addWidget(self.title)

@@ -41,6 +41,7 @@ from reviewer.panel.decisions import DecisionError, check_override
 from reviewer.panel.group import ItemPanel
 from reviewer.panel.state import decision_words
 from reviewer.terms import Category, Severity, Verdict
+from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import ERROR, KIND_COLOURS, MUTED, WARNING
 
@@ -128,14 +129,14 @@ class QtOverrideDialog(QDialog):
         self.reason = QPlainTextEdit()
         self.reason.setPlaceholderText("Why the panel's majority is set aside (kept in the history)")
         form = QFormLayout()
-        form.addRow(QLabel(escape(item_text)))
+        form.addRow(text_label(item_text))
         form.addRow("Verdict", self.verdict)
         form.addRow("", self.problematic)
         form.addRow("Severity", self.severity)
         form.addRow("Category", self.category)
         form.addRow("OOV object", self.oov_name)
         form.addRow("Reason", self.reason)
-        self.error = QLabel()  # why OK did not record it; the dialog stays open with what was entered
+        self.error = text_label()  # why OK did not record it; the dialog stays open with what was entered
         self.error.setWordWrap(True)
         self.error.setStyleSheet(f"color: {ERROR}")
         self.error.hide()
@@ -329,7 +330,7 @@ class QtGroupVotes(QWidget):
                     item.setForeground(QBrush(QColor(KIND_COLOURS[value])))
                     item.setFont(bold)
                 if field == "note" and value:
-                    item.setToolTip(value)
+                    item.setToolTip(plain_tip(value))
                 self.table.setItem(row, col, item)
             majority = panel.majority
             text = ""

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.app.mistake_detail import ClassInfo, Exemplar
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key
+from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.theme import MUTED, style_muted
 
@@ -60,7 +61,7 @@ class QtExemplarRow(QWidget):
         self.list.setHorizontalScrollMode(QListView.ScrollMode.ScrollPerPixel)
         self.list.itemActivated.connect(lambda item: self.activated.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.list.itemClicked.connect(lambda item: self.activated.emit(item.data(Qt.ItemDataRole.UserRole)))
-        self.empty = QLabel()
+        self.empty = text_label()
         style_muted(self.empty)
         self.empty.setFixedHeight(THUMB.height() + 14)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -74,23 +75,22 @@ class QtExemplarRow(QWidget):
         loader.loaded.connect(self._on_loaded)
 
     def show_class(self, cls: ClassInfo | None, exemplars: tuple[Exemplar, ...]) -> None:
-        name = escape(cls.name) if cls else "?"
         count = len(exemplars)
         self._title_parts = (cls.name if cls else "?", count)
         self._render_title()
-        self.title.setToolTip(f"{count} other image{'' if count == 1 else 's'} of {cls.name if cls else '?'} "
-                              "in this project (correct labels); click one to see it large")
+        self.title.setToolTip(plain_tip(f"{count} other image{'' if count == 1 else 's'} of {cls.name if cls else '?'} "
+                              "in this project (correct labels); click one to see it large"))
         self.list.clear()
         self._items.clear()
         self._loader.cancel_group(self._role)  # thumbnails of the previous mistake
         with_files = [e for e in exemplars if e.path is not None][:MAX_THUMBNAILS]
         self.list.setVisible(bool(with_files))
         self.empty.setVisible(not with_files)
-        self.empty.setText(f"No other image of {name} in this project" if cls else "")
+        self.empty.setText(f"No other image of {cls.name} in this project" if cls else "")
         for exemplar in with_files:
             item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, exemplar)
-            item.setToolTip(exemplar.file_name)
+            item.setToolTip(plain_tip(exemplar.file_name))
             item.setSizeHint(QSize(THUMB.width() + 4, THUMB.height() + 4))
             self.list.addItem(item)
             key = ImageKey(str(exemplar.path), THUMB.width(), THUMB.height())

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from reviewer.classes.search import class_names_for_completion, search_classes
 from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.queue import EVIDENCE, SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
+from reviewer.ui.plain import text_label
 from reviewer.ui.review.qt_progress_strip import QtProgressStrip
 from reviewer.ui.theme import KIND_COLOURS, MUTED, WARNING, style_headline, style_muted
 
@@ -136,7 +137,7 @@ class QtQueuePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)
         layout.setSpacing(6)
-        self.counts = QLabel("No run")
+        self.counts = text_label("No run")
         style_headline(self.counts, 11)
         self.counts.setWordWrap(True)
         layout.addWidget(self.counts)
@@ -186,7 +187,7 @@ class QtQueuePanel(QWidget):
         form.addRow("Evidence", self.evidence)
         form.addRow("Sort", self.sort)
         layout.addLayout(form)
-        self.class_hint = QLabel()
+        self.class_hint = text_label()
         style_muted(self.class_hint)
         self.class_hint.setWordWrap(True)
         self.class_hint.hide()

@@ -8,6 +8,7 @@ from typing import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QSizePolicy, QToolBar, QWidget
 
+from reviewer.ui.plain import text_label
 from reviewer.ui.theme import set_font, style_muted
 
 
@@ -18,7 +19,7 @@ class QtReviewToolbar(QToolBar):
         super().__init__("Review")
         self.setMovable(False)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.project_label = QLabel()
+        self.project_label = text_label()
         set_font(self.project_label, bold=True)
         self.project_label.setContentsMargins(8, 0, 8, 0)
         self.addWidget(self.project_label)
@@ -38,7 +39,7 @@ class QtReviewToolbar(QToolBar):
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.addWidget(spacer)
-        self.reviewer_label = QLabel()
+        self.reviewer_label = text_label()
         style_muted(self.reviewer_label)
         self.reviewer_label.setContentsMargins(8, 0, 8, 0)
         self.addWidget(self.reviewer_label)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPush
 from reviewer.app.keymap import Keymap
 from reviewer.panel.votes import VoteState
 from reviewer.terms import Category, Severity, Verdict
+from reviewer.ui.plain import text_label
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
 from reviewer.ui.theme import CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
 
@@ -55,7 +56,7 @@ class QtVotePanel(QtCard):
         header = QHBoxLayout()
         header.addWidget(section_title("Your vote"))
         header.addStretch(1)
-        self.status = QLabel()
+        self.status = QLabel()  # rich: its chips and colours; every stored string through escape
         header.addWidget(self.status)
         layout.addLayout(header)
         grid = QGridLayout()
@@ -76,7 +77,7 @@ class QtVotePanel(QtCard):
         layout.addLayout(grid)
         self.note = rich_label()
         layout.addWidget(self.note)
-        self._field_label = QLabel()
+        self._field_label = text_label()
         self._field_label.setWordWrap(True)
         self.field = _TextField()
         self.field.returnPressed.connect(self._field_done)

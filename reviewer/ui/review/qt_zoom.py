@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from reviewer.app import zoom as zoom_acts
 from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.state import Item
+from reviewer.ui.plain import text_label
 from reviewer.ui.theme import KIND_COLOURS, MUTED, style_muted
 from reviewer.ui.workers import Worker
 
@@ -96,7 +97,7 @@ class QtZoomPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 0)
         layout.setSpacing(2)
-        self.summary = QLabel()
+        self.summary = text_label()
         style_muted(self.summary)
         self.summary.setWordWrap(True)
         self.strip = QtZoomStrip()
