@@ -85,8 +85,7 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
     names = [e.file_name for e in window.session.queue.shown()]
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
         window.session.go_to(names.index("n02099601_golden_retriever.JPEG"))
-    qtbot.wait(200)
-    assert window.page.image.message == "Image file not found"
+    qtbot.waitUntil(lambda: window.page.image.message == "Image file not found", timeout=10_000)
     check_and_save(window.grab().toImage(), f"missing_image_{tag}", size)
 
     # The queue narrowed by a filter: unvoted, most confident first, dogs only.
