@@ -175,7 +175,7 @@ class Project:
             damaged = damage_error(exc, self.root)
             if damaged is not None:
                 raise damaged from None
-            refused = refusal_error(exc) or connection_lost_error(exc)
+            refused = refusal_error(exc) or connection_lost_error(exc) or value_error(exc)
             if refused is not None:
                 raise refused from None
             waited = exc if isinstance(exc, LockTimeout) else lock_timeout_error(exc)
@@ -279,6 +279,21 @@ def refusal_error(exc: BaseException) -> ProjectError | None:
         why = ("a panelist's role may add votes, notes and decisions; adding panelists, runs, images and labels "
                "is for the project's owner")
     return ProjectError(f"the database refused this act ({detail}): {why}; nothing was written")
+
+
+def value_error(exc: BaseException) -> ProjectError | None:
+    """A clear error for a value the database cannot store as given (PostgreSQL: text
+    longer than its column, a NUL character in text), None for any other error. The
+    app checks what a user types; this names what slipped past, not a traceback."""
+    orig = getattr(exc, "orig", None) or exc
+    text = " ".join(str(orig).split())
+    if getattr(orig, "sqlstate", None) == "22001" or "value too long for type" in text:
+        return ProjectError(scrub(f"a value is longer than the database holds ({text}): shorten it; nothing was "
+                                  "written"))
+    if "cannot contain NUL" in text or getattr(orig, "sqlstate", None) == "22021":
+        return ProjectError(scrub(f"a text holds a NUL character (\\x00) or bytes that are not text ({text}): "
+                                  "remove it; nothing was written"))
+    return None
 
 
 _LOST_SIGNS = ("server closed the connection", "terminating connection", "connection is closed",

@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, UserError):
             print(f"error: {scrub(str(exc))}", file=sys.stderr)
             return 2
-        from reviewer.project import connection_lost_error, damage_error, refusal_error
+        from reviewer.project import connection_lost_error, damage_error, refusal_error, value_error
 
         damaged = damage_error(exc, getattr(args, "project", None))
         if damaged is not None:  # a read of a damaged database: say so, not a traceback
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         # A write the database refused by privilege (an owner's command run as a panelist's
         # role), or a connection cut mid-act, outside Project.write: as clear as inside it.
-        clear = refusal_error(exc) or connection_lost_error(exc)
+        clear = refusal_error(exc) or connection_lost_error(exc) or value_error(exc)
         if clear is not None:
             print(f"error: {scrub(str(clear))}", file=sys.stderr)
             return 2

@@ -41,7 +41,7 @@ from reviewer.errors import UserError
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.state import Item, current_votes, decision_history, is_settled
-from reviewer.panel.votes import check_fields, panelists
+from reviewer.panel.votes import check_fields, check_text, panelists
 from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 
 
@@ -306,6 +306,7 @@ def override_decision(*, session: Session, chair_id: int, item: Item, verdict: s
                       oov_name: str | None = None) -> Decision:
     """The chair sets the final decision against the majority; the reason is required and kept."""
     check_override(verdict=verdict, reason=reason, severity=severity, category=category)
+    check_text(note=reason, oov_name=oov_name, error=DecisionError)  # what PostgreSQL would refuse
     serialise(session, DECISIONS, 0)
     _chair(session, chair_id)
     named = category is not None and Category(category).needs_name

@@ -101,6 +101,7 @@ def check_fields(*, verdict=None, severity=None, category=None, error: type[User
 
 
 OOV_NAME_MAX_CHARS = 255  # the column's size (db.tables.Vote.oov_name)
+REVIEWER_NAME_MAX_CHARS = 128  # db.tables.Reviewer.name
 
 
 def check_text(*, note=None, oov_name=None, error: type[UserError] = VoteError) -> None:
@@ -151,6 +152,9 @@ def get_reviewer(*, session: Session, name: str, chair: bool | None = None) -> R
     name = name.strip()
     if not name:
         raise VoteError("a reviewer needs a name")
+    if len(name) > REVIEWER_NAME_MAX_CHARS or any(not ch.isprintable() for ch in name):
+        raise VoteError(f"a reviewer's name is at most {REVIEWER_NAME_MAX_CHARS} printable characters (no newlines, "
+                        f"tabs or other control characters): {name[:40]!r}{'...' if len(name) > 40 else ''}")
     row = session.execute(select(Reviewer).where(Reviewer.name == name)).scalar_one_or_none()
     if row is None:
         row = Reviewer(name=name, is_chair=bool(chair))

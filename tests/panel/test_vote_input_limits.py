@@ -100,3 +100,26 @@ def test_a_nul_in_a_discussion_note_is_refused(voting, capsys):
 
     with pytest.raises(NoteError, match="NUL character"):
         check_note("see \x00 here")
+
+
+def test_a_panelists_name_past_its_column_or_with_a_newline_is_refused(voting, capsys):
+    project, _names, _ = voting
+    for name in ("x" * 129, "eve\nmallory", "tab\there"):
+        assert main(["panelist", str(project.root), name]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: a reviewer's name is at most 128 printable characters") and "Traceback" not in err
+    assert main(["panelist", str(project.root), "x" * 128]) == 0
+    capsys.readouterr()
+
+
+def test_an_override_with_an_overlong_object_name_is_a_clear_error(voting, capsys):
+    project, names, _ = voting
+    for who in ("ann", "bob"):
+        assert main(["vote", str(project.root), "--reviewer", who, "--image", names[0], "--predicted", "10",
+                     "--verdict", "wrong", "--not-problematic"]) == 0
+    capsys.readouterr()
+    assert main(["decide", str(project.root), "--chair", "ann", "--image", names[0], "--predicted", "10",
+                 "--override", "--verdict", "wrong", "--severity", "major", "--category", "fine_grained_oov",
+                 "--oov-name", "n" * 300, "--reason", "a toy", "--force"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err and ("255" in err or "longer" in err)
