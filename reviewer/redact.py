@@ -64,8 +64,11 @@ def _conninfo_value(raw: str) -> str:
     return raw
 
 
-def _pgpass_passwords(path: Path) -> list[str]:
-    """The password field of each line of a libpq password file (host:port:db:user:password)."""
+def _pgpass_passwords(path: Path, target: dict[str, str | None]) -> list[str]:
+    """The passwords of a libpq password file (host:port:database:user:password) on the
+    lines that may serve `target` (its host, port, database, user; None: not known, so
+    any): only those can reach the server and so a message, and a password of another
+    server that happens to be a common word is not masked in every message."""
     try:
         text = path.read_text(errors="replace")
     except OSError:
@@ -75,20 +78,48 @@ def _pgpass_passwords(path: Path) -> list[str]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = re.split(r"(?<!\\):", line, maxsplit=4)
-        if len(fields) == 5:
-            passwords.append(re.sub(r"\\(.)", r"\1", fields[4]))
+        if len(fields) != 5:
+            continue
+        fields = [re.sub(r"\\(.)", r"\1", field) for field in fields]
+        if all(field == "*" or target.get(key) is None or field == target[key]
+               for key, field in zip(("host", "port", "dbname", "user"), fields[:4])):
+            passwords.append(fields[4])
     return passwords
 
 
-def _register_environment(passfile: str | None = None) -> None:
-    """PGPASSWORD and the password file's passwords: libpq sends them, so they are secrets too."""
+def _target(url: str) -> dict[str, str | None]:
+    """The host, port, database and user a URL connects to, as far as it says (one host)."""
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    if "://" not in url:
+        pairs = dict(re.findall(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", url))
+        get = {key: _conninfo_value(value) for key, value in pairs.items()}.get
+        return {"host": get("host"), "port": get("port"), "dbname": get("dbname"),
+                "user": get("user") or os.environ.get("PGUSER")}
+    try:
+        parts = urlsplit(url)
+        query = {key: values[0] for key, values in parse_qs(parts.query).items()}
+        hosts = (parts.hostname or query.get("host") or os.environ.get("PGHOST") or "")
+        host = None if not hosts or "," in hosts or hosts.startswith("/") else hosts
+        port = str(parts.port) if parts.port else query.get("port") or os.environ.get("PGPORT")
+        user = unquote(parts.username) if parts.username else query.get("user") or os.environ.get("PGUSER")
+        dbname = unquote(parts.path.lstrip("/")) or query.get("dbname") or os.environ.get("PGDATABASE")
+    except ValueError:  # an unusual URL (several hosts with ports): every line may serve it
+        return {}
+    return {"host": host, "port": port, "dbname": dbname or None, "user": user}
+
+
+def _register_environment(url: str, passfile: str | None = None) -> None:
+    """PGPASSWORD and the password file's password for this URL: libpq sends them, so
+    they are secrets too."""
     _add_secret(os.environ.get("PGPASSWORD"))
     files = {passfile, os.environ.get("PGPASSFILE")}
     files.add(str(Path("~/.pgpass").expanduser()) if os.name != "nt"
               else os.path.join(os.environ.get("APPDATA", ""), "postgresql", "pgpass.conf"))
+    target = _target(url)
     for file in files:
         if file:
-            for password in _pgpass_passwords(Path(os.path.expanduser(file))):
+            for password in _pgpass_passwords(Path(os.path.expanduser(file)), target):
                 _add_secret(password)
 
 
@@ -113,7 +144,7 @@ def register_url(url: str) -> str:
 
             passfile = unquote(value)
     if re.match(r"postgres(ql)?(\+\w+)?:", url) or "=" in url:
-        _register_environment(passfile)
+        _register_environment(url, passfile)
     return scrub(url)
 
 

@@ -125,7 +125,8 @@ def test_key_value_conninfo_secrets_are_masked(conninfo, value):
 
 def test_pgpassword_and_password_file_contents_never_show(tmp_path, monkeypatch, capsys):
     passfile = tmp_path / "pgpass"
-    passfile.write_text("# comment\n127.0.0.1:5999:*:postgres:Fr0mTheF\\:ile\n*:*:*:*:An0therOne\n")
+    passfile.write_text("# comment\n127.0.0.1:5999:*:postgres:Fr0mTheF\\:ile\n*:*:*:*:An0therOne\n"
+                        "otherhost:5432:*:*:N0tThisServer\n")
     passfile.chmod(0o600)
     monkeypatch.setenv("PGPASSFILE", str(passfile))
     monkeypatch.setenv("PGPASSWORD", "Fr0mTheEnvVar")
@@ -137,6 +138,7 @@ def test_pgpassword_and_password_file_contents_never_show(tmp_path, monkeypatch,
     record = logging.LogRecord("x", logging.WARNING, __file__, 1, "%s", (leaked,), None)
     ScrubFilter().filter(record)
     assert "Fr0m" not in record.getMessage() and "An0ther" not in record.getMessage()
+    assert scrub("N0tThisServer") == "N0tThisServer"  # another server's line: not this project's secret
 
 
 def test_scrubbing_a_long_message_takes_linear_time():
