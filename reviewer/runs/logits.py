@@ -60,7 +60,7 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
               "source": "logits", "weights_sha256": sha}
     run_id = _start_run(project, model_id, unfinished[0] if unfinished else None, len(image_ids), report)
     for orphan in unfinished[1:]:
-        with RunLock(project, orphan):
+        with contextlib.suppress(UserError), RunLock(project, orphan):  # one being imported now stays
             _remove_run(project, orphan)
     with RunLock(project, run_id):
         try:
