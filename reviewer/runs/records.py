@@ -96,6 +96,11 @@ def run_images(project: Project, *, image_slice: str | None, limit: int | None) 
     return ids
 
 
+@dataclass(frozen=True)
+class _StoredPath:
+    path: str
+
+
 def image_files(project: Project, ids: list[int]) -> tuple[list[Path | None], list[str | None]]:
     """(file path, file name) of each image id; None for images no longer in the project.
 
@@ -111,7 +116,8 @@ def image_files(project: Project, ids: list[int]) -> tuple[list[Path | None], li
     for image_id in ids:
         name, path = found.get(image_id, (None, None))
         names.append(name)
-        paths.append(project.image_file(Image(path=path)) if path else None)
+        # A stand-in with the one attribute image_file reads: 20,000 ORM Image objects cost 0.8 s.
+        paths.append(project.image_file(_StoredPath(path)) if path else None)
     return paths, names
 
 
