@@ -123,10 +123,12 @@ class Classifier:
     def predict(self, pixels: torch.Tensor) -> torch.Tensor:
         """Softmax probabilities, float32 [B, 1000] on the CPU, for a uint8 [B, 3, H, W] batch."""
         with torch.inference_mode():
-            # Reorder the uint8 input (4x smaller than the float), if it is not in the model's layout.
-            pixels = pixels.contiguous(memory_format=torch.channels_last if self.channels_last
-                                       else torch.contiguous_format)
-            x = pixels.to(self.device, non_blocking=True).float()  # keeps the memory format
+            # Reorder the uint8 input (4x smaller than the float), if it is not in the model's layout:
+            # on an accelerator after the copy (from pinned memory, as it is), on a CPU before the float.
+            layout = torch.channels_last if self.channels_last else torch.contiguous_format
+            if self.device.type == "cpu":
+                pixels = pixels.contiguous(memory_format=layout)
+            x = pixels.to(self.device, non_blocking=True).contiguous(memory_format=layout).float()
             x.sub_(self.mean).div_(self.std)
             if self.autocast is None:
                 logits = self.model(x)
