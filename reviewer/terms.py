@@ -110,11 +110,14 @@ class RunStatus(StrEnum):
 
 class DecisionMethod(StrEnum):
     """How a final-decision row came about. A majority lock or the chair's override
-    settles the item; a reopening unsettles it until the next lock."""
+    settles the item; a reopening unsettles it until the next lock. UNANIMOUS is never
+    stored: it marks the decision read from a unanimous panel's votes
+    (reviewer.panel.final)."""
 
     MAJORITY = "majority"
     OVERRIDE = "override"
     REOPENED = "reopened"
+    UNANIMOUS = "unanimous"
 
     @property
     def settles(self) -> bool:

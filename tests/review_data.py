@@ -111,7 +111,7 @@ def standing_decisions_of(project: Project) -> dict:
 
 def decisions_table_of(project: Project):
     """The standing decisions as the analysis and export read them."""
-    from reviewer.panel.state import decisions_table
+    from reviewer.panel.final import decisions_table
 
     with project.read() as session:
         return decisions_table(session=session)

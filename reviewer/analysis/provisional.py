@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from reviewer.panel.decisions import majority_of
+from reviewer.panel.final import DECISION_COLUMNS, final_decision
 from reviewer.panel.phases import in_phase
 from reviewer.panel.snapshot import PanelSnapshot
-from reviewer.panel.state import DECISION_COLUMNS
 from reviewer.terms import Verdict
 
 PROVISIONAL = "provisional"  # the `source` of a reviewed mistake (and the `method` of a decision) from votes
@@ -41,8 +41,8 @@ class DecisionStatus:
     """How much of the panel's work the final tables count."""
 
     items: int  # the panel's items (mistakes of the project's runs)
-    locked: int  # items with a standing final decision
-    voted: int  # items with votes and no standing final decision (not counted in the final tables)
+    locked: int  # items with a final decision (locked, or unanimous: reviewer.panel.final)
+    voted: int  # items with votes and no final decision (not counted in the final tables)
     provisional: int  # items with a provisional decision (the voted ones, and locked "wrong" ones still rated)
 
     def note(self, *, provisional_shown: bool) -> str:
@@ -51,11 +51,11 @@ class DecisionStatus:
         if not self.items or (self.locked and not self.voted):
             return ""
         if not self.locked:
-            head = ("No final decision is locked yet: the panel's own mistakes are not counted; "
+            head = ("No final decision yet: the panel's own mistakes are not counted; "
                     + (f"{have}." if self.voted else "no item has votes yet."))
         else:
-            head = (f"{self.locked} final decision{'s' if self.locked != 1 else ''} locked; {have} but no final "
-                    "decision: not counted.")
+            head = (f"{self.locked} final decision{'s' if self.locked != 1 else ''}; {have} but no final decision: "
+                    "not counted.")
         if not self.provisional:
             return head
         if provisional_shown:
@@ -66,8 +66,9 @@ class DecisionStatus:
 
 def decision_status(snapshot: PanelSnapshot, provisional: pd.DataFrame) -> DecisionStatus:
     """`provisional`: `provisional_decisions(snapshot)`."""
-    locked = sum(snapshot.locked(item) is not None for item in snapshot.facts)
-    voted = sum(bool(snapshot.votes.get(item)) and snapshot.locked(item) is None for item in snapshot.facts)
+    decided = {item for item in snapshot.facts if final_decision(snapshot, item) is not None}
+    locked = len(decided)
+    voted = sum(bool(snapshot.votes.get(item)) and item not in decided for item in snapshot.facts)
     return DecisionStatus(items=len(snapshot.facts), locked=locked, voted=voted,
                           provisional=len(provisional))
 
@@ -85,7 +86,7 @@ def provisional_decisions(snapshot: PanelSnapshot) -> pd.DataFrame:
         votes = snapshot.votes.get(item)
         if not votes:
             continue
-        locked = snapshot.locked(item)
+        locked = final_decision(snapshot, item)
         majority = majority_of(votes.values())
         if locked is not None:
             if not _phase_2_open(locked) or (majority.severity is None and majority.category is None):
@@ -99,8 +100,8 @@ def provisional_decisions(snapshot: PanelSnapshot) -> pd.DataFrame:
         wrong = verdict == Verdict.WRONG
         rows.append((item.image_id, item.predicted, str(verdict), problematic,
                      majority.severity if wrong else None, majority.category if wrong else None,
-                     majority.oov_name if wrong else None, PROVISIONAL, majority.describe(), None, PROVISIONAL,
-                     None))
+                     majority.oov_name if wrong else None, PROVISIONAL, PROVISIONAL, majority.describe(), None,
+                     PROVISIONAL, None))
     frame = pd.DataFrame(rows, columns=DECISION_COLUMNS)
     return frame.astype({"image_id": "int64", "predicted": "int64", "problematic": bool})
 

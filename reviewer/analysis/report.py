@@ -65,8 +65,8 @@ from reviewer.evaluation.summary import project_summary
 from reviewer.labels.labelset import load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.labels.reviewed_mistakes import reviewed_mistakes
+from reviewer.panel.final import decisions_table
 from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.state import decisions_table
 from reviewer.project import Project
 from reviewer.runs.predictions import load_predictions, run_probabilities
 from reviewer.terms import RunStatus

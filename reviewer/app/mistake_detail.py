@@ -30,7 +30,8 @@ from reviewer.classes.wordnet import hierarchy_distance, load_hierarchy
 from reviewer.evidence import EvidenceLine, evidence_for
 from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.panel.state import Item, standing_decisions
+from reviewer.panel.final import read_final_decisions
+from reviewer.panel.state import Item
 from reviewer.project import Project
 from reviewer.runs.predictions import PROB_COLUMNS, TOPK_COLUMNS
 
@@ -168,7 +169,7 @@ class DetailSource:
             evidence = () if image is None or shown_class is None else tuple(evidence_for(
                 session, image.file_name, predicted=shown_class, original=image.original_label))
             shown = {int(r[1 + k]) for r in rows for k in range(5)}
-            panel = {item.predicted: str(d.verdict) for item, d in standing_decisions(
+            panel = {item.predicted: str(d.verdict) for item, d in read_final_decisions(
                 session=session, items=[Item(image_id, c) for c in sorted(shown)]).items()}
         if image is None:
             raise KeyError(f"no image with id {image_id} in {self.project.root}")

@@ -19,8 +19,9 @@ from sqlalchemy import select
 from db.tables import Image, Mistake, Prediction, Run
 from reviewer.app.mistake_detail import ClassInfo, DetailSource, label_kind, wordnet_relation
 from reviewer.panel.discussion import notes
+from reviewer.panel.final import read_final_decisions
 from reviewer.panel.lookup import resolve_class, resolve_image
-from reviewer.panel.state import Item, current_votes, decision_history, describe_decision, standing_decisions
+from reviewer.panel.state import Item, current_votes, decision_history, describe_decision
 from reviewer.panel.votes import reviewer_names
 from reviewer.project import Project
 
@@ -47,7 +48,7 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
         names = reviewer_names(session=session)
         votes = current_votes(session=session, item=item)
         history = decision_history(session=session, item=item)
-        standing = standing_decisions(session=session, items=[item]).get(item)
+        standing = read_final_decisions(session=session, items=[item]).get(item)
         item_notes = notes(session=session, item=item)
     position = int(labels.positions(np.array([image_id]))[0])
     own = labels.labels_of(position) if position >= 0 else {"correct": [], "wrong": [], "unclear": []}

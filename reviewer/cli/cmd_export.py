@@ -69,8 +69,13 @@ def run_export(args: argparse.Namespace) -> int:
 
     result = export_project(Project.open(args.project), args.out_dir, formats=args.format, split=args.split)
     m = result.manifest
+    reviews = m["reviews"]
+    how = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in reviews["decided_how"].items())
     print(f"exported to {result.path}: {m['counts']['annotated_images']} annotated images, "
           f"{m['counts']['problematic_images']} problematic, split of {m['counts']['split_images']}")
+    print(f"  the panel's final decisions: {reviews['decided_items']}" + (f" ({how})" if how else ""))
+    if reviews["voted_not_decided"]:
+        print(f"  {reviews['voted_not_decided_note']} (reviewer panel-status PROJECT --items lists them)")
     for model, info in m["models"].items():
         left = info["left_out_incomplete"] + info["left_out_second_prediction"]
         print(f"  {info['file']}: {info['mistakes']} reviewed mistakes of {model}"

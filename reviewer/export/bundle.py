@@ -41,7 +41,7 @@ from reviewer.export.labels import annotation_file, label_table, original_labels
 from reviewer.export.mistakes import model_mistakes, models_with_reviews
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.labels.reviewed_mistakes import image_table, reviewed_mistakes
-from reviewer.panel.state import decisions_table
+from reviewer.panel.final import decisions_table
 from reviewer.project import Project
 
 FORMATS = ("json", "csv", "parquet")

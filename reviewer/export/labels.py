@@ -38,7 +38,7 @@ from reviewer.classes.vocabulary import load_classes
 from reviewer.evaluation.slices import slice_file_names, slice_image_ids, slice_names
 from reviewer.labels.labelset import KIND_CODES, LabelSet
 from reviewer.labels.reviewed_mistakes import image_table
-from reviewer.panel.state import decisions_table
+from reviewer.panel.final import decisions_table
 from reviewer.terms import DecisionMethod
 
 PANEL_REASON = "marked as problematic by the review panel"

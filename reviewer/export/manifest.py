@@ -22,7 +22,8 @@ from db.tables import (
 from reviewer import __version__
 from reviewer._files import sha256_file
 from reviewer.evaluation.slices import slice_names, slice_rule
-from reviewer.panel.state import decisions_table
+from reviewer.panel.final import decisions_table, undecided_with_votes
+from reviewer.panel.snapshot import load_snapshot
 from reviewer.project import Project
 
 FORMAT_NAME = "imagenet-mistake-reviewer export"
@@ -55,13 +56,27 @@ def _inputs(session) -> list[dict]:
 
 
 def review_counts(*, session: Session) -> dict:
-    """Final decisions by verdict, problematic flags, votes, panelists, imported items."""
-    decisions = decisions_table(session=session)
+    """Final decisions (reviewer.panel.final: locked, or unanimous) by verdict and by how
+    they were decided, each item's decision and how, the items with votes but no final
+    decision (left out of the export), problematic flags, votes, panelists, imported items."""
+    snapshot = load_snapshot(session=session)
+    decisions = decisions_table(session=session, snapshot=snapshot)
+    names = dict(session.execute(select(Image.id, Image.file_name)).all())
     verdicts = decisions["verdict"].fillna("none").value_counts().to_dict()
+    methods = decisions["decided_how"].value_counts().to_dict()
     votes = session.execute(select(func.count(Vote.id))).scalar_one()
     reviewers = session.execute(select(func.count(Reviewer.id))).scalar_one()
     imported = session.execute(select(func.count(ImportedReviewItem.id))).scalar_one()
+    left_out = undecided_with_votes(snapshot)
     return {"decided_items": int(len(decisions)), "verdicts": {k: int(v) for k, v in sorted(verdicts.items())},
+            "decided_how": {k: int(v) for k, v in sorted(methods.items())},
+            "unanimous_is_final": snapshot.unanimous_final,
+            "voted_not_decided": len(left_out),
+            "voted_not_decided_note": (f"{len(left_out)} item{'s have' if len(left_out) != 1 else ' has'} votes but no "
+                                       "final decision: not in this export" if left_out else ""),
+            "decisions": [{"image": names.get(int(r.image_id)), "predicted": int(r.predicted), "verdict": r.verdict,
+                           "decided_how": r.decided_how, "decided_by": r.reviewer}
+                          for r in decisions.itertuples()],
             "problematic_flags": int(decisions["problematic"].sum()), "vote_rows": int(votes),
             "reviewers": int(reviewers), "imported_review_items": int(imported)}
 

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from db.tables import ImportedReviewItem
 from reviewer.labels.labelset import KIND_CODES, WRONG, LabelSet, load_labelset
-from reviewer.panel.state import standing_decisions
+from reviewer.panel.final import read_final_decisions
 
 
 def imported_review_items(*, session: Session) -> np.ndarray:
@@ -36,7 +36,7 @@ def reviewed_labelset(*, session: Session, after_review: bool = True, base: Labe
         if new.any():
             labels = labels.with_judgements(items[new, 0], items[new, 1], np.full(int(new.sum()), WRONG))
     if after_review:
-        decisions = list(standing_decisions(session=session).values())
+        decisions = list(read_final_decisions(session=session).values())
         if decisions:
             labels = labels.with_judgements(
                 np.array([d.image_id for d in decisions]), np.array([d.predicted for d in decisions]),

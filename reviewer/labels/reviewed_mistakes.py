@@ -29,7 +29,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from db.tables import Image, ImportedReview, ImportedReviewItem, Model, Run
-from reviewer.panel.state import decisions_table
+from reviewer.panel.final import decisions_table
 from reviewer.runs.mistakes import mistakes_frame, stored_mistakes
 from reviewer.terms import Verdict
 

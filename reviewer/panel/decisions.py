@@ -38,7 +38,7 @@ from sqlmodel import Session
 from db.engine import DECISIONS, serialise
 from db.tables import Decision, Image, Mistake, Reviewer, Vote
 from reviewer.errors import UserError
-from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status
+from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status, unanimous_in
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.state import Item, current_votes, decision_history, is_settled
 from reviewer.panel.votes import check_fields, check_text, panelists
@@ -329,8 +329,9 @@ def lockable_items(snapshot: PanelSnapshot, *, unanimous_only: bool = False) -> 
             locked = snapshot.locked(item)
             locked_here = locked is not None and (phase == 1 or locked.severity is not None
                                                   or locked.category is not None)
-            wanted = (DECIDED,) if unanimous_only else (DECIDED, AWAITS_GROUP)
-            if state != VOTING and state in wanted and not locked_here:
+            wanted = (unanimous_in(snapshot, item, phase) if unanimous_only
+                      else state in (DECIDED, AWAITS_GROUP))
+            if state != VOTING and wanted and not locked_here:
                 out.append(item)
                 break
     return out

@@ -80,14 +80,22 @@ def unanimous(snapshot: PanelSnapshot, item: Item, name: str) -> bool | None:
 
 
 def status(snapshot: PanelSnapshot, item: Item, phase: int) -> str:
-    """VOTING, AWAITS_GROUP or DECIDED: the item's state in `phase`."""
+    """VOTING, AWAITS_GROUP or DECIDED: the item's state in `phase`. Unanimous is
+    DECIDED while the project's `unanimous_final` is on (reviewer.panel.final, the one
+    meaning of decided); with it off a unanimous item awaits the chair's lock, as a
+    split one awaits the group."""
     locked = snapshot.locked(item)
     if locked is not None and (phase == 1 or locked.severity is not None or locked.category is not None):
         return DECIDED
     agreement = [unanimous(snapshot, item, name) for name in PHASE_FIELDS[phase]]
     if any(a is None for a in agreement):
         return VOTING
-    return DECIDED if all(agreement) else AWAITS_GROUP
+    return DECIDED if all(agreement) and snapshot.unanimous_final else AWAITS_GROUP
+
+
+def unanimous_in(snapshot: PanelSnapshot, item: Item, phase: int) -> bool:
+    """Every panelist voted the phase's fields, all alike (whatever the setting)."""
+    return all(unanimous(snapshot, item, name) for name in PHASE_FIELDS[phase])
 
 
 def has_voted(snapshot: PanelSnapshot, item: Item, reviewer_id: int, phase: int) -> bool:
@@ -186,6 +194,11 @@ def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str) -> De
     if item not in snapshot.facts:
         raise PhaseError(f"{image} predicted {item.predicted} is not a mistake of any run of this project")
     if in_phase(snapshot, item, 1) and snapshot.locked(item) is None:
+        from reviewer.panel.final import final_decision
+
+        if final_decision(snapshot, item) is not None:
+            raise PhaseError(f"{image} predicted {item.predicted} is decided by the whole panel's unanimous vote, "
+                             "final by the panel's rule: override it (with a reason), or a panelist amends a vote")
         raise PhaseError(f"{image} predicted {item.predicted} is already open for the panel's correctness "
                          "vote; nothing to reopen")
     actor = session.get(Reviewer, reviewer_id)

@@ -13,7 +13,7 @@
   by the panel. Only the rest are pending.
 
 An item is decided when it has a standing final decision
-(`state.standing_decisions`), the same rule everywhere.
+(`reviewer.panel.final`), the same rule everywhere.
 
 Filters: status (all / to do for me / phase 2 to do / novel / previously
 reviewed / unvoted by me / voted by me / decided / undecided), a class (predicted or original label), a WordNet
@@ -31,9 +31,10 @@ from dataclasses import dataclass, field, replace
 from sqlmodel import Session
 
 from reviewer.evidence import PairEvidence, evidence_by_pair
+from reviewer.panel.final import final_decision, read_final_decisions
 from reviewer.panel.phases import ItemProgress, correctness, count_progress, empty_progress, item_progress, to_do
 from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.state import Item, standing_decisions
+from reviewer.panel.state import Item
 from reviewer.runs.mistakes import StoredMistake, stored_mistakes
 from reviewer.terms import Verdict
 
@@ -359,7 +360,7 @@ def _states(snapshot, items: list[Item], reviewer_id: int | None) -> dict[Item, 
     out = {}
     for item in items:
         mine = snapshot.votes.get(item, {}).get(reviewer_id) if reviewer_id is not None else None
-        out[item] = (mine.verdict if mine is not None else None, snapshot.locked(item) is not None,
+        out[item] = (mine.verdict if mine is not None else None, final_decision(snapshot, item) is not None,
                      to_do(snapshot, item, reviewer_id),
                      correctness(snapshot, item) == Verdict.WRONG, item_progress(snapshot, item))
     return out
@@ -369,7 +370,7 @@ def pending_items(*, session: Session, run_id: int | None = None) -> list[Stored
     """The mistakes still to review: novel (no published review judged the prediction)
     and without a final decision; one per item (image, predicted class), the first
     run that made it; by run and file name."""
-    decided = set(standing_decisions(session=session))
+    decided = set(read_final_decisions(session=session))
     seen: set[Item] = set()
     out = []
     for m in sorted(stored_mistakes(session=session, run_id=run_id), key=lambda m: (m.run_id, m.file_name)):
@@ -384,7 +385,7 @@ def rerun_summary(*, session: Session, run_id: int) -> dict:
     (annotated, or judged in a published review), already decided by the panel,
     and queued for review."""
     mistakes = stored_mistakes(session=session, run_id=run_id)
-    decided = set(standing_decisions(session=session))
+    decided = set(read_final_decisions(session=session))
     novel = [m for m in mistakes if m.novel]
     queued = sum(m.item not in decided for m in novel)
     return {"mistakes": len(mistakes), "known_wrong_label": len(mistakes) - len(novel),

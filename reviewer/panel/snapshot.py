@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.tables import Decision, Mistake, Vote
+from db.tables import Decision, Mistake, ProjectSetting, Vote
 from reviewer.panel.state import Item, current_votes, is_settled, latest_decisions
 from reviewer.panel.votes import panelists, voted_fields
 from reviewer.terms import DecisionMethod
@@ -63,6 +63,8 @@ class PanelSnapshot:
     decisions: dict[Item, Decision]
     reopened: set[Item]
     last_vote_id: int = 0
+    # The project setting `unanimous_final` (reviewer.panel.final): a unanimous panel decides.
+    unanimous_final: bool = True
     _names: dict[int, str] = field(default_factory=dict, repr=False)
     # values() is asked many times per item by phases and decisions: computed once.
     _values: dict[tuple[Item, str], dict[int, object]] = field(default_factory=dict, repr=False)
@@ -123,6 +125,7 @@ def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> P
     decisions = latest_decisions(session=session, items=wanted)
     reopened = session.execute(reopened_query).all()
     last_vote_id = session.execute(select(func.max(Vote.id))).scalar_one() or 0
+    setting = session.get(ProjectSetting, "unanimous_final")
     if wanted is not None:
         mistakes = [m for m in mistakes if Item(m[0], m[1]) in wanted]
         votes = [v for v in votes if Item(v.image_id, v.predicted) in wanted]
@@ -142,4 +145,5 @@ def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> P
     for vote in votes:
         by_item.setdefault(Item(vote.image_id, vote.predicted), {})[vote.reviewer_id] = vote
     return PanelSnapshot(panelists=panel, facts=facts, votes=by_item, decisions=decisions,
-                         reopened={Item(i, p) for i, p in reopened}, last_vote_id=last_vote_id)
+                         reopened={Item(i, p) for i, p in reopened}, last_vote_id=last_vote_id,
+                         unanimous_final=setting is None or setting.value != "off")

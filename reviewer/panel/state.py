@@ -7,7 +7,8 @@ the latest decision row of the item. `latest_ids` is the one query for "the
 latest row per key"; `is_settled` the one test of whether a decision stands
 (a majority lock or an override does, a reopening does not); every reader
 of decisions (the queue, the labels after review, the analysis, the export,
-the split) goes through `latest_decisions` / `standing_decisions`, and a
+the split) goes through `reviewer.panel.final` (the one meaning of decided:
+locked rows from `standing_decisions`, and a unanimous panel's votes), and a
 decision is put into words by `describe_decision` alone.
 
 Functions take the caller's session (`session=`): a screen or a report reads
@@ -19,12 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
-import pandas as pd
 from sqlalchemy import func, select
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import Session, SQLModel
 
-from db.tables import Decision, Reviewer, Vote
+from db.tables import Decision, Vote
 from reviewer.terms import DecisionMethod
 
 
@@ -67,29 +67,15 @@ def latest_decisions(*, session: Session, items: Iterable[Item] | None = None) -
 
 
 def standing_decisions(*, session: Session, items: Iterable[Item] | None = None) -> dict[Item, Decision]:
-    """The final decision of each decided item: its latest row, when that settles it."""
+    """The decision rows that stand (latest row of an item, when it settles it): the chair's
+    locks and overrides. Not the final decisions, which also count a unanimous panel:
+    `reviewer.panel.final.read_final_decisions`."""
     return {item: d for item, d in latest_decisions(session=session, items=items).items() if is_settled(d)}
 
 
 def decision_history(*, session: Session, item: Item) -> list[Decision]:
     return list(session.execute(select(Decision).where(
         Decision.image_id == item.image_id, Decision.predicted == item.predicted).order_by(Decision.id)).scalars())
-
-
-DECISION_COLUMNS = ["image_id", "predicted", "verdict", "problematic", "severity", "category", "oov_name",
-                    "method", "reason", "decided_by", "reviewer", "created_at"]
-
-
-def decisions_table(*, session: Session) -> pd.DataFrame:
-    """The standing decisions as a table, one row per decided item (the analysis, the
-    export and the split read this): `DECISION_COLUMNS`, `reviewer` the chair's name."""
-    names = dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
-    rows = [(d.image_id, d.predicted, d.verdict, bool(d.problematic), d.severity, d.category, d.oov_name,
-             d.method, d.reason, d.decided_by, names.get(d.decided_by), d.created_at)
-            for d in standing_decisions(session=session).values()]
-    frame = pd.DataFrame(rows, columns=DECISION_COLUMNS).astype(
-        {"image_id": "int64", "predicted": "int64", "problematic": bool})
-    return frame.sort_values(["image_id", "predicted"], ignore_index=True)
 
 
 @dataclass(frozen=True)

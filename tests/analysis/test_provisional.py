@@ -29,6 +29,9 @@ def panel(tmp_path):
     people = project.write(lambda s: [get_reviewer(session=s, name=n, chair=n == "ann").id
                                       for n in ("ann", "bob", "cy")])
     items = [Item(ids[i], p) for i, p in ((2, 30), (3, 40), (4, 50), (5, 60), (6, 70))]
+    # Here only the chair's lock decides (the chair turned the paper's "unanimous is final" off),
+    # so what the votes give stays provisional until the lock: reviewer.panel.final.
+    project.set_setting("unanimous_final", "off")
     return project, dict(zip(("ann", "bob", "cy"), people)), items
 
 
@@ -47,7 +50,7 @@ def counts(report, name: str) -> dict:
 def test_nothing_locked_is_said_and_provisional_shares_are_what_the_lock_then_records(panel, tmp_path):
     project, who, (a, b, c, d, e) = panel
     report = build_report(project)
-    assert report.note == "No final decision is locked yet: the panel's own mistakes are not counted; no item " \
+    assert report.note == "No final decision yet: the panel's own mistakes are not counted; no item " \
                           "has votes yet."
     wrong = dict(verdict="wrong", problematic=False)
     # a: wrong 2 - correct 1, major, fine-grained; b: a verdict tie (unclear: no mistake);
@@ -71,7 +74,7 @@ def test_nothing_locked_is_said_and_provisional_shares_are_what_the_lock_then_re
 
     final = build_report(project)
     assert "model-A" not in final.categories.index and final.provisional_categories.empty
-    assert final.note.startswith("No final decision is locked yet: the panel's own mistakes are not counted; "
+    assert final.note.startswith("No final decision yet: the panel's own mistakes are not counted; "
                                  "5 items have votes.")
     provisional = build_report(project, PROVISIONAL)
     marked = provisional.provisional_reviewed
@@ -122,7 +125,7 @@ def test_partial_votes_are_provisional_everywhere_they_appear(panel, tmp_path, c
     vote(project, who["bob"], b, verdict="wrong", problematic=False, severity="major", category="fine_grained")
 
     report = build_report(project, PROVISIONAL)
-    assert report.note.startswith("1 final decision locked; 1 item has votes but no final decision: not counted.")
+    assert report.note.startswith("1 final decision; 1 item has votes but no final decision: not counted.")
     data = report_json(report)
     assert data["options"]["provisional"] is True
     assert data["decision_status"] == {"panel_items": 5, "locked": 1, "voted_not_locked": 1, "provisional_items": 1,
@@ -133,14 +136,14 @@ def test_partial_votes_are_provisional_everywhere_they_appear(panel, tmp_path, c
     assert report_json(build_report(project))["provisional"] is None
 
     text = write_report(report, tmp_path / "md").read_text()
-    assert "> **Warning:** 1 final decision locked; 1 item has votes" in text
+    assert "> **Warning:** 1 final decision; 1 item has votes" in text
     assert "**Severities, PROVISIONAL, not locked" in text
     assert "| model-A (provisional) | 100.0% (1/1) | 0.0% (0/1) | 1 | 1 |" in text
     assert (tmp_path / "md" / "shares_provisional.png").exists()
 
     assert main(["report", str(project.root), "--provisional"]) == 0
     out = capsys.readouterr().out
-    assert "Note: 1 final decision locked; 1 item has votes" in out
+    assert "Note: 1 final decision; 1 item has votes" in out
     assert "  model-A (provisional): major 100.0% (1/1), minor 0.0% (0/1)" in out
     assert main(["report", str(project.root), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["analysis"]["decision_status"]["voted_not_locked"] == 1
