@@ -13,7 +13,8 @@ weights through --checkpoint, which times the same as trained ones), images/s of
                on the device: normalise, forward, softmax, copy back), fp32 and bf16;
   timm N       timm's create_loader as timm's validate.py uses it (prefetcher, pinned
                memory, N workers, batch 256), model forward + softmax, fp32 (and bf16
-               for the most workers); torch's TF32 defaults, as validate.py runs;
+               for the most workers); TF32 matmuls and cudnn.benchmark on, as validate.py
+               sets them; steady (from the first batch) and whole loop (workers' start too);
   plain        one process: PIL open, timm's transform, stack, forward, softmax;
   predict      `python -m reviewer predict` in a subprocess over --images files: its
                own "images/s" (steady) and images / the whole process's wall time,
@@ -34,6 +35,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -141,8 +143,14 @@ def timm_loader_rate(name: str, checkpoint: Path | None, device: torch.device, f
     """(steady after the first batch, whole loop) images/s of timm's loader + forward."""
     from timm.data import ImageDataset, create_loader
 
+    # As timm's validate.py sets them on a GPU: TF32 matrix products and cudnn.benchmark.
     restore_tf32(tf32)
-    torch.backends.cudnn.benchmark = False  # validate.py's default
+    if device.type == "cuda":
+        if "matmul" in tf32:
+            torch.backends.cuda.matmul.fp32_precision = "tf32"
+        else:
+            torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.benchmark = True
     model = load_model(name, checkpoint=checkpoint, device=str(device)).model
     cfg = resolve_data_config({}, model=model)
     dataset = ImageDataset(str(folder))
@@ -189,19 +197,37 @@ def predict_process(project: Path, name: str, checkpoint: Path | None, device: t
         command += ["--checkpoint", str(checkpoint)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+    lines: dict[str, list[tuple[float, str]]] = {"out": [], "err": []}
+
+    def read(stream, key):
+        for line in stream:
+            lines[key].append((time.perf_counter() - started, line))
+
+    readers = [threading.Thread(target=read, args=(process.stdout, "out")),
+               threading.Thread(target=read, args=(process.stderr, "err"))]
+    for reader in readers:
+        reader.start()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        log(f"predict did not end in {timeout} s: {str(exc.stdout)[-800:]} {str(exc.stderr)[-2000:]}")
-        return {"error": "timeout"}
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        log(f"predict did not end in {timeout} s")
+    for reader in readers:
+        reader.join()
     wall = time.perf_counter() - started
-    found = LINE.search(done.stdout)
-    if done.returncode != 0 or not found:
-        log(f"predict failed ({done.returncode}): {done.stdout[-800:]} {done.stderr[-2000:]}")
-        return {"error": done.returncode}
+    out = "".join(line for _, line in lines["out"])
+    found = LINE.search(out)
+    if process.returncode != 0 or not found:
+        log(f"predict failed ({process.returncode}): {out[-800:]} {''.join(l for _, l in lines['err'])[-2000:]}")
+        return {"error": process.returncode}
     images = int(found.group(1))
+    # Phases of the process: "run #N: M images" goes to stderr once the models are loaded and the
+    # run prepared (imports before it); after the last printed line, the interpreter's exit.
+    run_line = next((t for t, line in lines["err"] if line.startswith("run #")), None)
     return {"steady": float(found.group(4)), "whole": images / wall, "wall_s": wall, "loop_s": float(found.group(3)),
-            "first_batch_s": float(found.group(5)), "storing_s": float(found.group(6)), "images": images}
+            "first_batch_s": float(found.group(5)), "storing_s": float(found.group(6)), "images": images,
+            "run_line_at_s": run_line, "last_line_at_s": lines["out"][-1][0] if lines["out"] else None}
 
 
 def reference_diff(name: str, checkpoint: Path | None, device: torch.device, root: Path,

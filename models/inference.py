@@ -97,8 +97,9 @@ class Classifier:
         else:
             self.channels_last = self.device.type == "cpu" or (self.device.type == "cuda" and self.autocast is not None)
         if self.device.type == "cuda":
+            # cudnn.benchmark stays as torch has it (off): on an H200 its search cost Lite0 in bf16
+            # channels-last 3 s before the first batch and again at the smaller last batch.
             set_tf32(self.precision == "tf32")
-            torch.backends.cudnn.benchmark = True  # fixed input size: the fastest algorithm, found once
         self.streams = config.streams if config.streams is not None else default_streams(self.device)
         if self.streams < 1:
             raise ValueError(f"streams must be at least 1, not {self.streams}")

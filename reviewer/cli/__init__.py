@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 1
+    args.whole_process = argv is None  # this call is the process (the `reviewer` command), not a caller's
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from reviewer.project import Project
@@ -123,6 +124,13 @@ def run_predict(args: argparse.Namespace) -> int:
         bar.close()
     for result in results:
         _print_result(project, result)
+    if getattr(args, "whole_process", False):
+        # Everything is committed and printed: skip the interpreter's teardown of torch, timm and
+        # an accelerator's context, which took 1.3-2.3 s after the last line on a CPU.
+        project.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
 
 
