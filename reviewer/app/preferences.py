@@ -30,6 +30,7 @@ class Preferences:
     last_run: dict[str, int] = field(default_factory=dict)  # project root -> run id last reviewed
     enlarge_small_images: bool = False  # fit blows a small file up to the view (else 100 %)
     evidence_before_vote: bool = True  # published relabelings shown before my verdict (else after it)
+    window_geometry: str = ""  # the main window's size and place as last left (Qt's saveGeometry, base64)
 
     def add_recent(self, root: str | Path) -> None:
         """Put a project first in the recent list."""
@@ -55,6 +56,8 @@ def load_preferences(path: Path | None = None) -> Preferences:
         prefs = Preferences(**{k: v for k, v in data.items() if k in known})
         if prefs.auto_advance not in AUTO_ADVANCE:
             prefs.auto_advance = "complete"
+        if not isinstance(prefs.window_geometry, str):
+            prefs.window_geometry = ""  # a size is no reason to set the whole file aside
         if not isinstance(prefs.recent_projects, list) or not isinstance(prefs.last_run, dict):
             raise TypeError("recent_projects must be a list and last_run an object")
         return prefs

@@ -12,6 +12,7 @@ from __future__ import annotations
 from reviewer.export.bundle import ExportError, ExportResult, export_project, parse_formats
 from reviewer.export.mistakes import ModelMistakes, model_mistakes, write_model_mistakes
 from reviewer.export.probabilities import ProbabilityExport, export_probabilities
+from reviewer.export.summary import ExportSummary, export_summary
 
-__all__ = ["ExportError", "ExportResult", "ModelMistakes", "ProbabilityExport", "export_probabilities",
-           "export_project", "model_mistakes", "parse_formats", "write_model_mistakes"]
+__all__ = ["ExportError", "ExportResult", "ExportSummary", "ModelMistakes", "ProbabilityExport", "export_probabilities",
+           "export_project", "export_summary", "model_mistakes", "parse_formats", "write_model_mistakes"]

@@ -8,9 +8,9 @@ waits for the votes still being written.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QStackedWidget
+from PySide6.QtCore import QByteArray, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QPushButton, QStackedWidget
 
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
 from reviewer.app.panel import join_panel
@@ -35,7 +35,12 @@ from reviewer.ui.workers import Worker
 
 MENUS = {"Verdict": "&Review", "Severity (wrong)": "&Review", "Category (wrong)": "&Review", "Move": "&Review",
          "Image": "&View", "Window": "&View"}
+# Acts on projects and runs belong in File beside New project and Export, not among the views.
+FILE_ACTIONS = ("open_project", "run_model")
 PAGE_ACTIONS = {a.name for a in ACTIONS if a.group in MENUS and a.group != "Window"}
+PREFERRED_SIZE = QSize(1280, 800)
+# Room left for the window manager's frame and title bar, unknown before the window is shown.
+FRAME_ALLOWANCE = QSize(16, 48)
 
 
 def _open(root: str, reviewer_name: str):
@@ -69,7 +74,7 @@ class QtMainWindow(QMainWindow):
         self.runs: list[tuple[int, str, str, int]] = []
         self.worker = Worker(threads=1, name="window", parent=self)
         self.setWindowTitle("ImageNet mistake reviewer")
-        self.resize(1280, 800)
+        self._place_window()
 
         self.start = QtStartScreen()
         self.start.set_name(self.prefs.reviewer_name or default_name())
@@ -100,6 +105,28 @@ class QtMainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.undo_label)
         self._message_timer = QTimer(self, singleShot=True, interval=8000, timeout=self.status_text.clear)
+        # A finished run is offered, not switched to: the panelist may be in the middle of another.
+        self.show_run_button = QPushButton()
+        self.show_run_button.setVisible(False)
+        self.show_run_button.clicked.connect(self._show_offered_run)
+        self.statusBar().addPermanentWidget(self.show_run_button)
+        self._offered_run: int | None = None
+        self.export_summary: QMessageBox | None = None
+
+    def _place_window(self) -> None:
+        """Where it was left (preferences), else the preferred size shrunk to the screen's
+        available area and centred: on a 1280x720 screen the status bar stays on screen."""
+        saved = self.prefs.window_geometry
+        if saved and self.restoreGeometry(QByteArray.fromBase64(saved.encode("ascii"))):
+            return
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(PREFERRED_SIZE)
+            return
+        available = screen.availableGeometry()
+        size = PREFERRED_SIZE.boundedTo(available.size() - FRAME_ALLOWANCE)
+        self.resize(size)
+        self.move(available.center() - QPoint(size.width() // 2, size.height() // 2))
 
     # -- chrome ------------------------------------------------------------------
     def _build_toolbar(self) -> None:
@@ -115,25 +142,25 @@ class QtMainWindow(QMainWindow):
     def _build_actions(self) -> None:
         menus = {}
         file_menu = self.menuBar().addMenu("&File")
+        menus["&File"] = file_menu
         file_menu.addAction("Start screen", self.show_start)
+        self._add_action(file_menu, "open_project")
         file_menu.addAction("New project…", self.new_project)
         file_menu.addAction("Open the demo", self.open_demo)
         file_menu.addSeparator()
+        self._add_action(file_menu, "run_model")
         self.export_action = file_menu.addAction("Export…", self.export_project)
         file_menu.addSeparator()
         # Quit from any of the app's windows (the group view, the analysis) closes them all.
         file_menu.addAction("Quit\tCtrl+Q", self.close)
         self.quit_key = AppKey(self, "Ctrl+Q", self.close)
         for action in ACTIONS:
-            if action.group not in MENUS:
-                continue  # the group view's own keys
+            if action.group not in MENUS or action.name in FILE_ACTIONS:
+                continue  # the group view's own keys; those File holds
             menu_name = MENUS[action.group]
             if menu_name not in menus:
                 menus[menu_name] = self.menuBar().addMenu(menu_name)
-            qaction = QAction(action.title, self)
-            qaction.triggered.connect(lambda _=False, n=action.name: self.trigger(n))
-            menus[menu_name].addAction(qaction)
-            self.actions_by_name[action.name] = qaction
+            self._add_action(menus[menu_name], action.name)
         enlarge = QAction("Enlarge small images to fit", self)
         enlarge.setCheckable(True)
         enlarge.setChecked(self.prefs.enlarge_small_images)
@@ -154,6 +181,14 @@ class QtMainWindow(QMainWindow):
         # shortcuts: the menus only show them.
         self.keys = KeyDispatcher(self, self._key_pressed, release_focus=self._release_focus)
         self.apply_keymap(self.keymap)
+
+    def _add_action(self, menu, name: str) -> QAction:
+        """A keymap action in a menu (its keys shown by `apply_keymap`)."""
+        qaction = QAction(next(a.title for a in ACTIONS if a.name == name), self)
+        qaction.triggered.connect(lambda _=False, n=name: self.trigger(n))
+        menu.addAction(qaction)
+        self.actions_by_name[name] = qaction
+        return qaction
 
     def apply_keymap(self, keymap: Keymap) -> None:
         self.keymap = keymap
@@ -341,6 +376,9 @@ class QtMainWindow(QMainWindow):
     def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:
         if run_id is None or self.session is None:
             return
+        if run_id == self._offered_run:  # chosen in the toolbar's list: no longer an offer
+            self._offered_run = None
+            self.show_run_button.setVisible(False)
         self.run_combo.setCurrentIndex(self.run_combo.findData(run_id))
         self.prefs.last_run[str(self.project.root)] = run_id
         save_preferences(self.prefs)
@@ -384,11 +422,37 @@ class QtMainWindow(QMainWindow):
         dialog.run_stopped.connect(lambda _run_id: self._run_ended("The run was cancelled", "Start the same model "
                                                                    "again (Run model…) to resume where it stopped."))
         dialog.run_failed.connect(lambda reason: self._run_ended("The run failed", reason))
-        dialog.run_finished.connect(lambda run_id: self.reload_runs(select=run_id))
+        dialog.run_finished.connect(self._run_finished)
         dialog.show()
         if autostart:
             dialog.start()
         return dialog
+
+    def _run_finished(self, run_id: int) -> None:
+        """A run is complete: with nothing under review it opens; else the run under review
+        stays and the new one is offered in the status bar."""
+        if self.session is None or self.project is None:
+            return
+        current = self.session.run_id
+        if current is None or current == run_id:
+            self.reload_runs(select=run_id)
+            return
+        self.runs = run_list(self.project)
+        self._fill_runs()
+        self.run_combo.setCurrentIndex(self.run_combo.findData(current))
+        model = next((m for r, m, _, _ in self.runs if r == run_id), "")
+        self._offered_run = run_id
+        self.show_run_button.setText(f"Show run #{run_id}")
+        self.show_run_button.setToolTip(f"Review the mistakes of the finished run #{run_id} {model} "
+                                        "(also in the run list of the toolbar)")
+        self.show_run_button.setVisible(True)
+        self.show_message(f"Run #{run_id} {model} is complete; you are still reviewing run #{current}.")
+
+    def _show_offered_run(self) -> None:
+        run_id, self._offered_run = self._offered_run, None
+        self.show_run_button.setVisible(False)
+        if run_id is not None and any(r == run_id for r, *_ in self.runs):
+            self.open_run(run_id)
 
     def _run_started(self, model: str) -> None:
         if self.session is not None and self.session.run_id is None:
@@ -454,9 +518,24 @@ class QtMainWindow(QMainWindow):
                            on_error=self._export_failed)
 
     def _exported(self, result) -> None:
+        from reviewer.export import export_summary
+
         self.export_action.setEnabled(True)
         count = len(result.data_files())
         self.show_message(f"Exported {count} data file{'' if count == 1 else 's'} and the manifest to {result.path}")
+        # What was written, and what was not (items with votes but no decision), where it can be read.
+        summary = export_summary(result)
+        box = QMessageBox(QMessageBox.Icon.Information, "Export written", summary.headline,
+                          QMessageBox.StandardButton.Ok, self)
+        box.setInformativeText("\n".join(summary.lines))
+        box.setDetailedText("\n".join(summary.files))
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.setObjectName("export_summary")
+        box.setWindowModality(Qt.WindowModality.NonModal)  # the review goes on beside it
+        if self.export_summary is not None:
+            self.export_summary.close()
+        self.export_summary = box
+        box.show()
         self.exported.emit(str(result.path))
 
     def _export_failed(self, error: BaseException) -> None:
@@ -492,6 +571,7 @@ class QtMainWindow(QMainWindow):
         name = self.start.reviewer_name()
         if name:
             self.prefs.reviewer_name = name
+        self.prefs.window_geometry = bytes(self.saveGeometry().toBase64()).decode("ascii")
         save_preferences(self.prefs)
         super().closeEvent(event)
 

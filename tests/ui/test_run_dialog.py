@@ -61,9 +61,14 @@ def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, rev
         assert "Cancelled at 2 of 7 images" in dialog.status.text()
         with read_session(review_project.engine) as session:
             assert session.get(Run, run_id).status == "cancelled"
-        # Start again: the run resumes and, once complete, the window shows its mistakes.
-        with qtbot.waitSignal(window.run_opened, timeout=120_000) as opened:
+        # Start again: the run resumes and, once complete, is offered beside the run under
+        # review (not switched to); the offer opens its mistakes.
+        with qtbot.waitSignal(dialog.run_finished, timeout=120_000) as finished:
             qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+        assert finished.args == [run_id]
+        qtbot.waitUntil(window.show_run_button.isVisible, timeout=5_000)
+        with qtbot.waitSignal(window.run_opened, timeout=10_000) as opened:
+            window.show_run_button.click()
         assert opened.args == [run_id]
         # Six predicted: the file of the seventh went missing after the import.
         assert dialog.status.text().startswith("Complete: 6 images, 6 mistakes")

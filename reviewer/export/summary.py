@@ -1,0 +1,40 @@
+"""What an export wrote, in words, for whoever asked for it (the window's summary after
+File > Export): the counts, the decisions and how they were made, the items left out
+because they have votes but no final decision, each file and the manifest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from reviewer.export.bundle import MANIFEST, ExportResult
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    headline: str
+    lines: list[str]  # counts, decisions, what was left out, the manifest's path
+    files: list[str]  # every file written, relative to the export folder
+    manifest: Path
+
+
+def export_summary(result: ExportResult) -> ExportSummary:
+    """The summary of a finished export, read from its manifest."""
+    m = result.manifest
+    counts, reviews = m["counts"], m["reviews"]
+    how = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in reviews["decided_how"].items())
+    lines = [f"{counts['annotated_images']} annotated images, {counts['problematic_images']} problematic, "
+             f"a split of {counts['split_images']} images",
+             f"The panel's final decisions: {reviews['decided_items']}" + (f" ({how})" if how else "")]
+    if reviews.get("voted_not_decided"):
+        lines.append(f"{reviews['voted_not_decided_note']} (the group view, or reviewer panel-status "
+                     "PROJECT --items, lists them)")
+    for model, info in m["models"].items():
+        left = info["left_out_incomplete"] + info["left_out_second_prediction"]
+        lines.append(f"{info['file']}: {info['mistakes']} reviewed mistakes of {model}"
+                     + (f" ({left} left out: no category or severity, or a second prediction)" if left else ""))
+    manifest = result.path / MANIFEST
+    lines.append(f"Manifest: {manifest}")
+    files = [str(p.relative_to(result.path)) for p in result.data_files()] + [MANIFEST]
+    return ExportSummary(headline=f"Exported {len(files)} files to {result.path}", lines=lines, files=files,
+                         manifest=manifest)
