@@ -13,7 +13,9 @@ latest such run):
   panel's final decision turned into a correct or unclear label or whose
   image it flagged problematic, "deemed correct (or the ground truth deemed
   incorrect)" (ViT-3B 140 of 221, Greedy Soups 92 of 198); the share is over
-  the decided ones, undecided ones are counted apart;
+  the decided ones, undecided ones are counted apart. Beside it, each verdict's
+  own share: judged correct (`correct_share`, correct alone) and judged
+  unclear (`unclear_share`), so that "judged correct" never counts unclear;
 - **the chi-square test of that difference**: Pearson's test of independence
   on the 2 x 2 table (model x judged correct or not), without Yates'
   correction by default, as the paper's printed 2 x 2 tests are (§4.2: the
@@ -39,7 +41,7 @@ from reviewer.terms import RunStatus, Verdict
 OVERLAP_COLUMNS = ["model_a", "model_b", "run_a", "run_b", "images", "mistakes_a", "mistakes_b", "only_a", "only_b",
                    "both_same", "both_different"]
 NOVEL_COLUMNS = ["model", "run_id", "novel", "undecided", "decided", "correct", "unclear", "problematic", "wrong",
-                 "judged_correct", "share"]
+                 "judged_correct", "share", "correct_share", "unclear_share"]
 
 
 def compared_runs(*, session: Session) -> dict[str, int]:
@@ -96,8 +98,13 @@ def novel_judgements(*, session: Session, runs: dict[str, int], decisions: pd.Da
         rows.append({"model": model, "run_id": run_id, "novel": int(len(novel)), "undecided": int((~has).sum()),
                      "decided": n_decided, "correct": correct, "unclear": unclear,
                      "problematic": int((has & problematic).sum()), "wrong": int((verdict == Verdict.WRONG).sum()),
-                     "judged_correct": judged, "share": judged / n_decided if n_decided else np.nan})
+                     "judged_correct": judged, "share": _share(judged, n_decided),
+                     "correct_share": _share(correct, n_decided), "unclear_share": _share(unclear, n_decided)})
     return pd.DataFrame(rows, columns=NOVEL_COLUMNS)
+
+
+def _share(count: int, total: int) -> float:
+    return count / total if total else np.nan
 
 
 def novel_share_tests(novel: pd.DataFrame, *, yates: bool = False) -> pd.DataFrame:

@@ -44,6 +44,8 @@ def to_markdown(sections: list[Section], title: str) -> str:
         parts += [f"> **Warning:** {warning}" for warning in section.warnings]
         if section.text:
             parts.append(section.text)
+        if section.empty:
+            parts.append(f"**{section.empty}**")
         for caption, frame in section.tables:
             if caption:
                 parts.append(f"**{caption}**")
@@ -64,6 +66,8 @@ def to_html(sections: list[Section], title: str) -> str:
         parts += [f"<p class='warning'><b>Warning:</b> {html.escape(warning)}</p>" for warning in section.warnings]
         if section.text:
             parts.append(f"<p>{html.escape(section.text)}</p>")
+        if section.empty:
+            parts.append(f"<p><b>{html.escape(section.empty)}</b></p>")
         for caption, frame in section.tables:
             if caption:
                 parts.append(f"<h4>{html.escape(caption)}</h4>")

@@ -24,6 +24,7 @@ class Section:
     images: list[str] = field(default_factory=list)  # PNG names in the report folder
     short: str = ""  # a tab's title in the GUI
     warnings: list[str] = field(default_factory=list)  # shown before the text, marked
+    empty: str = ""  # why there is no table or plot yet, said where they would be
 
     def __post_init__(self) -> None:
         self.short = self.short or self.title

@@ -228,7 +228,22 @@ def _distance_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -
                 cells[title] = _distance_shares(group, column)
             cells["mistakes"] = group["mistakes"].astype(int).astype(str).to_numpy()
             section.tables.append((f"{model}, distance {label}", cells))
+    if not section.tables:
+        section.empty = _no_distance_reason(report.reviewed)
     return section
+
+
+def _no_distance_reason(reviewed: pd.DataFrame) -> str:
+    """Why the distance tables are empty, in the panel's terms (`reviewed`: the mistakes judged wrong)."""
+    if not len(reviewed):
+        return ("Nothing to plot yet: no mistake is decided wrong. The failure categories of the mistakes decided "
+                "wrong are counted here by their WordNet distance.")
+    rated = int(reviewed["category"].notna().sum())
+    if not rated:
+        return (f"Nothing to plot yet: none of the {len(reviewed)} mistakes decided wrong has a failure category; "
+                "the categories are counted here by WordNet distance.")
+    return (f"Nothing to plot: the {rated} mistakes decided wrong with a category have no WordNet distance (their "
+            "prediction or label is outside the hierarchy).")
 
 
 def _distance_shares(group: pd.DataFrame, column: str) -> list[str]:
@@ -241,10 +256,11 @@ def _comparison_section(report: AnalysisReport) -> Section:
     o = report.options
     section = Section("Model against model", short="Models", text=(
         "Mistakes of each pair of models over the images both predicted (only A, only B, both with the same or a "
-        "different prediction), and each model's novel predictions (not a wrong label before) that the panel "
-        "judged correct or unclear or whose image it flagged problematic, over those decided, with Pearson's "
-        "chi-square test of the difference" + (" (Yates-corrected)." if o.yates else " (no continuity correction, "
-                                               "as the paper's tests).")))
+        "different prediction), and what the panel decided of each model's novel predictions (not a wrong label "
+        "before): judged correct, judged unclear, and the paper's 'deemed correct (or the ground truth deemed "
+        "incorrect)': correct, unclear or the image flagged problematic, each over those decided, with Pearson's "
+        "chi-square test of the difference in the last" + (" (Yates-corrected)." if o.yates else
+                                                           " (no continuity correction, as the paper's tests).")))
     if len(report.overlap):
         section.tables.append(("Overlap of mistakes", pd.DataFrame({
             "model A": report.overlap["model_a"], "model B": report.overlap["model_b"],
@@ -255,11 +271,13 @@ def _comparison_section(report: AnalysisReport) -> Section:
             "both, different": report.overlap["both_different"].astype(str)})))
     if len(report.novel):
         n = report.novel
-        section.tables.append(("Novel predictions judged correct", pd.DataFrame({
+        # Each column counts what it says: "judged correct" is the correct verdicts alone.
+        section.tables.append(("Novel predictions as the panel decided them", pd.DataFrame({
             "model": n["model"], "novel": n["novel"].astype(str), "decided": n["decided"].astype(str),
-            "correct": n["correct"].astype(str), "unclear": n["unclear"].astype(str),
+            "judged correct": [share(c, d) for c, d in zip(n["correct"], n["decided"])],
+            "judged unclear": [share(u, d) for u, d in zip(n["unclear"], n["decided"])],
             "problematic": n["problematic"].astype(str),
-            "judged correct": [share(j, d) for j, d in zip(n["judged_correct"], n["decided"])]})))
+            "correct, unclear or problematic": [share(j, d) for j, d in zip(n["judged_correct"], n["decided"])]})))
     if len(report.novel_tests):
         section.tables.append(("Chi-square tests of the shares", _chi_table(report.novel_tests)))
         section.warnings += _small_sample_warning(report.novel_tests)

@@ -40,7 +40,7 @@ def test_markdown_and_html_with_plots(project, tmp_path):
     assert "| model-A | 50.0% (1/2) | 0.0% (0/2) | 50.0% (1/2) | 0.0% (0/2) | 2 |" in text  # categories
     assert "| model-A | 50.0% (1/2) | 50.0% (1/2) | 2 |" in text  # severities
     assert "| 1 | model-A | all | 50.0% (3/6) | 6 images | 66.7% | 50.0% (2/4), CI 6.8%–93.2% |" in text  # leaderboard
-    assert "| model-A | 3 | 3 | 1 | 0 | 0 | 33.3% (1/3) |" in text  # novel predictions judged correct
+    assert "| model-A | 3 | 3 | 33.3% (1/3) | 0.0% (0/3) | 0 | 33.3% (1/3) |" in text  # novel predictions
     assert "Warning" not in text  # every item decided, no chi-square test on small counts
     pngs = sorted(p.name for p in (tmp_path / "md").glob("*.png"))
     assert pngs == ["confusions_model-A.png", "distance_model-A.png", "reliability_run1.png", "shares.png",

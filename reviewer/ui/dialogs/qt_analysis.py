@@ -182,6 +182,12 @@ class QtAnalysisView(QWidget):
             text = text_label(section.text)
             text.setWordWrap(True)
             layout.addWidget(text)
+        if section.empty:  # why the tab has no table or plot, where they would be
+            empty = text_label(section.empty)
+            empty.setObjectName("empty")
+            empty.setWordWrap(True)
+            empty.setStyleSheet("font-size: 15px; font-weight: bold; padding: 24px 0")
+            layout.addWidget(empty)
         for caption, frame in section.tables:
             if caption:
                 layout.addWidget(QLabel(f"<b>{caption}</b>"))
