@@ -283,7 +283,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         files = replicate(tmp / "images", args.images)
-        loader_files = replicate(tmp / "loader" / "images", args.loader_images)
+        replicate(tmp / "loader" / "images", args.loader_images)  # timm's ImageDataset reads the folder
         project = make_project(tmp / "project", files)
         project.close()
         log(f"{len(files)} images linked, project made")

@@ -141,7 +141,8 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
         "MLA after review": [pct(v) for v in board["mla"]],
         o.slice_name: ["–" if pd.isna(s) else f"{share(c, t)}, CI {pct(lo)}–{pct(hi)}"
                        for c, t, s, lo, hi in zip(board["slice_correct"], board["slice_total"], board["slice_score"],
-                                                  board["slice_low"], board["slice_high"])]})
+                                                  board["slice_low"], board["slice_high"])],
+        "computed in": board["precision"]})
     # plot_trend takes no style: its colours come from matplotlib's rcParams, set around it when the
     # style is not the default (global state, but the one worker that draws is the only plotter).
     with matplotlib.rc_context(style.rc() if style != LIGHT else {}):

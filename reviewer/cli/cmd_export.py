@@ -181,7 +181,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     else:
         if args.slice not in names:
             print(f"(no slice named '{args.slice}': slice scores are empty)")
-        print(f"{'run':>5} {'model':30} {'images':12} {'top-1':>7} {'over':>12} {'MLA*':>7}  {args.slice}")
+        print(f"{'run':>5} {'model':30} {'images':12} {'top-1':>7} {'over':>12} {'MLA*':>7} {'in':5} {args.slice}")
         for row in board.itertuples(index=False):
             top1 = "-" if row.top1 != row.top1 else f"{100 * row.top1:6.2f}%"
             mla = "-" if row.mla != row.mla else f"{100 * row.mla:6.2f}%"
@@ -190,7 +190,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                 f"95% CI {100 * row.slice_low:.1f}-{100 * row.slice_high:.1f}%)")
             images = row.images_covered
             scope = row.top1_scope if isinstance(row.top1_scope, str) else "-"
-            print(f"{row.run_id:>5} {row.model[:30]:30} {images:12} {top1:>7} {scope:>12} {mla:>7}  {score}")
+            print(f"{row.run_id:>5} {row.model[:30]:30} {images:12} {top1:>7} {scope:>12} {mla:>7} "
+                  f"{row.precision:5} {score}")
         print("* MLA after the panel's review (its final decisions applied)")
     if args.plot:
         try:

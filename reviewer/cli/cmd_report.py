@@ -90,7 +90,8 @@ def run_report(args: argparse.Namespace) -> int:
                   f"{_pct((m.get('mla_after_review') or {}).get('all'))}  "
                   f"{run['mistakes']['total']} ({run['mistakes']['novel']})  {run['images_covered']}"
                   + ("" if run["status"] == RunStatus.COMPLETE else f"  [{run['status']}]")
-                  + ("  [fast JPEG decoding, not timm's exact preprocessing]" if run["fast_decode"] else ""))
+                  + ("  [fast JPEG decoding, not timm's exact preprocessing]" if run["fast_decode"] else "")
+                  + (f"  [computed in {run['precision']}]" if run.get("precision", "fp32") != "fp32" else ""))
         reasons = sorted({r["metrics"]["mla"]["reason"] for r in summary["runs"]
                           if r["metrics"] and r["metrics"]["mla"]["reason"]})
         for reason in reasons:

@@ -26,11 +26,11 @@ from reviewer.evaluation.split import score_on_images
 from reviewer.labels.labelset import LabelSet, load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.runs.predictions import RunPredictions, load_predictions
-from reviewer.runs.records import images_of_run
+from reviewer.runs.records import images_of_run, run_precision
 from reviewer.terms import VALIDATION_IMAGES, RunStatus
 
 COLUMNS = ["run_id", "model", "image_slice", "images_covered", "predictions", "top1", "top1_correct", "top1_total", "top1_scope", "mla",
-           "slice_correct", "slice_total", "slice_score", "slice_low", "slice_high"]
+           "slice_correct", "slice_total", "slice_score", "slice_low", "slice_high", "precision"]
 FULL_VALIDATION = "validation"
 
 
@@ -59,7 +59,7 @@ def leaderboard(*, session: Session, slice_name: str | None = "imagenet_m", befo
         top1 = preds.top1.astype(np.int64)
         row = dict.fromkeys(COLUMNS, np.nan)
         row.update(run_id=run_id, model=model, image_slice=image_slice, images_covered=images_of_run(run),
-                   predictions=len(preds))
+                   predictions=len(preds), precision=run_precision(run))
         if image_slice is None:
             pos_b, pos_a = before.positions(preds.image_ids), after.positions(preds.image_ids)
             known = pos_b >= 0

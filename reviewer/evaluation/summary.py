@@ -19,7 +19,7 @@ from reviewer.labels.labelset import LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.project import Project
 from reviewer.runs.predictions import RunPredictions, load_predictions, ranked_classes
-from reviewer.runs.records import fast_decoded, images_of_run
+from reviewer.runs.records import fast_decoded, images_of_run, run_precision
 from reviewer.terms import Category, RunStatus, Severity, values
 
 TOPK_FOR_VARIABLE = 10  # ReaL lists at most 9 labels of an image
@@ -83,6 +83,7 @@ def project_summary(project: Project, *, session: Session, before: LabelSet | No
             "images_covered": images_of_run(run), "device": run.device,
             # Large JPEGs decoded in draft mode: not timm's exact preprocessing (reviewer predict --fast-decode).
             "fast_decode": fast_decoded(run),
+            "precision": run_precision(run),  # number format of the forward passes (reviewer predict --precision)
             "created_at": run.created_at.isoformat() if run.created_at else None,
             "mistakes": {"total": int(total or 0), "novel": int(novel or 0)},
         }

@@ -13,6 +13,15 @@ cut between the write and the sync) are found on resume and computed again.
 The GUI calls the same `predict` from a worker thread with a `progress`
 callback and a `cancel` check (e.g. `threading.Event().is_set`); a cancel
 stops after the batch in flight.
+
+`predict_models` runs several models as one pass per data config (`_Pass`):
+each image is decoded once and each batch goes through every model that
+still lacks it; each model keeps its own run, file, writes and report. The
+precision (`models.PRECISIONS`) and the decoding are recorded in the run's
+`preprocessing` and are part of its identity: a run resumes only with the
+same ones. Each run's report also keeps `first_batch_seconds` (from the call
+to the first probabilities: loading, preparing, the first decode) and the
+result `finish_seconds` (after the last batch: writes, mistakes).
 """
 
 from __future__ import annotations
@@ -132,8 +141,8 @@ def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequ
         raise InputError(f"--limit {limit}", "must be at least 1")
     if streams is not None and streams < 1:
         raise InputError(f"--streams {streams}", "must be at least 1")
-    if workers is not None and workers < 0:
-        raise InputError(f"--workers {workers}", "must be 0 or more")
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers {workers}", "must be at least 1")
     if precision not in PRECISIONS:
         raise InputError(f"--precision {precision}", "is not a precision this tool computes in",
                          hint=f"one of {', '.join(PRECISIONS)}")

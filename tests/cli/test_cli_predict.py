@@ -166,3 +166,28 @@ def test_predict_on_a_project_without_images_points_to_import_images(tmp_path, c
     assert main(["predict", str(tmp_path / "p"), "--model", "tf_efficientnet_lite0"]) == 2
     err = capsys.readouterr().err
     assert "has no images with files" in err and "reviewer import-images PROJECT DIR" in err  # not init
+
+
+def test_several_models_in_one_command_are_one_run_each_with_the_precision_shown(tmp_path, capsys,
+                                                                                  tiny_checkpoint):
+    names = ["n01443537_goldfish.JPEG", "n01494475_hammerhead.JPEG", "n01560419_bulbul.JPEG"]
+    project = make_project(tmp_path / "p", [DEMO_IMAGES / name for name in names])
+    assert main(["predict", str(project.root), "--model", "tf_efficientnet_lite0", "tf_efficientnet_lite2",
+                 "--precision", "bf16", "--decoder", "processes", "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "run #1 of tf_efficientnet_lite0: complete, 3 of 3 images predicted" in out
+    assert "run #2 of tf_efficientnet_lite2: complete, 3 of 3 images predicted" in out
+    assert out.count("computed in bf16") == 2
+    with read_session(project.engine) as session:
+        runs = list(session.execute(select(Run).order_by(Run.id)).scalars())
+    assert [r.report["precision"] for r in runs] == ["bf16", "bf16"]
+    assert [r.report["decoder"] for r in runs] == ["processes", "processes"]
+    assert main(["leaderboard", str(project.root)]) == 0
+    board = capsys.readouterr().out
+    assert board.count(" bf16 ") == 2  # the precision beside each run
+    assert main(["report", str(project.root)]) == 0
+    assert capsys.readouterr().out.count("[computed in bf16]") == 2
+    # a checkpoint names the weights of one model
+    assert main(["predict", str(project.root), "--model", "test_efficientnet", "tf_efficientnet_lite0",
+                 "--checkpoint", str(tiny_checkpoint)]) == 2
+    assert "one model" in capsys.readouterr().err
