@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtGui import Qt  # QtGui.Qt adds mightBeRichText to the namespace
 from PySide6.QtCore import QModelIndex
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import (
+    Qt,  # QtGui.Qt adds mightBeRichText to the namespace
+    QTextDocument,
+)
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QTextEdit, QWidget
 from review_data import snapshot_of
 from sqlalchemy import select, update
