@@ -154,6 +154,9 @@ def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequ
     names = list(names or [None] * len(models))
     if len(checkpoints) != len(models) or len(names) != len(models):
         raise InputError("--checkpoint/--name", "give one per model, or none")
+    twice = sorted({m for m in models if models.count(m) > 1}) if not any(names) and not any(checkpoints) else []
+    if twice:
+        raise InputError(f"--model {' '.join(models)}", f"names {', '.join(twice)} more than once")
     ids = run_images(project, image_slice=image_slice, limit=limit)  # fails early on a bad slice
     results: dict[int, RunResult] = {}
     attempts: list[tuple[int, _Attempt]] = []

@@ -120,3 +120,9 @@ def test_worker_processes_give_timms_pixels_like_the_threads(tmp_path):
     assert get_run(processes, b.run_id).report["workers"] == 2
     np.testing.assert_array_equal(probabilities(processes, b.run_id), probabilities(threads, a.run_id))
     assert b.startup_seconds > 0 and b.finish_seconds > 0
+
+
+def test_a_model_named_twice_is_refused_not_locked_against_itself(tmp_path):
+    project = make_project(tmp_path / "p", sample_files(2))
+    with pytest.raises(InputError, match="more than once"):
+        predict_models(project, [LITE0, LITE0])
