@@ -126,3 +126,13 @@ def test_a_model_named_twice_is_refused_not_locked_against_itself(tmp_path):
     project = make_project(tmp_path / "p", sample_files(2))
     with pytest.raises(InputError, match="more than once"):
         predict_models(project, [LITE0, LITE0])
+
+
+def test_a_cancelled_run_with_decoding_processes_stops_and_resumes(tmp_path, tiny_checkpoint):
+    project = make_project(tmp_path / "p", sample_files(12, step=7))
+    first = predict(project, TINY, checkpoint=tiny_checkpoint, batch_size=3, decoder="processes", workers=2,
+                    cancel=lambda: True)
+    assert first.status == "cancelled" and first.predicted == 3
+    second = predict(project, TINY, checkpoint=tiny_checkpoint, batch_size=3, decoder="processes", workers=2)
+    assert second.run_id == first.run_id and second.status == "complete" and second.predicted == 12
+    assert second.resumed_from == 3
