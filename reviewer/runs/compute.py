@@ -183,8 +183,11 @@ def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequ
                                         fast_decode=fast_decode, precision=precision)
         pipeline = PipelineConfig(batch_size=batch_size or default_batch_size(loaded.device), num_workers=workers,
                                   draft=fast_decode, decoder=decoder, pin_memory=loaded.device.type == "cuda")
+        # On an accelerator every batch has one shape (see InferenceConfig.pad_to).
+        pad_to = pipeline.batch_size if loaded.device.type != "cpu" else None
         attempts.append((index, _Attempt(project, run, loaded, model_name, pipeline=pipeline,
-                                         inference=InferenceConfig(streams=streams, precision=precision),
+                                         inference=InferenceConfig(streams=streams, precision=precision,
+                                                                   pad_to=pad_to),
                                          load_seconds=load_seconds, resumed=unfinished is not None)))
     for group in _groups([a for _, a in attempts]):
         with ExitStack() as locks:

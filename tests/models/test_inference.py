@@ -100,3 +100,23 @@ def test_one_stream_per_core_on_a_cpu_and_one_on_an_accelerator(two_torch_thread
     assert default_streams(torch.device("cuda")) == 1
     with pytest.raises(ValueError, match="at least 1"):
         Classifier(tiny_loaded(timm.create_model(TINY).state_dict()), InferenceConfig(streams=0))
+
+
+def test_a_small_batch_padded_to_the_batch_shape_gives_its_own_probabilities(tiny_state_dict):
+    # On an accelerator a run's last, smaller batch is padded so the device sees one shape.
+    pixels = batches(1, size=3)[0]
+    plain = Classifier(tiny_loaded(tiny_state_dict)).predict(pixels)
+    padded = Classifier(tiny_loaded(tiny_state_dict), InferenceConfig(pad_to=8)).predict(pixels)
+    assert padded.shape == (3, 1000)
+    torch.testing.assert_close(padded, plain, atol=1e-6, rtol=1e-5)
+
+
+def test_reduced_precision_runs_under_autocast_and_is_reported(tiny_state_dict):
+    pixels = batches(1, size=2)[0]
+    exact = Classifier(tiny_loaded(tiny_state_dict)).predict(pixels)
+    reduced = Classifier(tiny_loaded(tiny_state_dict), InferenceConfig(precision="bf16"))
+    probs = reduced.predict(pixels)
+    assert probs.dtype == torch.float32 and torch.allclose(probs.sum(-1), torch.ones(2), atol=1e-5)
+    assert 0 < (probs - exact).abs().max() < 0.05 and reduced.settings()["precision"] == "bf16"
+    with pytest.raises(ValueError, match="precision"):
+        Classifier(tiny_loaded(tiny_state_dict), InferenceConfig(precision="int8"))
