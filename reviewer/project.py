@@ -21,25 +21,21 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
-from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
-
-from db import migrate
-from db.engine import (
-    LockTimeout,
-    create_engine,
-    lock_timeout_error,
-    read_session,
-    sqlite_url,
-    with_retry,
-    write_session,
-)
-from db.tables import Image, ProjectSetting
 from reviewer._files import atomic_write_text
 from reviewer.errors import UserError
 from reviewer.redact import register_url, scrub, unencoded_at
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+    from sqlmodel import Session
+
+    from db.tables import Image
+
+# SQLAlchemy, SQLModel, Alembic and the tables (about 0.5 s to import) load when a project is
+# connected, not when this module is: every command imports it, and a wrong path, name or
+# option is answered before any of them is needed (issue 24: every command answers at once).
 
 T = TypeVar("T")
 PROJECT_FILE = "project.json"
@@ -91,13 +87,8 @@ class Project:
     @classmethod
     def open(cls, root: str | Path) -> "Project":
         """Open an existing project, upgrading its schema if it is older."""
-        root = Path(root).expanduser().resolve()
+        root = check_project_folder(root)
         config_path = root / PROJECT_FILE
-        if not config_path.exists():
-            raise ProjectError(
-                f"{root} is not a review project (no {PROJECT_FILE}); create one with "
-                f"'reviewer init {root}'"
-            )
         try:
             config = json.loads(config_path.read_text())
         except PermissionError:
@@ -126,6 +117,9 @@ class Project:
 
     @classmethod
     def _connect(cls, root: Path, db_url: str | None) -> "Project":
+        from db import migrate
+        from db.engine import create_engine, sqlite_url
+
         url = os.path.expandvars(db_url) if db_url else sqlite_url(root / "project.db")
         shown = register_url(url)  # its password never appears in a message (reviewer.redact)
         if not url.startswith(("sqlite:", "postgresql:", "postgresql+psycopg:")):
@@ -161,12 +155,16 @@ class Project:
     @contextmanager
     def read(self) -> Iterator[Session]:
         """One consistent read: every query in the block sees the same moment."""
+        from db.engine import read_session
+
         with read_session(self.engine) as session:
             yield session
 
     def write(self, work: Callable[[Session], T]) -> T:
         """`work(session)` as one write transaction: all of it is committed, or none.
         A SQLite database that fails its integrity check takes no write (`check_integrity`)."""
+        from db.engine import LockTimeout, lock_timeout_error, with_retry
+
         if not self._intact:
             self.check_integrity()
         try:
@@ -203,10 +201,14 @@ class Project:
 
     # -- settings ----------------------------------------------------------
     def setting(self, key: str, default: str | None = None) -> str | None:
+        from db.engine import read_session
+
         with read_session(self.engine) as session:
             return read_setting(session=session, key=key, default=default)
 
     def set_setting(self, key: str, value: str) -> None:
+        from db.engine import write_session
+
         with write_session(self.engine) as session:
             write_setting(session=session, key=key, value=value)
 
@@ -238,18 +240,36 @@ class Project:
 
     def image_count(self) -> int:
         from sqlalchemy import func
+        from sqlmodel import select
+
+        from db.engine import read_session
+        from db.tables import Image
 
         with read_session(self.engine) as session:
             return session.exec(select(func.count()).select_from(Image)).one()
 
 
+def check_project_folder(root: str | Path) -> Path:
+    """The project folder's resolved path, or a clear error when it holds no project:
+    checked before anything heavy loads, so a wrong path is answered at once."""
+    root = Path(root).expanduser().resolve()
+    if not (root / PROJECT_FILE).exists():
+        raise ProjectError(f"{root} is not a review project (no {PROJECT_FILE}); create one with "
+                           f"'reviewer init {root}'")
+    return root
+
+
 def read_setting(*, session: Session, key: str, default: str | None = None) -> str | None:
     """A project setting ("name", "images_root", ...) within a unit of work."""
+    from db.tables import ProjectSetting
+
     row = session.get(ProjectSetting, key)
     return row.value if row else default
 
 
 def write_setting(*, session: Session, key: str, value: str) -> None:
+    from db.tables import ProjectSetting
+
     row = session.get(ProjectSetting, key) or ProjectSetting(key=key)
     row.value = value
     session.add(row)

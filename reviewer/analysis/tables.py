@@ -22,8 +22,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
-from scipy.stats import chi2_contingency, fisher_exact
 
 from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import hierarchy_levels
@@ -73,6 +71,8 @@ TEST_COLUMNS = ["model_a", "model_b", "n_a", "n_b", "chi2", "dof", "p_value", "m
 
 
 def _log_comb(n, k):
+    from scipy.special import gammaln  # scipy (half a second) loads for a test, not with the report
+
     return gammaln(np.asarray(n) + 1.0) - gammaln(np.asarray(k) + 1.0) - gammaln(np.asarray(n) - k + 1.0)
 
 
@@ -136,6 +136,8 @@ def independence_test(table: np.ndarray, *, yates: bool = False) -> dict:
            "small_sample": False, "fisher_p": np.nan, "fisher_test": ""}
     if table.shape[1] < 2 or not n_a or not n_b:
         return out
+    from scipy.stats import chi2_contingency, fisher_exact
+
     result = chi2_contingency(table, correction=yates)
     out.update(chi2=float(result.statistic), dof=int(result.dof), p_value=float(result.pvalue),
                min_expected=float(result.expected_freq.min()))

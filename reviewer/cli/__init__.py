@@ -69,6 +69,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.whole_process = argv is None  # this call is the process (the `reviewer` command), not a caller's
     try:
+        if getattr(args, "project", None) and not getattr(args, "creates_project", False):
+            from reviewer.project import check_project_folder
+
+            # A wrong path is answered before the command loads its libraries (torch, timm,
+            # SQLAlchemy, matplotlib: seconds), whatever the command.
+            check_project_folder(args.project)
         return int(args.func(args) or 0)
     except BrokenPipeError:
         # The reader went away (`reviewer split ... | head`): not an error of ours.
@@ -82,14 +88,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {scrub(str(exc))}", file=sys.stderr)
         return 2
     except Exception as exc:  # user-facing errors of the domain carry their own message
-        from db.engine import LockTimeout, lock_timeout_error
         from reviewer.errors import UserError
+
+        if isinstance(exc, UserError):  # first: the others need SQLAlchemy loaded (half a second)
+            print(f"error: {scrub(str(exc))}", file=sys.stderr)
+            return 2
+        from db.engine import LockTimeout, lock_timeout_error
 
         if isinstance(exc, LockTimeout) or lock_timeout_error(exc) is not None:  # a lock held past its wait
             print(f"error: {exc if isinstance(exc, LockTimeout) else lock_timeout_error(exc)}", file=sys.stderr)
-            return 2
-        if isinstance(exc, UserError):
-            print(f"error: {scrub(str(exc))}", file=sys.stderr)
             return 2
         from reviewer.project import connection_lost_error, damage_error, refusal_error, value_error
 

@@ -31,10 +31,21 @@ def run_gui_command(args: argparse.Namespace) -> int:
 
 
 def run_demo_command(args: argparse.Namespace) -> int:
+    from reviewer.app.demo import DEMO_MODEL, demo_root
+
+    # A first launch copies the images and runs the model (a minute or so): the terminal says
+    # so at once, rather than nothing until the window or the first line of progress.
+    first = not (demo_root() / "project.json").exists()
+    if not args.no_gui and not _no_display():
+        print(f"opening the demo project {demo_root()} in the review window"
+              + (f"; this first launch copies its images there and runs {DEMO_MODEL} over them (about a minute "
+                 f"on a CPU, progress in the window)" if first else ""), file=sys.stderr, flush=True)
     if not args.no_gui:
         return _run_window(project=None, demo=True, reviewer=args.reviewer)
     from reviewer.app.demo import demo_status, prepare_demo_project, run_demo_model
 
+    if first:
+        print(f"making the demo project {demo_root()} from the bundled images ...", file=sys.stderr, flush=True)
     project = prepare_demo_project()
     status = demo_status(project)
     print(status.describe().split(";")[0])

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "or a text/CSV 'file_name label' list")
     p.add_argument("--db", metavar="URL", help="database URL (default: SQLite in the project folder), "
                                                "e.g. postgresql://host/dbname for a panel on several machines")
-    p.set_defaults(func=run_init)
+    p.set_defaults(func=run_init, creates_project=True)
 
     p = subparsers.add_parser("import-images", help="add the images of a folder to a project",
                               description="Add the images of a folder (same layouts as 'init --images'). "

@@ -63,13 +63,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 class _ProgressBar:
-    """tqdm on stderr (images/s, time left); silent when stderr is not a terminal. One per
-    run; `position` stacks the bars of several models computed in one pass."""
+    """tqdm on stderr (images/s, time left) on a terminal; piped or logged, a line at every
+    tenth of the run or every 10 s, whichever comes first (a bar's redraws would be one
+    endless line, and silence for minutes looks like a hang). One per run; `position`
+    stacks the bars of several models computed in one pass."""
 
-    def __init__(self, position: int = 0):
+    LINE_EVERY_S = 10.0
+
+    def __init__(self, position: int = 0, *, terminal: bool | None = None):
         self.bar = None
         self.last = None
         self.position = position
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self.lined_at: tuple[int, float] | None = None  # (images done, seconds) at the last line
 
     def __call__(self, progress) -> None:
         from tqdm import tqdm
@@ -80,6 +86,14 @@ class _ProgressBar:
                       file=sys.stderr)
             else:
                 print(f"run #{progress.run_id}: {progress.total} images", file=sys.stderr)
+            if not self.terminal:
+                self.bar = False
+                self.lined_at = (progress.done, progress.elapsed)
+        if self.bar is False:
+            self.last = progress
+            self._line(progress)
+            return
+        if self.bar is None:
             self.bar = tqdm(total=progress.total, initial=progress.done, unit="img", disable=None,
                             dynamic_ncols=True, smoothing=0.1, position=self.position)
         self.bar.update(progress.done - self.bar.n)
@@ -87,20 +101,35 @@ class _ProgressBar:
             self.bar.set_postfix(skipped=progress.skipped, refresh=False)
         self.last = progress
 
+    def _line(self, progress) -> None:
+        done, at = self.lined_at
+        if progress.done < progress.total and progress.done - done < progress.total / 10 \
+                and progress.elapsed - at < self.LINE_EVERY_S:
+            return
+        self.lined_at = (progress.done, progress.elapsed)
+        left = progress.seconds_left
+        print(f"run #{progress.run_id}: {progress.done} of {progress.total} images, "
+              f"{progress.images_per_second:.1f} images/s"
+              + (f", {left:.0f} s left" if left is not None and progress.done < progress.total else "")
+              + (f", {progress.skipped} skipped" if progress.skipped else ""), file=sys.stderr, flush=True)
+
     def close(self) -> None:
-        if self.bar is not None:
+        if self.bar:
             self.bar.close()
 
 
 def run_predict(args: argparse.Namespace) -> int:
     from reviewer.errors import InputError
-    from reviewer.runs.compute import predict_models
 
     models = args.model
     if len(models) > 1 and (args.checkpoint or args.name):
         raise InputError("--checkpoint/--name", "name the weights of one model, not of several",
                          hint="run a checkpoint with a --model of its own")
     project = Project.open(args.project)
+    # The first line comes before torch and timm load (seconds): the command has started.
+    print(f"loading torch, timm and {', '.join(models)} ...", file=sys.stderr, flush=True)
+    from reviewer.runs.compute import predict_models
+
     bars: dict[int, _ProgressBar] = {}
 
     def progress(update) -> None:

@@ -57,7 +57,6 @@ def _json_safe(value):
 def run_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from reviewer.analysis.render import write_report
     from reviewer.analysis.report import ReportOptions, build_report, report_json
 
     if args.out and not args.format:
@@ -72,6 +71,8 @@ def run_report(args: argparse.Namespace) -> int:
         print(json.dumps(_json_safe({**summary, "analysis": report_json(report)}), indent=2, default=str))
         return 0
     if args.format:
+        from reviewer.analysis.render import write_report  # matplotlib: only for a written report
+
         path = write_report(report, Path(args.out) if args.out else project.root / "report", fmt=args.format)
         print(f"wrote {path} (plots beside it)")
         return 0

@@ -40,7 +40,6 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 from sqlmodel import Session
-from statsmodels.stats.proportion import proportion_confint
 
 from db.tables import ImportedReview, ImportedReviewItem, Model, Run
 from reviewer.errors import UserError
@@ -284,6 +283,8 @@ def score_on_images(labels: LabelSet, image_ids: np.ndarray, pred_ids: np.ndarra
     missing = int(len(np.setdiff1d(image_ids, pred_ids[on_slice][known])))
     if not total:
         return SliceScore(0, 0, float("nan"), float("nan"), float("nan"), missing)
+    from statsmodels.stats.proportion import proportion_confint  # with scipy, a second to import
+
     low, high = proportion_confint(correct, total, alpha=0.05, method="beta")
     return SliceScore(correct, total, correct / total, float(low), float(high), missing)
 

@@ -76,3 +76,15 @@ def test_gui_without_a_display_says_what_to_do(monkeypatch, capsys):
     monkeypatch.setattr("sys.platform", "linux")
     assert main(["demo"]) == 2
     assert "reviewer demo --no-gui" in capsys.readouterr().err
+
+
+def test_demo_says_in_the_terminal_at_once_what_its_first_launch_does(monkeypatch, capsys):
+    """`reviewer demo` was silent for 48 s while its first launch copied the images and ran
+    the model in the window: the terminal now says so before the window loads."""
+    opened = []
+    monkeypatch.setattr("reviewer.cli.cmd_gui._run_window", lambda **kw: opened.append(kw) or 0)
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    assert main(["demo"]) == 0
+    err = capsys.readouterr().err
+    assert opened and err.startswith(f"opening the demo project {demo_root()} in the review window; this first "
+                                     "launch copies its images there and runs tf_efficientnet_lite0")

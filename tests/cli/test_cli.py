@@ -120,9 +120,11 @@ def test_ctrl_c_while_the_commands_load_is_one_line_not_a_traceback(monkeypatch,
     assert capsys.readouterr().err == "interrupted\n"
 
 
-def test_report_out_without_a_format_is_refused_not_ignored(tmp_path, capsys):
+def test_report_out_without_a_format_is_refused_not_ignored(tmp_path, shared_data, capsys):
     from reviewer.cli import main
 
+    assert main(["init", str(tmp_path / "p"), "--labels", str(shared_data / "formats" / "tfds_v3_sample.json")]) == 0
+    capsys.readouterr()
     assert main(["report", str(tmp_path / "p"), "--out", str(tmp_path / "r")]) == 2
     assert "add --format markdown or --format html" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
