@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--unanimous-only", action="store_true",
                    help="lock only the unanimous items, leaving the split ones for the group's meeting")
     p.add_argument("--image", metavar="FILE", help="lock (or override) this one item only")
-    p.add_argument("--predicted", metavar="CLASS")
+    p.add_argument("--predicted", metavar="CLASS",
+                   help="the predicted class: index 0-999, wnid (n02109961) or class name ('Eskimo dog', any case)")
     p.add_argument("--override", action="store_true", help="set the decision below instead of the majority")
     p.add_argument("--verdict", choices=values(Verdict))
     p.add_argument("--problematic", action="store_true")

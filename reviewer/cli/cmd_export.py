@@ -9,6 +9,8 @@ from pathlib import Path
 from reviewer.cli import CommandError
 from reviewer.project import Project
 
+DEFAULT_K = 3  # the split's k when --k is not given (at least 3 of the members, as ImageNet-M)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("export", help="export the labels after review into a new versioned folder "
@@ -46,7 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("project", help="the project folder")
     p.add_argument("--runs", nargs="+", required=True, metavar="RUN",
                    help="run ids, model names (their latest full run, else imported review), run:ID or review:ID")
-    p.add_argument("--k", type=int, default=3, help="how many of them must have made a major mistake (default 3)")
+    p.add_argument("--k", type=int, default=None,
+                   help=f"how many of them must have made a major mistake (default {DEFAULT_K}, at most the "
+                        "number of --runs)")
     p.add_argument("--anchor", metavar="RUN",
                    help="the member whose major mistakes are the candidates (default: the first of --runs)")
     p.add_argument("--show", choices=["selected", "needs-review", "excluded", "none"], default="needs-review",
@@ -71,8 +75,13 @@ def run_export(args: argparse.Namespace) -> int:
     m = result.manifest
     reviews = m["reviews"]
     how = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in reviews["decided_how"].items())
+    from reviewer.export.summary import split_words
+
+    split = split_words(m, requested=args.split)
+    if m["split"]["slice"] is None:
+        split += " (or name another slice with --split)"
     print(f"exported to {result.path}: {m['counts']['annotated_images']} annotated images, "
-          f"{m['counts']['problematic_images']} problematic, split of {m['counts']['split_images']}")
+          f"{m['counts']['problematic_images']} problematic; {split}")
     print(f"  the panel's final decisions: {reviews['decided_items']}" + (f" ({how})" if how else ""))
     if reviews["voted_not_decided"]:
         print(f"  {reviews['voted_not_decided_note']} (reviewer panel-status PROJECT --items lists them)")
@@ -131,7 +140,15 @@ def run_split(args: argparse.Namespace) -> int:
             if wanted not in members:
                 raise CommandError(f"the anchor {wanted.label} is not one of --runs; add it to them")
             anchor = members.index(wanted)
-        result = apply_split_rule(session=session, rule=SplitRule(members, k=args.k, anchor=anchor))
+        k = DEFAULT_K if args.k is None else args.k
+        if not 1 <= k <= len(members):
+            given = f"{len(members)} --runs ({', '.join(m.label for m in members)})"
+            if args.k is None:
+                raise CommandError(f"--k is {DEFAULT_K} by default, more than the {given}: name at least "
+                                   f"{DEFAULT_K} runs or reviews with --runs, or pass --k "
+                                   + ("1" if len(members) == 1 else f"1 to {len(members)}"))
+            raise CommandError(f"--k {k}: between 1 and the number of {given}")
+        result = apply_split_rule(session=session, rule=SplitRule(members, k=k, anchor=anchor))
         size = save_split(session=session, result=result, name=args.save, replace=args.replace) if args.save else None
         return result, size
 

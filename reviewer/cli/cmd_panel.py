@@ -38,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("project")
     p.add_argument("--reviewer", metavar="NAME", help=REVIEWER_HELP)
     p.add_argument("--image", metavar="FILE", help="image file name, e.g. ILSVRC2012_val_00000001.JPEG")
-    p.add_argument("--predicted", metavar="CLASS", help="predicted class: index 0-999 or wnid")
+    p.add_argument("--predicted", metavar="CLASS",
+                   help="the predicted class: index 0-999, wnid (n02109961) or class name ('Eskimo dog', any case)")
     p.add_argument("--verdict", choices=values(Verdict))
     flag = p.add_mutually_exclusive_group()
     flag.add_argument("--problematic", dest="problematic", action="store_true", default=None,
@@ -72,7 +73,8 @@ def _item_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("project")
     p.add_argument("--reviewer", metavar="NAME", help=REVIEWER_HELP)
     p.add_argument("--image", required=True, metavar="FILE", help="the image's file name")
-    p.add_argument("--predicted", required=True, metavar="CLASS", help="the predicted class: index 0-999 or wnid")
+    p.add_argument("--predicted", required=True, metavar="CLASS",
+                   help="the predicted class: index 0-999, wnid (n02109961) or class name ('Eskimo dog', any case)")
 
 
 def run_panelist(args: argparse.Namespace) -> int:

@@ -15,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "and notes (all of them: this is not a blind view), the evidence sources and the zoom probe.")
     p.add_argument("project")
     p.add_argument("--image", required=True, metavar="FILE", help="the image's file name (or its number)")
-    p.add_argument("--predicted", required=True, metavar="CLASS", help="the predicted class: index 0-999 or wnid")
+    p.add_argument("--predicted", required=True, metavar="CLASS",
+                   help="the predicted class: index 0-999, wnid (n02109961) or class name ('Eskimo dog', any case)")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     p.set_defaults(func=run_show)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from reviewer.export.bundle import MANIFEST, ExportResult
+from reviewer.export.bundle import DEFAULT_SPLIT, MANIFEST, ExportResult
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ def export_summary(result: ExportResult) -> ExportSummary:
     counts, reviews = m["counts"], m["reviews"]
     how = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in reviews["decided_how"].items())
     lines = [f"{counts['annotated_images']} annotated images, {counts['problematic_images']} problematic, "
-             f"a split of {counts['split_images']} images",
+             f"{split_words(m)}",
              f"The panel's final decisions: {reviews['decided_items']}" + (f" ({how})" if how else "")]
     if reviews.get("voted_not_decided"):
         lines.append(f"{reviews['voted_not_decided_note']} (the group view, or reviewer panel-status "
@@ -38,3 +38,13 @@ def export_summary(result: ExportResult) -> ExportSummary:
     files = [str(p.relative_to(result.path)) for p in result.data_files()] + [MANIFEST]
     return ExportSummary(headline=f"Exported {len(files)} files to {result.path}", lines=lines, files=files,
                          manifest=manifest)
+
+
+def split_words(manifest: dict, *, requested: str = DEFAULT_SPLIT) -> str:
+    """What the export wrote as its ImageNet-M split (`imagenet_m`): which slice and how many
+    images, or why it is empty and how to make one ("split of 0" said neither)."""
+    split = manifest["split"]
+    if split["slice"] is None:
+        return (f"no major-error split (imagenet_m written empty): the project has no slice named '{requested}'; "
+                f"make one with 'reviewer split PROJECT --runs RUN RUN RUN --save {requested}'")
+    return f"the major-error split: slice '{split['slice']}', {split['images']} images (written as imagenet_m)"

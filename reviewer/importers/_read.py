@@ -48,7 +48,31 @@ def read_bytes(path: str | Path) -> bytes:
         raise InputError(str(path), f"cannot be read ({exc.strerror})", hint="check its permissions") from exc
     if not raw.strip():
         raise InputError(str(path), "is empty", hint="is the file complete? re-download or re-export it")
+    for magic, kind, hint in _BINARY_KINDS:
+        if raw.startswith(magic):  # not text at all: "save it as UTF-8" would send the user astray
+            raise InputError(str(path), f"is {kind}, not a label, review or evidence file", hint=hint)
     return raw
+
+
+_IMAGE_HINT = ("image files go in a folder given to 'reviewer init PROJECT --images FOLDER' or 'reviewer "
+               "import-images PROJECT FOLDER'; --labels and the import commands take label, review and "
+               "evidence files: JSON, CSV or text")
+_ARCHIVE_HINT = "unpack it and import the file inside"
+# What a binary file given for a text one most likely is, by its first bytes.
+_BINARY_KINDS = (
+    (b"\xff\xd8\xff", "a JPEG image", _IMAGE_HINT),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image", _IMAGE_HINT),
+    (b"GIF8", "a GIF image", _IMAGE_HINT),
+    (b"RIFF", "a RIFF file (a WebP image?)", _IMAGE_HINT),
+    (b"PK\x03\x04", "a ZIP archive", _ARCHIVE_HINT),
+    (b"\x1f\x8b", "a gzip archive", _ARCHIVE_HINT),
+    (b"BZh", "a bzip2 archive", _ARCHIVE_HINT),
+    (b"\xfd7zXZ\x00", "an xz archive", _ARCHIVE_HINT),
+    (b"\x93NUMPY", "a NumPy array", "a model's logits or probabilities import with 'reviewer import-logits'"),
+    (b"%PDF", "a PDF document", "give the data file the document describes"),
+    (b"SQLite format 3\x00", "an SQLite database", "open a project folder with 'reviewer gui FOLDER'; "
+                                                   "to import labels, give the label file"),
+)
 
 
 def decode_text(path: str | Path, raw: bytes) -> str:

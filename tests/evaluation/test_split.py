@@ -220,4 +220,9 @@ def test_split_command(case, tmp_path, capsys):
     assert data["rule"]["anchor"]["id"] == runs["A"]
     assert len(data["candidates"]) == 11
     assert main(["split", str(project.root), "--runs", "model-A", "--k", "2"]) == 2
-    assert "k must be between 1 and the number of members (1)" in capsys.readouterr().err
+    assert "error: --k 2: between 1 and the number of 1 --runs (model-A" in capsys.readouterr().err
+    # 3 is --k's default, which the user never typed: the message says so and what to do (issue 24).
+    assert main(["split", str(project.root), "--runs", "model-A", "model-B"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --k is 3 by default, more than the 2 --runs (model-A" in err
+    assert "name at least 3 runs or reviews with --runs, or pass --k 1 to 2" in err

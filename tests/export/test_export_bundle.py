@@ -173,6 +173,7 @@ def test_formats_and_the_command(reviewed_project, tmp_path, capsys):
     assert main(["export", str(reviewed_project.root), str(tmp_path / "cli"), "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert "export-0001" in out and "1 reviewed mistakes of model-A" in out
+    assert "; the major-error split: slice 'imagenet_m', " in out  # not "split of N" without a word of what
     assert main(["export", str(reviewed_project.root), str(tmp_path / "cli"), "--format", "xml"]) == 2
     assert "unknown export format xml" in capsys.readouterr().err
     assert main(["export", str(reviewed_project.root), str(tmp_path / "cli"), "--split", "imagenet_x"]) == 2
@@ -214,3 +215,15 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
                                           "failure severity": "Major"}}  # 2:2, major on a tie
     # Every vote row is kept: three panelists once, "chair" twice (verdict, then the rating).
     assert result.manifest["reviews"]["vote_rows"] == 5 and result.manifest["reviews"]["reviewers"] == 4
+
+
+def test_an_empty_split_says_why_and_what_to_do(tmp_path, shared_data, capsys):
+    """Issue 24: "split of 0" said neither that the project has no imagenet_m slice nor how to make one."""
+    project = tmp_path / "p"
+    assert main(["init", str(project), "--images", str(shared_data / "imagenet-samples")]) == 0
+    capsys.readouterr()
+    assert main(["export", str(project), str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert ("no major-error split (imagenet_m written empty): the project has no slice named 'imagenet_m'; make one "
+            "with 'reviewer split PROJECT --runs RUN RUN RUN --save imagenet_m' (or name another slice with --split)"
+            ) in out

@@ -179,6 +179,13 @@ CASES = {
     "non-UTF-8": ("import-labels", "labels.txt",
                   lambda d: "ILSVRC2012_val_00000001.JPEG 65\n# caf\xe9\n".encode("latin-1"),
                   None, "is not UTF-8 text (byte 0xe9 at line 2)", "save it as UTF-8"),
+    # Not text at all: "save it as UTF-8" sent the user astray (issue 24); say what it is and where it goes.
+    "a JPEG given as labels": ("import-labels", "n01440764_tench.JPEG",
+                               lambda d: (d / "imagenet-samples" / "n01440764_tench.JPEG").read_bytes(),
+                               None, "is a JPEG image, not a label, review or evidence file",
+                               "reviewer import-images PROJECT FOLDER"),
+    "a zipped review": ("import-review", "vit3b_mistakes.json.zip", lambda d: b"PK\x03\x04" + b"\0" * 40,
+                        None, "is a ZIP archive", "unpack it and import the file inside"),
     "a review given as labels": ("import-labels", "vit3b_mistakes.json", lambda d: json.dumps(_review(d)),
                                  None, "this is a published model review, not a label file",
                                  "reviewer import-review PROJECT FILE --model NAME"),
