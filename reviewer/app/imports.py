@@ -4,12 +4,22 @@ and says what changed: the facts shown for any item may be new."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlmodel import Session
 
 from reviewer.app.changes import Changes, Done
-from reviewer.importers import ImportSummary, add_images, apply_plan, folders, image_names, parse_label_files
+from reviewer.errors import UserError
+from reviewer.importers import (
+    ImportSummary,
+    add_images,
+    apply_plan,
+    folders,
+    image_names,
+    images_with_files,
+    parse_label_files,
+)
 from reviewer.importers.reviews import read_review, store_review
 from reviewer.project import Project
 
@@ -21,18 +31,67 @@ def import_images(project: Project, directory: str | Path) -> Done[ImportSummary
     return Done(project.write(lambda s: add_images(session=s, plan=plan)), _LABELS)
 
 
-def import_labels(project: Project, paths: list[str | Path]) -> Done[list[ImportSummary]]:
-    """Every file checked before any is written; all imported in one transaction."""
+class MissingImagesError(UserError):
+    """A file names images the project does not have, in a project of image files: adding
+    them without a file is asked for explicitly (`add_missing_images`), never done silently."""
+
+
+def import_labels(project: Project, paths: list[str | Path], *,
+                  add_missing_images: bool = False) -> Done[list[ImportSummary]]:
+    """Every file checked before any is written; all imported in one transaction.
+    Images a file names that the project lacks are added without a file only where the
+    project has no image files at all (made from label files) or `add_missing_images`."""
     with project.read() as session:
         names = image_names(session=session)
+        with_files = images_with_files(session=session)
     plans = parse_label_files(list(paths), project_images=names)
-    return Done(project.write(lambda s: [apply_plan(session=s, plan=plan) for plan in plans]), _LABELS)
+    if with_files and not add_missing_images:
+        known = set(names)
+        for plan in plans:
+            _refuse_missing(plan.source_path, plan.images_without_file(known), len(plan.referenced_images()),
+                            with_files, len(names), kind="label file")
+            known |= plan.referenced_images()
+    summaries = project.write(lambda s: [apply_plan(session=s, plan=plan) for plan in plans])
+    if with_files:
+        for summary in summaries:
+            if summary.images_added:
+                summary.notes.append(f"{summary.images_added} of the images added have no file "
+                                     "(--add-missing-images): their labels count, no model runs on them")
+    return Done(summaries, _LABELS)
 
 
-def import_review(project: Project, path: str | Path, *, model: str) -> Done[int]:
-    """A published review of `model`; returns how many reviewed mistakes it holds."""
+@dataclass(frozen=True)
+class ReviewImport:
+    items: int  # reviewed mistakes stored
+    images_added: int  # images the project lacked, added without a file
+    project_has_files: bool
+
+
+def import_review(project: Project, path: str | Path, *, model: str,
+                  add_missing_images: bool = False) -> Done[ReviewImport]:
+    """A published review of `model`: how many reviewed mistakes it holds. Its images the
+    project lacks are added without a file as `import_labels` says."""
     review = read_review(path)
-    return Done(project.write(lambda s: store_review(session=s, review=review, model=model)), _LABELS)
+    with project.read() as session:
+        names = image_names(session=session)
+        with_files = images_with_files(session=session)
+    reviewed = {r.file_name for r in review.records}
+    if with_files and not add_missing_images:
+        _refuse_missing(str(review.path), reviewed - names, len(reviewed), with_files, len(names), kind="review")
+    items = project.write(lambda s: store_review(session=s, review=review, model=model))
+    return Done(ReviewImport(items, len(reviewed - names), bool(with_files)), _LABELS)
+
+
+def _refuse_missing(source: str, missing: set[str], total: int, with_files: int, images: int, *, kind: str) -> None:
+    if not missing:
+        return
+    shown = ", ".join(sorted(missing)[:3]) + (", ..." if len(missing) > 3 else "")
+    raise MissingImagesError(
+        f"{source}: {len(missing)} of the {total} images this {kind} names are not in the project ({shown}). "
+        f"The project has image files ({with_files} of its {images} images), so adding these without a file would mix images a "
+        f"model cannot run on into it. Nothing was imported. To add them without a file, run the same command "
+        f"with --add-missing-images; to review them with their pictures, add their files first ('reviewer "
+        f"import-images PROJECT FOLDER').")
 
 
 def init_project(root: str | Path, *, images: str | Path | None = None, labels: list[str | Path] = (),

@@ -9,6 +9,9 @@ from reviewer.cli import CommandError
 from reviewer.errors import InputError
 from reviewer.project import Project
 
+MISSING_HELP = ("add the file's images that the project lacks, without a file (a project of image files refuses "
+                "them otherwise; a project made from label files takes them anyway)")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("init", help="create a project from an image folder and label files",
@@ -36,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description="Add label files, told apart by their content. All files are "
                                           "checked before any is imported; each is written in one transaction.")
     p.add_argument("project", help="the project folder")
+    p.add_argument("--add-missing-images", action="store_true", help=MISSING_HELP)
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="TFDS multilabel annotations (the v3 JSON or its CSV dump), the 20k annotated list, "
                         "ReaL labels (timm's imagenet_real_labels.json), or original labels: a text/CSV "
@@ -50,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("project", help="the project folder")
     p.add_argument("file", help="e.g. vit3b_mistakes.json")
     p.add_argument("--model", required=True, help="name of the reviewed model, e.g. vit3b")
+    p.add_argument("--add-missing-images", action="store_true", help=MISSING_HELP)
     p.set_defaults(func=run_import_review)
 
 
@@ -88,7 +93,7 @@ def run_import_labels(args: argparse.Namespace) -> int:
 
     project = Project.open(args.project)
     with _nothing_imported():  # every file is checked before any is written; all in one transaction
-        _print_summaries(import_labels(project, args.files).value)
+        _print_summaries(import_labels(project, args.files, add_missing_images=args.add_missing_images).value)
     return 0
 
 
@@ -97,8 +102,12 @@ def run_import_review(args: argparse.Namespace) -> int:
 
     project = Project.open(args.project)
     with _nothing_imported():
-        count = import_review(project, args.file, model=args.model).value
-    print(f"imported a review of {args.model}: {count} reviewed mistakes")
+        done = import_review(project, args.file, model=args.model, add_missing_images=args.add_missing_images).value
+    print(f"imported a review of {args.model}: {done.items} reviewed mistakes")
+    if done.images_added:
+        print(f"  {done.images_added} images added without a file"
+              + (" (--add-missing-images): their reviews count, no model runs on them" if done.project_has_files
+                 else " (a project of label files)"))
     return 0
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlmodel import Session
 
 from db.tables import Image
@@ -87,6 +87,11 @@ def _starts_like_json(path: Path) -> bool:
 def image_names(*, session: Session) -> set[str]:
     """The file names of the project's images (what a label file is checked against)."""
     return set(session.execute(select(Image.file_name)).scalars())
+
+
+def images_with_files(*, session: Session) -> int:
+    """How many of the project's images have a file (0: a project made from label files)."""
+    return session.execute(select(func.count(Image.id)).where(Image.path.is_not(None))).scalar_one()
 
 
 def parse_label_files(paths: list[str | Path], *, project_images: set[str]) -> list[ImportPlan]:

@@ -65,6 +65,23 @@ class ImportPlan:
     def image(self, file_name: str) -> ImageEntry:
         return self.images.setdefault(file_name, ImageEntry())
 
+    def referenced_images(self) -> set[str]:
+        """Every image the file names: its own entries and those its labels, marks and slices name."""
+        referenced = set(self.images)
+        referenced.update(f for f, _, _ in self.labels)
+        referenced.update(f for f, _ in self.real_labels)
+        referenced.update(self.real_images)  # also those ReaL leaves out ([]): they are images of the set
+        referenced.update(self.problematic)
+        for files in self.slices.values():
+            referenced.update(files)
+        return referenced
+
+    def images_without_file(self, project_images: set[str]) -> set[str]:
+        """The images this plan would add to a project holding `project_images`, without a file."""
+        return {name for name in self.referenced_images() - project_images
+                if (self.create_missing_images or name in self.images)
+                and not (name in self.images and self.images[name].path)}
+
 
 @dataclass
 class ImportSummary:
@@ -150,13 +167,7 @@ def _label_source(session: Session, plan: ImportPlan) -> LabelSource:
 def _write_images(session: Session, plan: ImportPlan, summary: ImportSummary) -> dict[str, int]:
     existing = {name: (id_, path, label) for id_, name, path, label in session.execute(
         select(Image.id, Image.file_name, Image.path, Image.original_label))}
-    referenced = set(plan.images)
-    referenced.update(f for f, _, _ in plan.labels)
-    referenced.update(f for f, _ in plan.real_labels)
-    referenced.update(plan.real_images)  # also those ReaL leaves out ([]): they are images of the set
-    referenced.update(plan.problematic)
-    for files in plan.slices.values():
-        referenced.update(files)
+    referenced = plan.referenced_images()
     new_rows, updates, relabelled = [], [], []
     for name in referenced:
         entry = plan.images.get(name, ImageEntry())

@@ -109,7 +109,7 @@ def test_published_reviews(tmp_path, shared_data):
     project = Project.create(tmp_path / "p")
     path = shared_data / "imagenet-mistakes" / "vit3b_mistakes.json"
     done = import_review(project, path, model="vit3b")
-    assert done.value == 378 and done.changes.labels
+    assert done.value.items == 378 and done.changes.labels
     with read_session(project.engine) as session:
         cats = Counter(session.execute(select(ImportedReviewItem.category)).scalars())
         sevs = Counter(session.execute(select(ImportedReviewItem.severity)).scalars())
