@@ -16,7 +16,7 @@ from dataclasses import asdict
 import numpy as np
 from sqlalchemy import select
 
-from db.tables import Image, Mistake, Prediction, Run
+from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, Prediction, Run
 from reviewer.app.mistake_detail import ClassInfo, DetailSource, label_kind, wordnet_relation
 from reviewer.panel.discussion import notes
 from reviewer.panel.final import read_final_decisions
@@ -24,6 +24,7 @@ from reviewer.panel.lookup import resolve_class, resolve_image
 from reviewer.panel.state import Item, current_votes, decision_history, describe_decision
 from reviewer.panel.votes import reviewer_names
 from reviewer.project import Project
+from reviewer.terms import Verdict
 
 
 def _cls(info: ClassInfo | None) -> dict | None:
@@ -50,6 +51,7 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
         history = decision_history(session=session, item=item)
         standing = read_final_decisions(session=session, items=[item]).get(item)
         item_notes = notes(session=session, item=item)
+        reviews = _imported_reviews(session, image_id, predicted_index)
     position = int(labels.positions(np.array([image_id]))[0])
     own = labels.labels_of(position) if position >= 0 else {"correct": [], "wrong": [], "unclear": []}
     real = sorted(int(c) for c in labels.real_classes[labels.real_rows == position]) if position >= 0 else []
@@ -85,6 +87,8 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
             "notes": [{"by": names.get(n.reviewer_id), "text": n.text, "at": n.created_at.isoformat()}
                       for n in item_notes],
         },
+        # Published reviews (reviewer import-review) of any model's prediction on this image.
+        "imported_reviews": reviews,
         "evidence": _evidence(project, row.file_name, predicted_index, original),
         "zoom": [],
     }
@@ -102,6 +106,22 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
         })
         record["zoom"].extend(_zoom(project, run_id, image_id, predicted_index))
     return record
+
+
+def _imported_reviews(session, image_id: int, predicted: int) -> list[dict]:
+    """Every imported review's word on the image: a published review lists the mistakes its
+    panel confirmed (verdict wrong), each with its category and severity; `this_prediction`
+    says whether it is about the predicted class asked for."""
+    rows = session.execute(
+        select(ImportedReview.id, Model.name, ImportedReviewItem.predicted, ImportedReviewItem.category,
+               ImportedReviewItem.severity, ImportedReviewItem.category_raw, ImportedReviewItem.severity_raw)
+        .join(ImportedReview, ImportedReview.id == ImportedReviewItem.review_id)
+        .join(Model, Model.id == ImportedReview.model_id)
+        .where(ImportedReviewItem.image_id == image_id).order_by(ImportedReview.id, ImportedReviewItem.id)).all()
+    return [{"review_id": review_id, "model": model, "predicted": _cls(ClassInfo.of(index)),
+             "this_prediction": index == predicted, "verdict": str(Verdict.WRONG), "category": category,
+             "severity": severity, "category_published": category_raw, "severity_published": severity_raw}
+            for review_id, model, index, category, severity, category_raw, severity_raw in rows]
 
 
 def _evidence(project: Project, file_name: str, predicted: int, original: ClassInfo | None) -> list[dict]:
@@ -165,6 +185,14 @@ def format_record(record: dict) -> str:
                    + (f"; note: {v['note']}" if v["note"] else ""))
     for n in panel["notes"]:
         out.append(f"    note by {n['by']}: {n['text']}")
+    if record["imported_reviews"]:
+        out.append("published reviews (reviewer import-review)")
+        for r in record["imported_reviews"]:
+            about = "" if r["this_prediction"] else f" (of its prediction {name(r['predicted'])})"
+            out.append(f"    {r['model']}: {r['verdict']}, {r['category_published'] or r['category']}, "
+                       f"{r['severity_published'] or r['severity']}{about}")
+    else:
+        out.append("published   no imported review lists this image")
     if record["evidence"]:
         out.append("evidence")
         out.extend(f"    {line['text']}" for line in record["evidence"])
