@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from reviewer.cli import CommandError
@@ -186,13 +187,18 @@ def run_split(args: argparse.Namespace) -> int:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from reviewer.evaluation.leaderboard import leaderboard, off_trend, plot_trend
+    from reviewer.evaluation.leaderboard import leaderboard, off_trend, plot_trend, why_empty
     from reviewer.evaluation.slices import slice_names
 
     project = Project.open(args.project)
     with project.read() as session:
         board = leaderboard(session=session, slice_name=args.slice)
         names = slice_names(session=session)
+        empty = why_empty(session=session) if board.empty else None
+    if empty:  # an empty table without a word looked like a failure
+        print(empty, file=sys.stderr if args.json else sys.stdout)
+        if not args.json:
+            return 0
     if args.json:
         print(board.to_json(orient="records", indent=2))
     else:

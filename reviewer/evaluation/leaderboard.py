@@ -78,6 +78,35 @@ def leaderboard(*, session: Session, slice_name: str | None = "imagenet_m", befo
                              na_position="last", ignore_index=True)
 
 
+def why_empty(*, session: Session) -> str:
+    """Why the leaderboard has no row, and what to do: it ranks the project's model runs,
+    and a project may hold none (made from label files, with published reviews only)."""
+    from sqlalchemy import func
+
+    from db.tables import Image, ImportedReview
+
+    images = session.execute(select(func.count(Image.id))).scalar_one()
+    with_files = session.execute(select(func.count(Image.id)).where(Image.path.is_not(None))).scalar_one()
+    reviews = session.execute(select(Model.name).join(ImportedReview, ImportedReview.model_id == Model.id)
+                              .order_by(ImportedReview.id)).scalars().all()
+    unfinished = session.execute(select(func.count(Run.id)).where(Run.status != RunStatus.COMPLETE)).scalar_one()
+    head = (f"no complete model run in this project ({images} images, {with_files} with a file"
+            + (f"; {unfinished} run(s) not finished" if unfinished else "")
+            + (f"; published reviews of {', '.join(reviews)}" if reviews else "") + "): the leaderboard ranks runs")
+    if unfinished:
+        todo = "finish a run: the same 'reviewer predict' command resumes it ('reviewer report' lists the runs)"
+    elif with_files:
+        todo = "run a model with 'reviewer predict PROJECT --model NAME'"
+    else:
+        todo = ("its images have no files to run a model on: import a run's logits computed elsewhere with "
+                "'reviewer import-logits PROJECT FILE --model NAME', or add the images with 'reviewer "
+                "import-images PROJECT FOLDER' and run 'reviewer predict'")
+    if reviews:
+        todo += ("; the published reviews' mistakes are in 'reviewer report' and 'reviewer show', and a "
+                 "'reviewer split --runs' of them makes a major-error slice")
+    return f"{head}. To fill it, {todo}."
+
+
 def off_trend(frame: pd.DataFrame) -> list[str]:
     """Runs with a slice score but no full-set top-1 to place them by ("model (#id)"): a run
     over the slice only, of a model never run over the whole set."""

@@ -30,3 +30,20 @@ def test_show_lists_each_published_review_of_the_image(tmp_path, shared_data, ca
     assert main(["show", str(root), "--image", "ILSVRC2012_val_00001529.JPEG", "--predicted", "303"]) == 0
     assert "vit3b: wrong, Fine-grained error, Minor (of its prediction leaf beetle (304, n02169497))" in \
         capsys.readouterr().out
+
+
+def test_an_empty_leaderboard_says_why_and_what_to_do(tmp_path, shared_data, capsys):
+    """Issue 24: `leaderboard` on a project of label files and reviews printed an empty table without a word."""
+    root = tmp_path / "p"
+    assert main(["init", str(root), "--labels", str(shared_data / "formats" / "imagenet-annotatedval20k.json")]) == 0
+    assert main(["import-review", str(root), str(shared_data / "imagenet-mistakes" / "vit3b_mistakes.json"),
+                 "--model", "vit3b"]) == 0
+    capsys.readouterr()
+    assert main(["leaderboard", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("no complete model run in this project (20000 images, 0 with a file; published reviews "
+                          "of vit3b): the leaderboard ranks runs")
+    assert "'reviewer import-logits PROJECT FILE --model NAME'" in out and "reviewer split --runs" in out
+    assert main(["leaderboard", str(root), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["[", "]"] and "no complete model run" in captured.err
