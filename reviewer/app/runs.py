@@ -80,3 +80,34 @@ def pending_summary(project: Project, run_id: int) -> dict:
 
     with project.read() as session:
         return rerun_summary(session=session, run_id=run_id)
+
+
+def no_run_words(project: Project, *, run_keys: str = "Ctrl+R", analysis_keys: str = "Ctrl+Shift+A"
+                 ) -> tuple[str, str]:
+    """(title, text) of the review page of a project without a run: what the project holds
+    and what can be done with it. "Run a model over the project's images" cannot work in
+    a project made from label files, which has no image files; its published reviews
+    are read in the analysis and with `reviewer show`."""
+    from sqlalchemy import func
+
+    from db.tables import Image, ImportedReview, ImportedReviewItem
+
+    with project.read() as session:
+        images = session.execute(select(func.count(Image.id))).scalar_one()
+        with_files = session.execute(select(func.count(Image.id)).where(Image.path.is_not(None))).scalar_one()
+        reviews = session.execute(
+            select(Model.name, func.count(ImportedReviewItem.id))
+            .join(ImportedReview, ImportedReview.model_id == Model.id)
+            .join(ImportedReviewItem, ImportedReviewItem.review_id == ImportedReview.id)
+            .group_by(ImportedReview.id, Model.name).order_by(ImportedReview.id)).all()
+    held = f"This project holds {images} images, {'none' if not with_files else with_files} with an image file"
+    if reviews:
+        held += ", and published reviews of " + ", ".join(f"{model} ({n} reviewed mistakes)" for model, n in reviews)
+    read = (f" The reviews' verdicts, categories and severities are in the analysis (Analysis…, {analysis_keys}) and, per "
+            "image, in 'reviewer show PROJECT --image FILE --predicted CLASS'." if reviews else "")
+    if with_files:
+        return "No model run yet", f"{held}. Run a model over its images (Run model…, {run_keys}).{read}"
+    return ("No model run: the images have no files",
+            f"{held}: a model needs image files to run. Add them with 'reviewer import-images PROJECT FOLDER' "
+            f"(the validation images), or import a run's logits computed elsewhere with 'reviewer import-logits "
+            f"PROJECT FILE --model NAME'.{read}")

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QPushButton
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
 from reviewer.app.panel import join_panel
 from reviewer.app.preferences import Preferences, load_preferences, save_preferences
-from reviewer.app.runs import default_run, run_list
+from reviewer.app.runs import default_run, no_run_words, run_list
 from reviewer.errors import UserError
 from reviewer.panel.identity import default_name, describe_identity, uses_database_roles
 from reviewer.project import Project
@@ -336,8 +336,9 @@ class QtMainWindow(QMainWindow):
         self._fill_runs()
         run_id = self._default_run()
         if run_id is None:
-            self.page.show_empty("No model run yet", "Run a model over the project's images "
-                                 f"(Run model…, {' or '.join(self.keymap.keys('run_model'))}).")
+            # What the project holds and what to do: a project of label files has no image files to run on.
+            self.page.show_empty(*no_run_words(self.project, run_keys=" or ".join(self.keymap.keys("run_model")),
+                                               analysis_keys=" or ".join(self.keymap.keys("analysis_view"))))
         else:
             self.open_run(run_id)
         self.project_opened.emit()  # last: the demo then starts its run over the "no run" page
