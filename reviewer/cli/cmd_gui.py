@@ -24,9 +24,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_gui_command(args: argparse.Namespace) -> int:
     if args.project:
-        from reviewer.project import Project
+        from reviewer.project import check_project_folder
 
-        Project.open(args.project).close()  # a clear error here, not in a dialog, for a wrong path
+        # A clear error here, not in the window, for a wrong path (as main checks it too); the
+        # window opens the database itself, in the background, after its first paint.
+        check_project_folder(args.project)
     return _run_window(project=args.project, demo=False, reviewer=args.reviewer)
 
 
