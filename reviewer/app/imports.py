@@ -109,4 +109,10 @@ def init_project(root: str | Path, *, images: str | Path | None = None, labels: 
         first = [add_images(session=session, plan=folder)] if folder is not None else []
         return first + [apply_plan(session=session, plan=plan) for plan in plans]
 
-    return project, project.write(work)
+    summaries = project.write(work)
+    if folder is not None:  # label files naming images beyond the folder: say they have no file
+        for summary in summaries[1:]:
+            if summary.images_added:
+                summary.notes.append(f"{summary.images_added} of the images added are not in {images}: they have "
+                                     "no file (their labels count, no model runs on them)")
+    return project, summaries

@@ -75,3 +75,16 @@ def test_a_project_of_label_files_takes_them_as_before(tmp_path, shared_data, ca
     out = capsys.readouterr().out
     assert "378 reviewed mistakes" in out and "images added without a file (a project of label files)" in out
     assert _counts(root)[1] == 0
+
+
+def test_init_says_which_images_of_its_label_files_have_no_file(tmp_path, shared_data, capsys):
+    """`init --images F --labels L`: the images L names beyond F are added (both were given at
+    once), and the summary says they have no file rather than only "21 images added"."""
+    root = tmp_path / "both"
+    folder = shared_data / "imagenet-samples"
+    assert main(["init", str(root), "--images", str(folder), "--labels",
+                 str(shared_data / "formats" / "tfds_v3_sample.json")]) == 0
+    out = capsys.readouterr().out
+    assert f"21 of the images added are not in {folder}: they have no file" in out
+    images, with_files = _counts(root)
+    assert images - with_files == 21
