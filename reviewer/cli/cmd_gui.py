@@ -52,8 +52,17 @@ def run_demo_command(args: argparse.Namespace) -> int:
     status = demo_status(project)
     print(status.describe().split(";")[0])
     if status.run_id is None:
-        result = run_demo_model(project, progress=_TerminalProgress())
-        print(file=sys.stderr)
+        print(f"running {DEMO_MODEL} over the {status.images} images (loading torch and timm first) ...",
+              file=sys.stderr, flush=True)
+        if sys.stderr.isatty():
+            progress = _TerminalProgress()
+        else:  # piped or logged: lines, not one line redrawn with carriage returns
+            from reviewer.cli.cmd_predict import _ProgressBar
+
+            progress = _ProgressBar(terminal=False)
+        result = run_demo_model(project, progress=progress)
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
         if result.status != RunStatus.COMPLETE:
             print(f"the run stopped ({result.status}); run 'reviewer demo --no-gui' again to resume")
             return 1

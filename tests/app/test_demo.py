@@ -88,3 +88,13 @@ def test_demo_says_in_the_terminal_at_once_what_its_first_launch_does(monkeypatc
     err = capsys.readouterr().err
     assert opened and err.startswith(f"opening the demo project {demo_root()} in the review window; this first "
                                      "launch copies its images there and runs tf_efficientnet_lite0")
+
+
+@pytest.mark.slow
+def test_demo_no_gui_piped_prints_lines_of_progress(few_demo_images, capsys):
+    """Piped (as here: capsys is no terminal), the run's progress comes as lines, after a line
+    saying torch and timm load first, not as one line redrawn with carriage returns."""
+    assert main(["demo", "--no-gui"]) == 0
+    err = capsys.readouterr().err
+    assert "running tf_efficientnet_lite0 over the 6 images (loading torch and timm first) ..." in err
+    assert "\r" not in err and "run #1: 6 of 6 images" in err
