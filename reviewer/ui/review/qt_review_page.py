@@ -85,7 +85,7 @@ class QtReviewPage(QWidget):
         self.vote_panel = QtVotePanel(keymap)
         self.vote_panel.action_triggered.connect(self.trigger)
         self.vote_panel.text_entered.connect(self._text_entered)
-        self.vote_panel.text_cancelled.connect(lambda: self.setFocus())
+        self.vote_panel.text_cancelled.connect(self._text_cancelled)
         self.details = QtDetailPanel()
 
         centre = QWidget()
@@ -445,9 +445,18 @@ class QtReviewPage(QWidget):
                 changes = implied_changes(self.session.my_vote(key), judged_wrong=self.session.judged_wrong(key),
                                           category=Category.FINE_GRAINED_OOV, oov_name=text)
             except VoteError as exc:
+                if not text:  # an empty name is no answer: ask again, saying why (Esc cancels)
+                    self.vote_panel.ask_text("oov_name", "A name is needed: type the name of the out-of-vocabulary "
+                                                         "object (Enter records, Esc cancels the category):")
                 self.status_message.emit(f"{str(exc).capitalize()}.", True)
                 return
             self._after_vote(self.session.vote(**changes), verdict_key=False)
+
+    def _text_cancelled(self, field: str) -> None:
+        self.setFocus()
+        if field == "oov_name":
+            self.status_message.emit("Not recorded: the out-of-vocabulary category needs the object's name; "
+                                     "choose the category again to name it.", False)
 
     def _after_vote(self, state, *, verdict_key: bool) -> None:
         if state is None or self.auto_advance == "off":

@@ -46,7 +46,7 @@ class _TextField(QLineEdit):
 class QtVotePanel(QtCard):
     action_triggered = Signal(str)
     text_entered = Signal(str, str)  # field (oov_name | note), text
-    text_cancelled = Signal()
+    text_cancelled = Signal(str)  # the field that was asked for (oov_name | note)
 
     def __init__(self, keymap: Keymap, parent: QWidget | None = None):
         super().__init__(parent)
@@ -172,8 +172,9 @@ class QtVotePanel(QtCard):
         self.text_entered.emit(field, text)
 
     def _field_cancel(self) -> None:
+        field = self._field_name
         self._hide_field()
-        self.text_cancelled.emit()
+        self.text_cancelled.emit(field)
 
     def _hide_field(self) -> None:
         self._field_label.hide()
