@@ -240,11 +240,15 @@ class QtImageView(QWidget):
         sx, sy = target.width() / self._original.width(), target.height() / self._original.height()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = painter.fontMetrics()
+        painter.save()
+        painter.setClipRect(target)  # nothing drawn past the image's edges
         for rect, colour, label in self._overlay:
             box = QRectF(target.x() + rect.x() * sx, target.y() + rect.y() * sy, rect.width() * sx, rect.height() * sy)
-            fill = QColor(colour)
-            fill.setAlpha(45)
-            painter.setBrush(fill)
+            # Outlines only (a dark edge under the colour, readable on any photo): nine
+            # overlapping tinted crops hid the object they are about.
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(QColor(0, 0, 0, 150), 4))
+            painter.drawRect(box.adjusted(2, 2, -2, -2))
             painter.setPen(QPen(colour, 2))
             painter.drawRect(box.adjusted(2, 2, -2, -2))
             if label:
@@ -255,6 +259,7 @@ class QtImageView(QWidget):
                 painter.drawRect(band)
                 painter.setPen(colour)
                 painter.drawText(band, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
 
     def _paint_warning(self, painter: QPainter) -> None:
         metrics = painter.fontMetrics()

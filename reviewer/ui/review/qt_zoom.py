@@ -225,14 +225,17 @@ class QtZoomPanel(QWidget):
         names = load_classes().names
         cells = {(c.row, c.col): c for c in view.cells if c.scale == scale}
         boxes = []
+        image = QRectF(0, 0, width, height)
         for grid in zoom_grid((width, height), [scale], view.result.params.crop_size):
             left, top, right, bottom = grid.box
             fx, fy = width / grid.resized[0], height / grid.resized[1]
             cell = cells.get((grid.row, grid.col))
             outcome = str(cell.outcome) if cell is not None else "missing"
             label = "" if cell is None or cell.top1 is None else f"{names[cell.top1]} {cell.probabilities[0]:.0%}"
-            boxes.append((QRectF(left * fx, top * fy, (right - left) * fx, (bottom - top) * fy),
-                          OUTCOME_COLOURS[outcome], label))
+            # A crop of a small scale reaches past the image (the paper pads it with zeros):
+            # the part drawn is the part of the image it saw.
+            box = QRectF(left * fx, top * fy, (right - left) * fx, (bottom - top) * fy).intersected(image)
+            boxes.append((box, OUTCOME_COLOURS[outcome], label))
         self.overlay_changed.emit(boxes)
 
     def shutdown(self) -> None:
