@@ -7,6 +7,7 @@ is refused with both actions named."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -21,11 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.app.keymap import ACTIONS, DEFAULTS, Keymap, normalise_key, save_keymap
+from reviewer.app.keymap import ACTIONS, DEFAULTS, Keymap, action, find_conflicts, normalise_key, save_keymap
 from reviewer.errors import UserError
 from reviewer.ui.keys import key_text
 from reviewer.ui.plain import text_label
-from reviewer.ui.theme import style_muted
+from reviewer.ui.theme import ERROR, set_text_colour, style_muted
 
 
 class QtKeymapDialog(QDialog):
@@ -45,11 +46,11 @@ class QtKeymapDialog(QDialog):
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        for row, action in enumerate(ACTIONS):
-            title = QTableWidgetItem(f"{action.group}: {action.title}")
+        for row, act in enumerate(ACTIONS):
+            title = QTableWidgetItem(f"{act.group}: {act.title}")
             title.setFlags(title.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.table.setItem(row, 0, title)
-            self.table.setItem(row, 1, QTableWidgetItem(", ".join(keymap.keys(action.name))))
+            self.table.setItem(row, 1, QTableWidgetItem(", ".join(keymap.keys(act.name))))
         layout.addWidget(self.table)
         record_row = QHBoxLayout()
         self.record = QPushButton("Record a key")
@@ -60,6 +61,12 @@ class QtKeymapDialog(QDialog):
         record_row.addWidget(self.record)
         record_row.addWidget(self.recording, 1)
         layout.addLayout(record_row)
+        # A key bound twice is said at once, where it is typed or recorded, not only on Save.
+        self.conflict = text_label("")
+        self.conflict.setWordWrap(True)
+        set_text_colour(self.conflict, ERROR)
+        layout.addWidget(self.conflict)
+        self.table.itemChanged.connect(lambda item: self.check_conflicts() if item.column() == 1 else None)
         self._recording_row: int | None = None
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
                                    | QDialogButtonBox.StandardButton.RestoreDefaults)
@@ -96,17 +103,31 @@ class QtKeymapDialog(QDialog):
             keys.append(key)
         cell.setText(", ".join(keys))
         self.recording.setText(f"Recorded {key} for “{ACTIONS[row].title}”.")
+        self.check_conflicts()
+
+    def check_conflicts(self) -> list[tuple[str, str, str]]:
+        """Say every key bound to two actions, and mark their rows; [] when none."""
+        conflicts = find_conflicts(self.bindings())
+        self.conflict.setText("\n".join(
+            f"⚠ {key} is bound to both “{action(first).title}” and “{action(second).title}”: give one of them "
+            "another key" for key, first, second in conflicts))
+        clashing = {n for _, first, second in conflicts for n in (first, second)}
+        self.table.blockSignals(True)
+        for row, act in enumerate(ACTIONS):
+            self.table.item(row, 1).setBackground(QColor(ERROR).darker(250) if act.name in clashing else QBrush())
+        self.table.blockSignals(False)
+        return conflicts
 
     def bindings(self) -> dict[str, tuple[str, ...]]:
         out = {}
-        for row, action in enumerate(ACTIONS):
+        for row, act in enumerate(ACTIONS):
             text = self.table.item(row, 1).text()
-            out[action.name] = tuple(normalise_key(k) for k in text.split(",") if k.strip())
+            out[act.name] = tuple(normalise_key(k) for k in text.split(",") if k.strip())
         return out
 
     def restore_defaults(self) -> None:
-        for row, action in enumerate(ACTIONS):
-            self.table.item(row, 1).setText(", ".join(DEFAULTS[action.name]))
+        for row, act in enumerate(ACTIONS):
+            self.table.item(row, 1).setText(", ".join(DEFAULTS[act.name]))
 
     def save(self) -> None:
         keymap = Keymap(bindings=self.bindings())
