@@ -19,7 +19,7 @@ from db.tables import DiscussionNote, Reviewer
 from reviewer.errors import UserError
 from reviewer.panel.state import Item, decision_history, describe_decision
 from reviewer.panel.votes import VoteState, vote_history, voted_fields
-from reviewer.terms import DecisionMethod
+from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 
 NOTE_MAX_CHARS = 20_000
 
@@ -71,6 +71,20 @@ _SHOWN_WITH = {"verdict": "verdict", "problematic": "problematic", "severity": "
                "category": "category", "oov_name": "category", "note": None}
 
 
+# How a field reads in the history: the vocabularies' captions, not their stored values.
+_VOCABULARIES = {"verdict": Verdict, "severity": Severity, "category": Category}
+_FIELD_WORDS = {"oov_name": "object"}
+
+
+def _caption(name: str, value) -> str:
+    if value is None or value == "":
+        return "none"
+    try:
+        return _VOCABULARIES[name](value).caption if name in _VOCABULARIES else str(value)
+    except ValueError:  # a value of another version of the app: shown as stored
+        return str(value)
+
+
 def _describe_change(before: VoteState, after: VoteState, *, visible: frozenset[str] | None = None) -> str:
     """What changed from `before` to `after`, in words; with `visible` (the fields the
     viewer has voted), only the changes the viewer may see ("" if none)."""
@@ -85,7 +99,9 @@ def _describe_change(before: VoteState, after: VoteState, *, visible: frozenset[
             elif name == "problematic":
                 changes.append("flagged problematic" if new else "problematic flag removed")
             else:
-                changes.append(f"{name}: {old or '-'} -> {new or '-'}")
+                word = _FIELD_WORDS.get(name, name)
+                changes.append(f"{word}: {_caption(name, new)}" if old is None or old == "" else
+                               f"{word}: {_caption(name, old)} → {_caption(name, new)}")
     if visible is not None:
         return ", ".join(changes)
     return ", ".join(changes) or "no change"

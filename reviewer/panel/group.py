@@ -14,6 +14,7 @@ about, and everything about one of them as a given panelist may see it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlmodel import Session
 
@@ -64,7 +65,7 @@ class ItemPanel:
     unanimity: dict[str, bool | None]
     majority: Majority | None  # what a lock would record; None until every panelist voted
     decision: Decision | None  # the latest decision row (may be "reopened")
-    notes: list[tuple[str, str]]  # (who, text), oldest first
+    notes: list[tuple[str, str, datetime]]  # (who, text, when), oldest first
     history: list[HistoryEntry]
 
 
@@ -124,7 +125,7 @@ def item_panel(*, session: Session, snapshot: PanelSnapshot, item: Item, viewer_
         item=item, columns=columns, viewer_fields=viewer_fields, unanimity=field_unanimity(snapshot, item),
         majority=majority_of(votes.values()) if complete else None,
         decision=snapshot.decisions.get(item),
-        notes=[(names.get(n.reviewer_id, "?"), n.text) for n in notes(session=session, item=item)]
+        notes=[(names.get(n.reviewer_id, "?"), n.text, n.created_at) for n in notes(session=session, item=item)]
         if viewer_fields else [],
         history=item_history(session=session, item=item, viewer_id=viewer_id) if viewer_fields else [])
 

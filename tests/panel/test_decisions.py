@@ -112,7 +112,7 @@ def test_override_needs_the_chair_and_a_reason_and_leaves_votes_alone(panel):
     history = read_with(project, item_history, item=item)
     assert [(h.who, h.kind) for h in history] == [("ann", "vote"), ("bob", "vote"), ("cy", "vote"),
                                                   ("ann", "override")]
-    assert history[0].text == "verdict: - -> wrong"
+    assert history[0].text == "verdict: Wrong"
     assert "the class definition includes this breed" in history[-1].text
 
 
@@ -141,6 +141,6 @@ def test_notes_and_history_of_changed_votes(panel):
     assert [n.text for n in read_with(project, notes, item=item)] == [
         "look at the beak: it is a finch"]
     texts = [(h.who, h.kind, h.text) for h in read_with(project, item_history, item=item)]
-    assert texts == [("bob", "vote", "verdict: - -> correct"),
+    assert texts == [("bob", "vote", "verdict: Correct"),
                      ("ann", "note", "look at the beak: it is a finch"),
-                     ("bob", "vote", "verdict: correct -> wrong, note: 'convinced by the beak'")]
+                     ("bob", "vote", "verdict: Correct → Wrong, note: 'convinced by the beak'")]

@@ -65,14 +65,15 @@ def test_history_is_blind_per_field_like_the_votes(panel):
     assert [(c.name, c.vote.severity, c.vote.category) for c in columns] == [
         ("ann", None, None), ("bob", None, None), ("cy", None, None)]
     # The same mask in the history: bob's severity change is no news to ann yet.
-    assert history(ann) == [("bob", "verdict: - -> wrong, note: 'a toy'"),
-                            ("cy", "verdict: - -> wrong, flagged problematic"),
-                            ("ann", "verdict: - -> wrong")]
+    assert history(ann) == [("bob", "verdict: Wrong, note: 'a toy'"),
+                            ("cy", "verdict: Wrong, flagged problematic"),
+                            ("ann", "verdict: Wrong")]
     # Once ann rates severity, the severity changes show, the category still does not.
     vote(project, ann, item, severity="major")
-    assert history(ann) == [("bob", "verdict: - -> wrong, severity: - -> major, note: 'a toy'"),
-                            ("bob", "severity: major -> minor"), ("cy", "verdict: - -> wrong, flagged problematic"),
-                            ("ann", "verdict: - -> wrong"), ("ann", "severity: - -> major")]
+    assert history(ann) == [("bob", "verdict: Wrong, severity: Major, note: 'a toy'"),
+                            ("bob", "severity: Major → Minor"), ("cy", "verdict: Wrong, flagged problematic"),
+                            ("ann", "verdict: Wrong"), ("ann", "severity: Major")]
     # The author sees their own acts in full.
-    assert history(bob)[:2] == [("bob", "verdict: - -> wrong, severity: - -> major, category: - -> fine_grained, "
-                                        "note: 'a toy'"), ("bob", "severity: major -> minor")]
+    # In the vocabularies' captions, not their stored values (issue 23's walk: "fine_grained", "- -> wrong").
+    assert history(bob)[:2] == [("bob", "verdict: Wrong, severity: Major, category: Fine-grained, "
+                                        "note: 'a toy'"), ("bob", "severity: Major → Minor")]

@@ -304,7 +304,8 @@ class QtGroupVotes(QWidget):
         self._fill_table(panel)
         self._fill_editor(panel)
         self.decision.setText(self._decision_html(panel))
-        self.notes.setHtml("<br>".join(f"<b>{escape(who)}</b>: {escape(text)}" for who, text in panel.notes)
+        self.notes.setHtml("<br>".join(f'<span style="color:{MUTED}">{when:%Y-%m-%d %H:%M}</span> '
+                                       f"<b>{escape(who)}</b>: {escape(text)}" for who, text, when in panel.notes)
                            or f'<span style="color:{MUTED}">No discussion yet.</span>')
         self.history.setHtml("<br>".join(
             f'<span style="color:{MUTED}">{h.when:%Y-%m-%d %H:%M:%S}</span> <b>{escape(h.who)}</b> '
