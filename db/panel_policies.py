@@ -9,7 +9,15 @@ set up before it, so an upgraded panel is as closed as a new one.
   (computed_by names it), never updates or deletes one;
 - app_lock: a panelist's role may lock (SELECT ... FOR UPDATE) only its own row
   (scope 1, its reviewer id), the chair's also the decisions' row (scope 2); the
-  migration and evidence rows are the owner's (who bypasses row-level security).
+  migration and evidence rows are the owner's (who bypasses row-level security);
+- vote, read: while the chair's blind rule is on (project_setting blind = on), a
+  panelist's role reads another's vote on an item only once its own vote on the item
+  exists or the item's standing decision settles it; the chair's role reads all (the
+  meeting needs them). A unanimous item is voted by all, so its votes are readable to
+  every panelist who voted it. `panel_may_read_vote` runs as the owner (SECURITY
+  DEFINER) so that the policy can look at other votes without recursing into itself;
+- project_setting: the chair's role may set the panel's rules (blind,
+  unanimous_final, panel_closed), no other row; panelists read.
 """
 
 from __future__ import annotations
@@ -31,10 +39,44 @@ def is_chair(chair_group: str) -> str:
     return f"pg_has_role(current_user, {literal(chair_group)}, 'MEMBER')"
 
 
+RULE_KEYS = ("blind", "unanimous_final", "panel_closed")  # reviewer.panel.rules
+
+MAY_READ_VOTE = """
+CREATE OR REPLACE FUNCTION panel_may_read_vote(v_image integer, v_predicted integer, v_reviewer integer, viewer name)
+RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    SELECT NOT EXISTS (SELECT 1 FROM project_setting s WHERE s.key = 'blind' AND s.value = 'on')
+        OR v_reviewer = (SELECT r.id FROM reviewer r WHERE r.name = viewer)
+        OR EXISTS (SELECT 1 FROM vote o JOIN reviewer r ON r.id = o.reviewer_id
+                   WHERE r.name = viewer AND o.image_id = v_image AND o.predicted = v_predicted
+                     AND NOT o.retracted)
+        OR EXISTS (SELECT 1 FROM decision d WHERE d.image_id = v_image AND d.predicted = v_predicted
+                     AND d.method <> 'reopened'
+                     AND d.id = (SELECT max(e.id) FROM decision e
+                                 WHERE e.image_id = v_image AND e.predicted = v_predicted))
+$$"""
+
+
 def policy_statements(panel_group: str, chair_group: str) -> list[str]:
     """The statements, each safe to run again."""
     panel, chair = quoted(panel_group), is_chair(chair_group)
+    rules = ", ".join(literal(k) for k in RULE_KEYS)
     return [
+        MAY_READ_VOTE,
+        "REVOKE ALL ON FUNCTION panel_may_read_vote(integer, integer, integer, name) FROM PUBLIC",
+        f"GRANT EXECUTE ON FUNCTION panel_may_read_vote(integer, integer, integer, name) TO {panel}",
+        "ALTER TABLE vote ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS panel_reads ON vote",
+        f"CREATE POLICY panel_reads ON vote FOR SELECT USING ({chair} OR "
+        "panel_may_read_vote(image_id, predicted, reviewer_id, current_user))",
+        f"GRANT INSERT, UPDATE ON project_setting TO {quoted(chair_group)}",
+        "ALTER TABLE project_setting ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS panel_reads ON project_setting",
+        "CREATE POLICY panel_reads ON project_setting FOR SELECT USING (true)",
+        "DROP POLICY IF EXISTS chair_rules ON project_setting",
+        f"CREATE POLICY chair_rules ON project_setting FOR INSERT WITH CHECK (key IN ({rules}) AND {chair})",
+        "DROP POLICY IF EXISTS chair_rules_update ON project_setting",
+        f"CREATE POLICY chair_rules_update ON project_setting FOR UPDATE USING (key IN ({rules}) AND {chair}) "
+        f"WITH CHECK (key IN ({rules}) AND {chair})",
         "ALTER TABLE decision ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS own_inserts ON decision",
         f"CREATE POLICY own_inserts ON decision FOR INSERT WITH CHECK (decided_by = {OWN_ID} AND {chair})",

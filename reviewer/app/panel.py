@@ -18,7 +18,7 @@ from reviewer.app.changes import Changes, Cursor, Done, changes_since, latest_cu
 from reviewer.panel import decisions as decisions_mod
 from reviewer.panel.discussion import add_note
 from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel, agreement_summary, item_panel, load_group
-from reviewer.panel.identity import IdentityError, acting_reviewer, uses_database_roles
+from reviewer.panel.identity import IdentityError, uses_database_roles
 from reviewer.panel.phases import reopen
 from reviewer.panel.snapshot import PanelSnapshot
 from reviewer.panel.state import Item
@@ -54,16 +54,30 @@ def add_panelist(project: Project, name: str, *, chair: bool | None = None) -> D
     return Done(_write_once(project, work), Changes(panel=True))
 
 
-def join_panel(project: Project, name: str) -> Done[Reviewer]:
-    """The panelist the window acts as: on a panel of database roles the connection's role
-    (whatever name was typed: the server would refuse any other), else the panelist of
-    that name, created on first use."""
-    def work(session):
-        if uses_database_roles(session):
-            return acting_reviewer(session=session, name=None)
-        return get_reviewer(session=session, name=name)
+def join_panel(project: Project, name: str, *, join: bool = False) -> Done[Reviewer]:
+    """The panelist the window acts as (reviewer.panel.membership.enter_panel): the panelist
+    of that name, or the connection's role on a panel of database roles; a new name only
+    with `join` on an open panel (NotOnPanel says so, and whether it may join)."""
+    from reviewer.panel.membership import enter_panel
 
-    return Done(_write_once(project, work), Changes(panel=True))
+    return Done(_write_once(project, lambda session: enter_panel(session=session, name=name, join=join)),
+                Changes(panel=True))
+
+
+def panel_rules(project: Project):
+    """The panel's rules in force (reviewer.panel.rules)."""
+    from reviewer.panel.rules import read_rules
+
+    with project.read() as session:
+        return read_rules(session)
+
+
+def set_panel_rules(project: Project, *, chair_id: int, **changes: bool):
+    """The chair sets the panel's rules (blind, unanimous_final, panel_closed)."""
+    from reviewer.panel.rules import set_rules
+
+    rules = project.write(lambda s: set_rules(s, chair_id=chair_id, **changes))
+    return Done(rules, Changes(panel=True, decisions=True))
 
 
 def _write_once(project: Project, work):

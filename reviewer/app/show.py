@@ -5,7 +5,7 @@ Works with or without a model run: the image's labels (original, multi-label
 correct / wrong / unclear, ReaL), the predicted class and the nearest label in
 WordNet, every run's top-5 on the image (with the labels' or the panel's word on
 each class), whether the prediction is a mistake of a run, the panel's votes,
-decisions and notes (all of them: `show` is not a blind view), what the imported
+decisions and notes (all of them, unless the panel's blind rule is on: reviewer.panel.rules), what the imported
 evidence sources say (`reviewer.evidence`), and the zoom probe's result where computed.
 """
 
@@ -18,6 +18,7 @@ from sqlalchemy import select
 
 from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, Prediction, Run
 from reviewer.app.mistake_detail import ClassInfo, DetailSource, label_kind, wordnet_relation
+from reviewer.errors import UserError
 from reviewer.panel.discussion import notes
 from reviewer.panel.final import read_final_decisions
 from reviewer.panel.lookup import resolve_class, resolve_image
@@ -32,8 +33,14 @@ def _cls(info: ClassInfo | None) -> dict | None:
                                        "definition": info.definition}
 
 
-def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
-    """The record of one (image, predicted class): see the module's docstring."""
+HIDDEN = "hidden until you vote"
+
+
+def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: str | None = None) -> dict:
+    """The record of one (image, predicted class): see the module's docstring. Under the
+    panel's blind rule (reviewer.panel.rules) the votes are those the panelist `viewer`
+    (default: who is acting, reviewer.panel.identity) may see: their own, and the
+    others' once they voted or once the item is decided."""
     predicted_index = resolve_class(predicted)
     source = DetailSource(project)  # the project's labels, read once (also for the runs' details below)
     labels = source.labels
@@ -48,6 +55,7 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
         statuses = dict(session.execute(select(Run.id, Run.status)).all())
         names = reviewer_names(session=session)
         votes = current_votes(session=session, item=item)
+        hidden = _blind_filter(session, item, viewer)
         history = decision_history(session=session, item=item)
         standing = read_final_decisions(session=session, items=[item]).get(item)
         item_notes = notes(session=session, item=item)
@@ -81,9 +89,10 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
             "decision_history": [{"method": str(d.method), "verdict": d.verdict, "severity": d.severity,
                                   "category": d.category, "problematic": d.problematic, "reason": d.reason,
                                   "by": names.get(d.decided_by), "at": d.created_at.isoformat()} for d in history],
-            "votes": [{"panelist": names.get(v.reviewer_id), "verdict": v.verdict, "problematic": v.problematic,
-                       "severity": v.severity, "category": v.category, "oov_name": v.oov_name, "note": v.note,
-                       "at": v.created_at.isoformat()} for v in votes],
+            "votes": [_masked({"panelist": names.get(v.reviewer_id), "verdict": v.verdict,
+                               "problematic": v.problematic, "severity": v.severity, "category": v.category,
+                               "oov_name": v.oov_name, "note": v.note, "at": v.created_at.isoformat()},
+                              hidden.get(v.reviewer_id)) for v in votes],
             "notes": [{"by": names.get(n.reviewer_id), "text": n.text, "at": n.created_at.isoformat()}
                       for n in item_notes],
         },
@@ -106,6 +115,41 @@ def show_mistake(project: Project, *, image: str, predicted: str | int) -> dict:
         })
         record["zoom"].extend(_zoom(project, run_id, image_id, predicted_index))
     return record
+
+
+VOTE_FIELDS = ("verdict", "problematic", "severity", "category", "oov_name", "note")
+
+
+def _masked(vote: dict, hidden: frozenset[str] | None) -> dict:
+    """A vote's fields the viewer may not see read HIDDEN (never a blank, which means 'not voted')."""
+    if not hidden:
+        return vote
+    return {k: (HIDDEN if k in hidden else v) for k, v in vote.items()}
+
+
+def _blind_filter(session, item: Item, viewer: str | None) -> dict[int, frozenset[str]]:
+    """{panelist: the fields of their vote on `item` the viewer may not see} under the
+    panel's blind rule (empty when the rule is off)."""
+    from reviewer.panel.identity import IdentityError, acting_reviewer
+    from reviewer.panel.rules import read_rules
+    from reviewer.panel.votes import visible_votes
+
+    if not read_rules(session).blind:
+        return {}
+    try:
+        viewer_id = acting_reviewer(session=session, name=viewer).id
+    except (IdentityError, LookupError, UserError):
+        viewer_id = None  # not on the panel: sees the votes of decided items only
+    seen = visible_votes(session=session, viewer_id=viewer_id, item=item, blind=True)
+    others = {v.reviewer_id for v in current_votes(session=session, item=item) if v.reviewer_id != viewer_id}
+    if seen is None:
+        return dict.fromkeys(others, frozenset(VOTE_FIELDS))
+    out = {}
+    for s in seen:
+        if s.hidden:
+            masked = set(s.hidden) | ({"oov_name"} if "category" in s.hidden else set())
+            out[s.reviewer_id] = frozenset(masked | ({"note"} if "verdict" in s.hidden else set()))
+    return out
 
 
 def _imported_reviews(session, image_id: int, predicted: int) -> list[dict]:

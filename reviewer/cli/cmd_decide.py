@@ -40,6 +40,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "chair's (without it such items are left alone and listed)")
     p.set_defaults(func=run_decide)
 
+    p = subparsers.add_parser("panel-rules", help="the panel's rules (blind review, unanimous is final, closed "
+                                                  "panel): print them, or the chair sets them")
+    p.add_argument("project")
+    p.add_argument("--chair", metavar="NAME", help="the chair's name (default: your login name, or your database "
+                                                   "role)")
+    on_off = ("on", "off")
+    p.add_argument("--blind", choices=on_off, help="on: nobody sees another's vote on an item before voting it "
+                                                   "(or before it is decided), whatever their own setting")
+    p.add_argument("--unanimous-final", choices=on_off, help="on (default, the paper's rule): a unanimous panel "
+                                                             "decides without a meeting; off: the chair locks all")
+    p.add_argument("--closed", choices=on_off, help="on: a new name cannot join by opening the project; the chair "
+                                                    "adds panelists ('reviewer panelist PROJECT NAME')")
+    p.set_defaults(func=run_rules)
+
     p = subparsers.add_parser("agreement", help="inter-rater agreement per field and phase, with 95%% intervals")
     p.add_argument("project")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000; 0: none)")
@@ -120,6 +134,26 @@ def run_decide(args: argparse.Namespace) -> int:
     print(f"{chair.name} locked {counted(len(result), kind + ' decision')}: {summary}")
     for kept in result.kept:
         print(f"not locked: {kept}")
+    return 0
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    from reviewer.panel.identity import acting_reviewer
+    from reviewer.panel.rules import BLIND, PANEL_CLOSED, UNANIMOUS_FINAL, read_rules, set_rules
+
+    changes = {key: value == "on" for key, value in ((BLIND, args.blind), (UNANIMOUS_FINAL, args.unanimous_final),
+                                                     (PANEL_CLOSED, args.closed)) if value is not None}
+    project = Project.open(args.project)
+    if not changes:
+        with project.read() as session:
+            print(read_rules(session).describe())
+        return 0
+
+    def work(session):
+        chair = acting_reviewer(session=session, name=args.chair)
+        return set_rules(session, chair_id=chair.id, **changes)
+
+    print(project.write(work).describe())
     return 0
 
 

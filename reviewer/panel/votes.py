@@ -338,17 +338,28 @@ def seen_vote(vote: Vote, viewer_fields: frozenset[str] | None) -> SeenVote:
         hidden=frozenset(f for f in ("verdict", "problematic", "severity", "category") if not show(f)))
 
 
-def visible_votes(*, session: Session, viewer_id: int, item: Item, blind: bool = True) -> list[SeenVote] | None:
+def visible_votes(*, session: Session, viewer_id: int | None, item: Item, blind: bool = True
+                  ) -> list[SeenVote] | None:
     """Others' current votes on an item as the viewer may see them.
 
-    Blind mode: None (hidden) until the viewer has voted on the item; then
-    each field of the others' votes shows once the viewer has voted that field
-    (a verdict does not reveal the others' severity before one's own).
+    Blind (the viewer's own choice, or the panel's rule, which the viewer cannot turn
+    off: reviewer.panel.rules): None (hidden) until the viewer has voted on the item;
+    then each field of the others' votes shows once the viewer has voted that field
+    (a verdict does not reveal the others' severity before one's own). A decided item
+    shows every vote. `viewer_id` None: someone not on the panel (sees votes of
+    decided items only, under the rule).
     """
+    from reviewer.panel.final import read_final_decisions
+    from reviewer.panel.rules import read_rules
+
+    blind = blind or read_rules(session).blind
     votes = current_votes(session=session, item=item)
-    mine = next((v for v in votes if v.reviewer_id == viewer_id), None)
+    mine = next((v for v in votes if v.reviewer_id == viewer_id), None) if viewer_id is not None else None
     viewer_fields = voted_fields(mine) if blind else None
-    if blind and not viewer_fields:
+    if blind and viewer_fields != set(("verdict", "problematic", "severity", "category")) and \
+            item in read_final_decisions(session=session, items=[item]):
+        viewer_fields = None  # decided: nothing left to keep blind
+    if blind and viewer_fields is not None and not viewer_fields:
         return None
     return [seen_vote(v, viewer_fields) for v in votes if v.reviewer_id != viewer_id]
 

@@ -58,7 +58,8 @@ def run_gui(*, project: str | None = None, demo: bool = False, reviewer: str | N
 
     app = create_app()
     window = QtMainWindow()
-    if reviewer:
+    if reviewer:  # this session's name; the remembered one stays the default of a plain `reviewer gui`
+        window.one_off_reviewer = reviewer
         window.start.set_name(reviewer)
     window.show()
     if demo:

@@ -13,7 +13,7 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QPushButton, QStackedWidget
 
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
-from reviewer.app.panel import join_panel
+from reviewer.app.panel import join_panel, panel_rules
 from reviewer.app.preferences import Preferences, load_preferences, save_preferences
 from reviewer.app.runs import default_run, no_run_words, run_list
 from reviewer.errors import UserError
@@ -43,12 +43,16 @@ PREFERRED_SIZE = QSize(1280, 800)
 FRAME_ALLOWANCE = QSize(16, 48)
 
 
-def _open(root: str, reviewer_name: str):
+def _open(root: str, reviewer_name: str, join: bool = False):
     project = Project.open(root)
-    reviewer = join_panel(project, reviewer_name).value
+    try:
+        reviewer = join_panel(project, reviewer_name, join=join).value
+    except Exception:
+        project.close()
+        raise
     with project.read() as session:
         identity, roles = describe_identity(session), uses_database_roles(session)
-    return project, reviewer, run_list(project), (identity, roles)
+    return project, reviewer, run_list(project), (identity, roles, panel_rules(project))
 
 
 class QtMainWindow(QMainWindow):
@@ -61,6 +65,8 @@ class QtMainWindow(QMainWindow):
         super().__init__()
         self.side = SideWindows(self, lambda: self.keymap)  # the group view and the analysis
         self.prefs = preferences or load_preferences()
+        self.one_off_reviewer: str | None = None  # `reviewer gui --reviewer NAME`: used, not remembered
+        self.panel_rules = None
         try:
             self.keymap = keymap or load_keymap()
         except UserError as exc:
@@ -295,29 +301,55 @@ class QtMainWindow(QMainWindow):
             return None
         return name
 
-    def open_project(self, root: str) -> None:
+    def open_project(self, root: str, *, join: bool = False) -> None:
         name = self._reviewer_name()
         if name is None:
             # Offer the asked-for project first, so Enter opens it once the name is typed.
             self.start.set_recent([root] + [p for p in self.prefs.existing_recent() if p != root])
             return
         self.show_message(f"Opening {root}…")
-        self.worker.submit(_open, root, name, on_done=self._project_opened, on_error=self._open_failed)
+        self.worker.submit(_open, root, name, join, on_done=self._project_opened,
+                           on_error=lambda e, r=root: self._open_failed(e, r))
 
-    def _open_failed(self, error: BaseException) -> None:
+    def confirm_join(self, question: str) -> bool:
+        """Ask before a new name joins the panel (reviewer.panel.membership)."""
+        answer = QMessageBox.question(self, "Join the panel?", question,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _open_failed(self, error: BaseException, root: str | None = None) -> None:
+        from reviewer.panel.membership import NotOnPanel
+
+        if isinstance(error, NotOnPanel) and error.can_join and root is not None:
+            if self.confirm_join(str(error)):
+                self.open_project(root, join=True)
+                return
+            error = NotOnPanel(f"{error.name} did not join the panel: type your name as the panel knows it",
+                               name=error.name, can_join=False)
         self.show_start()
         text = scrub(str(error) if isinstance(error, UserError) else f"Cannot open: {error}")
         self.show_message(text, error=True)
         self.start.show_error(text)  # whole, where a one-line status bar cuts it off
 
     def _project_opened(self, result) -> None:
-        project, reviewer, runs, (identity, roles) = result
+        project, reviewer, runs, (identity, roles, rules) = result
         self.close_project()
         self.project, self.reviewer, self.runs = project, reviewer, runs
         self.status_text.clear()
         self.start.show_error("")
-        self.prefs.reviewer_name = reviewer.name
+        if reviewer.name != self.one_off_reviewer:  # a one-off --reviewer is not remembered
+            self.prefs.reviewer_name = reviewer.name
         self.prefs.add_recent(project.root)
+        self.panel_rules = rules
+        # The chair's blind rule holds for everyone: the window's own switch cannot show more.
+        self.blind_box.setEnabled(not rules.blind)
+        self.blind_box.blockSignals(True)  # shown as in force; the panelist's own preference is kept
+        self.blind_box.setChecked(rules.blind or self.prefs.blind)
+        self.blind_box.blockSignals(False)
+        self.blind_box.setToolTip(plain_tip("The chair made this panel blind: others' votes show once you voted, or "
+                                            "once the item is decided" if rules.blind else
+                                            "Others' votes stay hidden on a mistake until you have voted on it"))
         save_preferences(self.prefs)
         # One refresh path for every view of the project (reviewer.ui.watcher).
         self.watcher = ProjectWatcher(project, self)
@@ -570,7 +602,7 @@ class QtMainWindow(QMainWindow):
         self.page.shutdown()
         self.worker.shutdown()
         name = self.start.reviewer_name()
-        if name:
+        if name and name != self.one_off_reviewer:
             self.prefs.reviewer_name = name
         self.prefs.window_geometry = bytes(self.saveGeometry().toBase64()).decode("ascii")
         save_preferences(self.prefs)

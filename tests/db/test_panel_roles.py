@@ -300,3 +300,32 @@ def test_the_upgrade_closes_a_panel_set_up_before_it(panel):
         assert "row-level security" in refused(bob, raw, item.image_id, item.predicted, bob_id)
         assert "permission denied" in refused(bob, "UPDATE zoom_probe SET payload = 'x'")
         assert bob.execute("SELECT scope, key FROM app_lock FOR UPDATE").fetchall() == [(1, bob_id)]
+
+
+def test_the_blind_rule_is_the_servers_as_a_panelist_role_reads_votes(panel):
+    """Issue 23: on PostgreSQL the database enforces the chair's blind rule: raw SELECT as a
+    panelist's role returns no other panelist's vote on an item it has not voted on."""
+    root, (first, second) = str(panel["root"]), panel["items"]
+    as_bob, as_ann = {**os.environ, "PGUSER": panel["bob"]}, {**os.environ, "PGUSER": panel["ann"]}
+    for item in (first, second):
+        assert cli("vote", root, "--image", f"ILSVRC2012_val_{item.image_id:08d}.JPEG", "--predicted",
+                   str(item.predicted), "--verdict", "wrong", "--not-problematic", env=as_ann).returncode == 0
+    denied = cli("panel-rules", root, "--blind", "on", env=as_bob)
+    assert denied.returncode == 2 and "chair" in denied.stderr and "Traceback" not in denied.stderr
+    with as_role(panel, panel["bob"]) as bob:
+        assert "permission denied" in refused(bob, "INSERT INTO project_setting (key, value) VALUES ('blind', 'off')")
+        assert bob.execute("SELECT count(*) FROM vote").fetchone()[0] == 2  # rule off: all readable
+    ok = cli("panel-rules", root, "--blind", "on", env=as_ann)
+    assert ok.returncode == 0, ok.stderr
+    with as_role(panel, panel["bob"]) as bob:
+        bob_id = ids(bob, panel["bob"])
+        assert bob.execute("SELECT count(*) FROM vote").fetchone()[0] == 0
+        bob.execute("INSERT INTO vote (image_id, predicted, reviewer_id, verdict, problematic, note, retracted, "
+                    "created_at) VALUES (%s, %s, %s, 'correct', false, '', false, now())",
+                    (first.image_id, first.predicted, bob_id))
+        seen = bob.execute("SELECT image_id, reviewer_id FROM vote ORDER BY id").fetchall()
+        assert sorted(seen) == sorted([(first.image_id, ids(bob, panel["ann"])), (first.image_id, bob_id)])
+        # Setting the rule back is the chair's: bob's role cannot.
+        assert "permission denied" in refused(bob, "UPDATE project_setting SET value = 'off' WHERE key = 'blind'")
+    with as_role(panel, panel["ann"]) as ann:
+        assert ann.execute("SELECT count(*) FROM vote").fetchone()[0] == 3  # the chair reads what the meeting needs

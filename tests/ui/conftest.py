@@ -50,6 +50,7 @@ def review_project(tmp_path, shared_data):
 def open_window(qtbot, review_project):
     """open_window(**preferences) -> the main window opened on the review
     project as panelist "ann", shown at 1280x800, its first mistake on screen."""
+    from reviewer.app import panel as acts
     from reviewer.app.preferences import Preferences
     from reviewer.ui.app import create_app
     from reviewer.ui.qt_main_window import QtMainWindow
@@ -58,7 +59,10 @@ def open_window(qtbot, review_project):
     windows = []
 
     def make(**prefs):
-        window = QtMainWindow(preferences=Preferences(reviewer_name=prefs.pop("reviewer_name", "ann"), **prefs))
+        name = prefs.pop("reviewer_name", "ann")
+        # The panelist is on the panel (a new name would be asked before joining: reviewer.panel.membership).
+        acts.join_panel(review_project, name, join=True)
+        window = QtMainWindow(preferences=Preferences(reviewer_name=name, **prefs))
         qtbot.addWidget(window)
         window.resize(1280, 800)
         window.show()

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QSizePolicy, QToolBar, QWidget
 
 from reviewer.ui.plain import text_label
-from reviewer.ui.theme import set_font, style_muted
+from reviewer.ui.theme import set_font
 
 
 class QtReviewToolbar(QToolBar):
@@ -40,7 +40,7 @@ class QtReviewToolbar(QToolBar):
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.addWidget(spacer)
         self.reviewer_label = text_label()
-        style_muted(self.reviewer_label)
+        set_font(self.reviewer_label, bold=True)  # who every vote is recorded under: in plain sight
         self.reviewer_label.setContentsMargins(8, 0, 8, 0)
         self.addWidget(self.reviewer_label)
         self.addAction("Keys  ?", lambda: trigger("help"))

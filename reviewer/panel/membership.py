@@ -1,0 +1,56 @@
+"""Who is on the panel, and how one joins it: explicitly, never by a typo.
+
+Opening a project under a name in the window used to add that name to the panel
+silently: a new name ("carol") made unanimous items undecided (one more panelist to
+vote), a typo ("Bob" for "bob") did the same. The rule now (`enter_panel`):
+
+- a panelist of that name: that panelist;
+- an empty panel: the first name founds it (whoever made the project);
+- another name: NotOnPanel, with `can_join` when the panel is open (the window asks
+  "carol is not on this panel: join as a new panelist?" and joins on yes) and a
+  near-miss named ("did you mean bob?"); when the chair closed the panel
+  (reviewer.panel.rules, panel_closed) it says how the chair adds panelists;
+- on a panel of database roles (PostgreSQL after panel-setup) the connection's role,
+  whatever the name (the roles are the authority: reviewer.panel.identity).
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from db.tables import Reviewer
+from reviewer.panel.identity import IdentityError, acting_reviewer, uses_database_roles
+from reviewer.panel.rules import read_rules
+from reviewer.panel.votes import get_reviewer, panelists
+
+
+class NotOnPanel(IdentityError):
+    """The name is not a panelist's. `can_join`: the panel is open, the name may join."""
+
+    def __init__(self, message: str, *, name: str, can_join: bool):
+        super().__init__(message)
+        self.name, self.can_join = name, can_join
+
+
+def enter_panel(*, session: Session, name: str, join: bool = False) -> Reviewer:
+    """The panelist `name` acts as (module docstring); `join` adds a new name to an open panel."""
+    if uses_database_roles(session):
+        return acting_reviewer(session=session, name=None)
+    name = name.strip()
+    members = panelists(session=session)
+    for member in members:
+        if member.name == name:
+            return member
+    if not members:
+        return get_reviewer(session=session, name=name)  # the first panelist founds the panel
+    listed = ", ".join(m.name for m in members)
+    near = [m.name for m in members if m.name.casefold() == name.casefold()]
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    if read_rules(session).panel_closed:
+        raise NotOnPanel(f"{name} is not on this panel{hint}, and the chair has closed it: the chair adds a "
+                         f"panelist with 'reviewer panelist PROJECT {name}' (panelists: {listed})",
+                         name=name, can_join=False)
+    if not join:
+        raise NotOnPanel(f"{name} is not on this panel{hint} (panelists: {listed}): join as a new panelist?",
+                         name=name, can_join=True)
+    return get_reviewer(session=session, name=name)
