@@ -9,6 +9,7 @@ transaction: all of it is recorded, or none.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from sqlalchemy.exc import IntegrityError
@@ -161,6 +162,33 @@ def reopen_item(project: Project, *, reviewer_id: int, item: Item, reason: str) 
 def lock(project: Project, *, chair_id: int, item: Item, force: bool = False) -> Done[Decision]:
     row = project.write(lambda s: decisions_mod.lock_decision(session=s, chair_id=chair_id, item=item, force=force))
     return Done(row, Changes(items=frozenset([item]), decisions=True))
+
+
+@dataclass(frozen=True)
+class LockPreview:
+    """What a lock would record, in words for the chair's confirmation."""
+
+    text: str  # 'unclear (the verdicts tie: ...) · not problematic'
+    replaces: str | None = None  # the override it would replace (then the chair must say so: force)
+
+
+def lock_preview(project: Project, *, chair_id: int, item: Item) -> LockPreview:
+    """The decision a lock of `item` would record now (reviewer.panel.decisions.plan_lock),
+    and the override it would replace, if any."""
+    from reviewer.panel.decisions import OverrideInTheWay, plan_lock
+
+    with project.read() as session:
+        try:
+            row, replaces = plan_lock(session=session, chair_id=chair_id, item=item), None
+        except OverrideInTheWay as exc:
+            row, replaces = plan_lock(session=session, chair_id=chair_id, item=item, force=True), str(exc)
+    verdict_counts = (row.reason or "").split(";")[0]
+    tie = verdict_counts.rstrip().endswith("(tie)")
+    head = f"Lock “{row.verdict}”" + (" (the verdicts tie: 'unclear', the paper's rule)" if tie else "")
+    details = [f"severity {row.severity}" if row.severity else "", f"category {row.category}" if row.category else "",
+               "problematic (by majority)" if row.problematic else "not problematic"]
+    text = head + " · " + " · ".join(d for d in details if d) + (f"\nVotes: {row.reason}" if row.reason else "")
+    return LockPreview(text=text, replaces=replaces)
 
 
 def lock_all(project: Project, *, chair_id: int, unanimous_only: bool = False,

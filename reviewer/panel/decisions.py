@@ -229,6 +229,16 @@ def lock_decision(*, session: Session, chair_id: int, item: Item, force: bool = 
     those of the standing decision (none before phase 2 is settled).
     """
     serialise(session, DECISIONS, 0)  # the standing decision read below is still standing when we write
+    row = plan_lock(session=session, chair_id=chair_id, item=item, force=force)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def plan_lock(*, session: Session, chair_id: int, item: Item, force: bool = False) -> Decision:
+    """The Decision row `lock_decision` would append, unsaved: what the window shows the
+    chair before the lock (majority, 'unclear' on a tie, problematic by majority, and in
+    the reason the counts and ties). Raises as `lock_decision` does."""
     image_id, predicted = item
     name = _item_name(session, item)
     _chair(session, chair_id)
@@ -283,12 +293,9 @@ def lock_decision(*, session: Session, chair_id: int, item: Item, force: bool = 
             f"{name}: the majority would replace the chair's override ({override.verdict}, by "
             f"{by.name if by else '?'}: {override.reason!r}): {change}; lock it with --force (the window asks) "
             "to replace it, or override again", item=item, override=override, replacement=new)
-    row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=problematic,
-                   severity=severity, category=category, oov_name=oov_name,
-                   method=DecisionMethod.MAJORITY, reason=majority.describe(settled), decided_by=chair_id)
-    session.add(row)
-    session.flush()
-    return row
+    return Decision(image_id=image_id, predicted=predicted, verdict=verdict, problematic=problematic,
+                    severity=severity, category=category, oov_name=oov_name,
+                    method=DecisionMethod.MAJORITY, reason=majority.describe(settled), decided_by=chair_id)
 
 
 def check_override(*, verdict: str | None, reason: str, severity: str | None = None,

@@ -50,6 +50,9 @@ def open_view(qtbot, monkeypatch):
     create_app()
     monkeypatch.setattr(QtGroupView, "resamples", 50)
     monkeypatch.setattr("reviewer.ui.watcher.POLL_MS", 150)
+    # The chair's confirmation of a lock: what it showed is kept, the answer is "lock".
+    previews = []
+    monkeypatch.setattr(QtGroupView, "confirm_lock", lambda self, preview: previews.append(preview) or "lock")
 
     def make(project, reviewer):
         view = QtGroupView(project, reviewer)
@@ -59,6 +62,7 @@ def open_view(qtbot, monkeypatch):
             view.show()
         return view
 
+    make.previews = previews
     return make
 
 
@@ -108,7 +112,13 @@ def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_vi
             qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
         decision = read_with(project, latest_decisions, items=[item]).get(item)
         assert (decision.verdict, decision.method, decision.decided_by) == (verdict, "majority", ann.id)
+    # The chair was shown what each lock records before it was made: the 2:1 majority, and the tie's unclear.
+    assert open_view.previews[0].text.startswith("Lock “wrong” · not problematic")
+    assert open_view.previews[1].text.startswith("Lock “unclear” (the verdicts tie: 'unclear', the paper's rule)")
+    assert "verdict: correct 1, unclear 1, wrong 1 (tie)" in open_view.previews[1].text
     qtbot.waitUntil(lambda: view.model.index(1, 2).data() == "unclear", timeout=10_000)
+    qtbot.waitUntil(lambda: view.selected_item() == items[3], timeout=10_000)  # moved on to the next dispute
+    select(qtbot, view, items[2])
     qtbot.waitUntil(lambda: "Decision:" in view.votes.decision.text(), timeout=10_000)
     assert "unclear" in view.votes.decision.text()
 
@@ -224,3 +234,45 @@ def test_the_override_dialog_keeps_what_was_entered_until_the_rules_accept_it(qt
     dialog.verdict.setCurrentIndex(dialog.verdict.findData("correct"))
     assert not dialog.severity.isEnabled() and not dialog.category.isEnabled()
     assert dialog.decision()["severity"] is None and dialog.decision()["category"] is None
+
+
+def test_the_chair_reopens_and_a_lock_moves_on_and_asks_before_replacing_an_override(
+        qtbot, panel_project, open_view, monkeypatch):
+    """Issue 23, the meeting: after a lock the view moves to the next open dispute; the chair
+    reopens (undoes) a lock from the view, with a reason; a lock that would replace the chair's
+    override says so and is made only as the chair's explicit answer."""
+    from reviewer.ui.group.qt_group_view import QtGroupView
+
+    project, (ann, bob, cy), items = panel_project
+    view = open_view(project, ann)
+    select(qtbot, view, items[1])
+    with qtbot.waitSignal(view.action_done, timeout=10_000):
+        qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.selected_item() == items[2], timeout=10_000)  # the next one still open
+    # Reopen the lock of items[1]: asked for a reason; none given, nothing written.
+    select(qtbot, view, items[1])
+    qtbot.waitUntil(view.votes.reopen.isEnabled, timeout=10_000)
+    monkeypatch.setattr(QtGroupView, "ask_reason", lambda self, title, prompt: None)
+    qtbot.mouseClick(view.votes.reopen, Qt.MouseButton.LeftButton)
+    assert read_with(project, latest_decisions, items=[items[1]])[items[1]].method == "majority"
+    monkeypatch.setattr(QtGroupView, "ask_reason", lambda self, title, prompt: "bob changed his mind")
+    with qtbot.waitSignal(view.action_done, timeout=10_000):
+        qtbot.mouseClick(view.votes.reopen, Qt.MouseButton.LeftButton)
+    reopened = read_with(project, latest_decisions, items=[items[1]])[items[1]]
+    assert (reopened.method, reopened.reason, reopened.decided_by) == ("reopened", "bob changed his mind", ann.id)
+    qtbot.waitUntil(lambda: "reopened" in view.votes.history.toPlainText().lower(), timeout=10_000)
+    # An override, reopened, then a lock: the chair is told what it replaces, and "cancel" keeps it.
+    acts.override(project, chair_id=ann.id, item=items[1], verdict="correct", reason="a husky, said the meeting")
+    acts.reopen_item(project, reviewer_id=ann.id, item=items[1], reason="one more look")
+    answers = iter(["cancel", "lock"])
+    shown = []
+    monkeypatch.setattr(QtGroupView, "confirm_lock", lambda self, p: shown.append(p) or next(answers))
+    select(qtbot, view, items[1])
+    qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(shown), timeout=10_000)
+    assert "replace the chair's override (correct" in shown[0].replaces
+    assert read_with(project, latest_decisions, items=[items[1]])[items[1]].method == "reopened"
+    with qtbot.waitSignal(view.action_done, timeout=10_000):
+        qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
+    replaced = read_with(project, latest_decisions, items=[items[1]])[items[1]]
+    assert (replaced.verdict, replaced.method) == ("wrong", "majority")

@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
+    QMessageBox,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -154,6 +156,8 @@ class QtGroupView(QWidget):
         self.votes.note_requested.connect(self._note)
         self.votes.lock_requested.connect(self._lock)
         self.votes.override_requested.connect(self._override)
+        self.votes.reopen_requested.connect(self._reopen)
+        self._advance = None  # the item just locked: the view moves on to the next open dispute
         self.agreement = QtAgreementPanel()
         self.agreement.pair_chosen.connect(self.set_pair_filter)
         self.tabs = QTabWidget()
@@ -255,6 +259,11 @@ class QtGroupView(QWidget):
         self.list.selectionModel().blockSignals(False)
         self._show_filter()
         chosen = next((r for r, row in enumerate(state.rows) if row.item == keep), 0 if state.rows else -1)
+        if self._advance is not None and self._advance == keep and chosen >= 0:  # on to the next open dispute
+            self._advance = None
+            later = [r for r in range(chosen + 1, len(state.rows)) if not state.rows[r].decision
+                     or state.rows[r].decision == "reopened"]
+            chosen = later[0] if later else chosen
         if chosen >= 0:
             self.list.selectionModel().blockSignals(True)
             self.list.selectRow(chosen)
@@ -405,8 +414,51 @@ class QtGroupView(QWidget):
             self._act(acts.note, "note added", reviewer_id=self.reviewer.id, item=self._row.item, text=text)
 
     def _lock(self) -> None:
+        """Show the chair what the lock would record (majority; 'unclear' on a tie; problematic
+        by majority; an override it would replace) and lock on yes, or let the chair choose."""
         if self._row is not None:
-            self._act(acts.lock, "majority decision locked", chair_id=self.reviewer.id, item=self._row.item)
+            item = self._row.item
+            self._reader.submit(acts.lock_preview, self.project, chair_id=self.reviewer.id, item=item,
+                                on_done=lambda preview, i=item: self._lock_previewed(i, preview),
+                                on_error=self._failed)
+
+    def confirm_lock(self, preview) -> str:
+        """'lock', 'choose' (the override dialog) or 'cancel': the chair's answer."""
+        box = QMessageBox(self)
+        box.setWindowTitle("Lock the panel's decision?")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(preview.text + (f"\n\n{preview.replaces}" if preview.replaces else ""))
+        lock = box.addButton("Replace the override" if preview.replaces else "Lock", QMessageBox.ButtonRole.AcceptRole)
+        choose = box.addButton("Choose instead…", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(lock)
+        box.exec()
+        return "lock" if box.clickedButton() is lock else "choose" if box.clickedButton() is choose else "cancel"
+
+    def _lock_previewed(self, item, preview) -> None:
+        if self._row is None or self._row.item != item:
+            return
+        answer = self.confirm_lock(preview)
+        if answer == "lock":
+            self._advance = item
+            self._act(acts.lock, "decision locked", chair_id=self.reviewer.id, item=item,
+                      force=bool(preview.replaces))
+        elif answer == "choose":
+            self.votes._override()
+
+    def ask_reason(self, title: str, prompt: str) -> str | None:
+        text, ok = QInputDialog.getText(self, title, prompt)
+        return text.strip() if ok and text.strip() else None
+
+    def _reopen(self) -> None:
+        if self._row is None:
+            return
+        reason = self.ask_reason("Reopen the item", "Why the panel votes it again (kept in its history):")
+        if reason is None:
+            self.status.setText("Not reopened: a reopening needs a reason.")
+            return
+        self._act(acts.reopen_item, "reopened: the panel votes it again", reviewer_id=self.reviewer.id,
+                  item=self._row.item, reason=reason)
 
     def _override(self, decision: dict) -> None:
         if self._row is not None:

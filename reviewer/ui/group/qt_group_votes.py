@@ -187,6 +187,7 @@ class QtGroupVotes(QWidget):
     note_requested = Signal(str)
     lock_requested = Signal()
     override_requested = Signal(dict)
+    reopen_requested = Signal()
 
     MAX_TABLE_HEIGHT = 340  # px; taller (long notes) scrolls
 
@@ -245,9 +246,14 @@ class QtGroupVotes(QWidget):
         self.lock.clicked.connect(self.lock_requested)
         self.override = QPushButton("Override…")
         self.override.clicked.connect(self._override)
+        self.reopen = QPushButton("Reopen…")  # undo a lock or an override: back to the panel's vote
+        self.reopen.setToolTip(plain_tip("Lift the item's decision (a lock or an override), with a reason kept in "
+                                         "its history: the panel votes it again"))
+        self.reopen.clicked.connect(self.reopen_requested)
         chair_row = QHBoxLayout()
         chair_row.addWidget(self.lock)
         chair_row.addWidget(self.override)
+        chair_row.addWidget(self.reopen)
         chair_row.addStretch(1)
 
         self.notes = QTextBrowser()
@@ -295,6 +301,8 @@ class QtGroupVotes(QWidget):
         for widget in (self.lock, self.override):
             widget.setEnabled(panel is not None and chair)
             widget.setToolTip("" if chair else "Only the chair locks or overrides the panel's decision")
+        settled = panel is not None and panel.decision is not None and panel.decision.verdict is not None
+        self.reopen.setEnabled(chair and settled)
         if panel is None:
             self.table.setColumnCount(0)
             self.decision.setText("")
