@@ -142,3 +142,18 @@ def item_history(*, session: Session, item: Item, viewer_id: int | None = None) 
     for n in note_rows:
         entries.append((n.created_at, 2, HistoryEntry(n.created_at, names.get(n.reviewer_id, "?"), "note", n.text)))
     return [e for _, _, e in sorted(entries, key=lambda t: (t[0], t[1]))]
+
+
+def note_counts(*, session: Session, items: list[Item] | None = None) -> dict[Item, int]:
+    """{item: how many discussion notes it has} of the items with any (of `items` only,
+    when given): one grouped query, what the queue marks as "has notes"."""
+    from sqlalchemy import func
+
+    query = select(DiscussionNote.image_id, DiscussionNote.predicted, func.count(DiscussionNote.id)).group_by(
+        DiscussionNote.image_id, DiscussionNote.predicted)
+    if items is not None:
+        if not items:
+            return {}
+        query = query.where(DiscussionNote.image_id.in_(sorted({i.image_id for i in items})))
+    counts = {Item(image_id, predicted): count for image_id, predicted, count in session.execute(query).all()}
+    return counts if items is None else {i: counts[i] for i in items if i in counts}

@@ -34,7 +34,7 @@ def test_queue_lists_the_run_mistakes_with_novelty_and_distance(project):
     assert [e.novel for e in queue.shown()] == [True, False, True, True]
     assert queue[0].hierarchy_distance == 1  # both retrievers
     assert queue[2].hierarchy_distance > 5  # a car is far from a cat
-    assert queue.counts().describe() == "4 mistakes, 0 voted"
+    assert queue.counts().describe() == "4 mistakes: 0 decided · 0 disputed · 4 open"
 
 
 def test_filters_and_counts_follow_the_panelist_votes(project):
@@ -49,7 +49,7 @@ def test_filters_and_counts_follow_the_panelist_votes(project):
 
     queue = read_with(project, load_queue, run_id=project.run_id, reviewer_id=ann, queue_filter=QueueFilter(status="novel"))
     assert len(queue) == 3
-    assert queue.counts().describe() == "3 of 3 novel, 1 voted"
+    assert queue.counts().describe() == "3 of 4 mistakes (novel): 1 decided · 0 disputed · 2 open; 1 voted by me"
     queue.apply(QueueFilter(status="unvoted"))
     assert [e.image_id for e in queue.shown()] == [ids[1], ids[3], ids[4]]  # bob's vote is not ann's
     queue.apply(QueueFilter(status="reviewed"))

@@ -32,7 +32,7 @@ def wait_recorded(qtbot, window):
 def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_project):
     window = open_window()
     session, page = window.session, window.page
-    assert page.queue_panel.counts.text() == "8 mistakes, 0 voted"
+    assert page.queue_panel.counts.text() == "8 mistakes: 0 decided · 0 disputed · 8 open; 0 voted by me"
     first = session.current_key()
     assert "predicted goldfish" in plain(page.headline) and "81.0%" in plain(page.headline)
     with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
@@ -52,7 +52,9 @@ def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_pro
     assert acts.my_vote(review_project, reviewer_id=ann, item=first).verdict == "correct"
     state = acts.my_vote(review_project, reviewer_id=ann, item=second)
     assert (state.verdict, state.severity, state.category) == ("wrong", "major", "fine_grained")
-    assert page.queue_panel.counts.text() == "8 mistakes, 2 voted"
+    # ann is the whole panel: her votes are unanimous, so both mistakes are decided.
+    qtbot.waitUntil(lambda: page.queue_panel.counts.text()
+                    == "8 mistakes: 2 decided · 0 disputed · 6 open; 2 voted by me", timeout=10_000)
     # Back to the first: its recorded vote is shown.
     press(qtbot, window, Qt.Key.Key_K)
     press(qtbot, window, Qt.Key.Key_K)
@@ -88,7 +90,7 @@ def test_filters_and_next_unvoted(qtbot, open_window):
     wait_recorded(qtbot, window)
     panel.set_status("unvoted")
     qtbot.waitUntil(lambda: len(session.queue) == 7)
-    assert panel.counts.text() == "7 of 7 unvoted by me, 0 voted"
+    assert panel.counts.text() == "7 of 8 mistakes (unvoted by me): 0 decided · 0 disputed · 7 open; 0 voted by me"
     panel.set_status("all")
     # "/" jumps to the class filter; typing a class name narrows the queue.
     press(qtbot, window, Qt.Key.Key_Slash)
@@ -96,7 +98,7 @@ def test_filters_and_next_unvoted(qtbot, open_window):
     qtbot.keyClicks(panel.class_filter, "tabby")
     qtbot.waitUntil(lambda: len(session.queue) == 1, timeout=5_000)
     assert "tabby" in plain(window.page.headline)
-    assert panel.counts.text() == "1 of 8 mistakes, 0 voted"
+    assert panel.counts.text() == "1 of 8 mistakes: 0 decided · 0 disputed · 1 open; 0 voted by me"
     panel.class_filter.clear()
     press(qtbot, window, Qt.Key.Key_Escape)  # back to reviewing, the filter applied at once
     assert len(session.queue) == 8 and QApplication.focusWidget() is window.page

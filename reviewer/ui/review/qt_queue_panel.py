@@ -2,10 +2,15 @@
 
 `QueueModel` is a thin adapter over `reviewer.panel.queue.ReviewQueue` (which
 holds the rows and does the filtering); the delegate paints each row as the
-panelist's verdict chip, the file name and "predicted · confidence · distance".
+panelist's verdict chip, the file name and "predicted · confidence · distance",
+and at the right of the first line the panel's standing (`row_marks`): the decided
+value in its verdict's colour, a dispute, my phase-2 rating still to give,
+problematic, discussion notes; each mark has its own tooltip in words.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
@@ -31,9 +36,10 @@ from PySide6.QtWidgets import (
 from reviewer.classes.search import class_names_for_completion, search_classes
 from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.queue import EVIDENCE, SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
-from reviewer.ui.plain import text_label
+from reviewer.terms import Verdict
+from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_progress_strip import QtProgressStrip
-from reviewer.ui.theme import KIND_COLOURS, MUTED, WARNING, style_headline, style_muted
+from reviewer.ui.theme import ACCENT, ERROR, KIND_COLOURS, MUTED, WARNING, style_headline, style_muted
 
 
 class QueueModel(QStringListModel):
@@ -55,15 +61,74 @@ class QueueModel(QStringListModel):
         return self.queue[row] if self.queue is not None and 0 <= row < len(self.queue) else None
 
 
+@dataclass(frozen=True)
+class RowMark:
+    """One mark of the panel's standing at the right of a row: its glyph or word, colour,
+    and the tooltip that says it in words."""
+
+    text: str
+    colour: str
+    tip: str
+    boxed: bool = False  # the decided value: a word outlined in its verdict's colour
+
+
+def row_marks(entry: QueueEntry) -> list[RowMark]:
+    """The marks a row shows, left to right (the domain's `ItemState` in glyphs)."""
+    state, marks = entry.state, []
+    if state.decision is not None:
+        decision = state.decision
+        tip = decision.describe()
+        if state.my_verdict is not None and state.my_verdict != decision.verdict:
+            tip += f". Your vote: {Verdict(state.my_verdict).caption}"
+        marks.append(RowMark(Verdict(decision.verdict).caption if decision.verdict else "Decided",
+                             KIND_COLOURS.get(decision.verdict, MUTED), tip, boxed=True))
+    if state.dispute is not None:
+        marks.append(RowMark("≠", WARNING, state.dispute.describe()))
+    if state.awaits_my_rating:
+        marks.append(RowMark("② rate", WARNING, "Phase 2: the verdict stands wrong; your severity and category "
+                                                "are still to give"))
+    if state.problematic:
+        marks.append(RowMark("⚑", ERROR, "Problematic: the panel decided the image's ground-truth label "
+                                         "is problematic"))
+    if state.notes:
+        plural = "s" if state.notes != 1 else ""
+        marks.append(RowMark(f"✎{state.notes}", ACCENT, f"{state.notes} discussion note{plural} on this mistake "
+                                                        "(the History tab of the group view shows them)"))
+    return marks
+
+
+MARK_GAP, BOX_PAD = 6, 5
+
+
+def _mark_rects(line: QRect, metrics: QFontMetrics, marks: list[RowMark]) -> list[QRect]:
+    """Where each mark sits: right-aligned in `line`, in order."""
+    rects, right = [], line.right()
+    for mark in reversed(marks):
+        width = metrics.horizontalAdvance(mark.text) + (2 * BOX_PAD if mark.boxed else 0)
+        rects.append(QRect(right - width + 1, line.y() + (line.height() - metrics.height()) // 2 - 1, width,
+                           metrics.height() + 2))
+        right -= width + MARK_GAP
+    return rects[::-1]
+
+
+def _lines(rect: QRect) -> tuple[QRect, QRect]:
+    """A row's two lines of text, right of the vote dot."""
+    rect = rect.adjusted(8, 3, -8, -3)
+    text_x = rect.x() + 18
+    width = rect.right() - text_x
+    return (QRect(text_x, rect.y(), width, rect.height() // 2),
+            QRect(text_x, rect.y() + rect.height() // 2, width, rect.height() // 2))
+
+
 def _tooltip(entry: QueueEntry) -> str:
     names = load_classes().names
     label = names[entry.original_label] if entry.original_label is not None else "unknown"
     distance = "?" if entry.hierarchy_distance is None else entry.hierarchy_distance
+    mine = f"your vote: {Verdict(entry.my_verdict).caption}" if entry.my_verdict else "you have not voted"
     return (f"{entry.file_name}\npredicted {names[entry.predicted]} ({entry.probability:.1%})\n"
             f"label {label}, WordNet distance {distance}\n"
-            f"{'novel' if entry.novel else 'previously reviewed'}{', decided' if entry.decided else ''}"
-            + ("\nphase 2: the verdict stands wrong; your severity and category are still to give"
-               if 2 in entry.to_do else "")
+            f"{'novel' if entry.novel else 'previously reviewed'}; {mine}"
+            + "".join(f"\n{mark.tip}" for mark in row_marks(entry))
             + (f"\nevidence: {entry.sources_accepting} sources accept the prediction, {entry.sources_rejecting} "
                f"reject it ({entry.sources_covering} cover the image)" if entry.sources_covering else ""))
 
@@ -78,7 +143,14 @@ class QueueDelegate(QStyledItemDelegate):
         entry = index.model().entry(index.row())
         if entry is None or event.type() != QEvent.Type.ToolTip:
             return super().helpEvent(event, view, option, index)
-        QToolTip.showText(event.globalPos(), _tooltip(entry), view)
+        # Over a mark, what that mark means; elsewhere the whole row in words.
+        marks = row_marks(entry)
+        top, _bottom = _lines(option.rect)
+        for mark, rect in zip(marks, _mark_rects(top, QFontMetrics(option.font), marks)):
+            if rect.contains(event.pos()):
+                QToolTip.showText(event.globalPos(), plain_tip(mark.tip), view, rect)
+                return True
+        QToolTip.showText(event.globalPos(), plain_tip(_tooltip(entry)), view, option.rect)
         return True
 
     def paint(self, painter: QPainter, option, index) -> None:
@@ -101,28 +173,28 @@ class QueueDelegate(QStyledItemDelegate):
             painter.setPen(QColor("#ffffff"))
             painter.drawText(QRect(rect.x() - 2, rect.y() + 14, 16, 16), Qt.AlignmentFlag.AlignCenter, "…")
         metrics = QFontMetrics(option.font)
-        text_x = rect.x() + 18
-        width = rect.right() - text_x
+        top, bottom = _lines(option.rect)
         names = load_classes().names
+        # The panel's standing at the right of the first line; the class name takes what is left.
+        marks = row_marks(entry)
+        rects = _mark_rects(top, metrics, marks)
+        room = (rects[0].left() - MARK_GAP if rects else top.right()) - top.left()
+        for mark, box in zip(marks, rects):
+            painter.setPen(QColor(mark.colour))
+            if mark.boxed:
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRoundedRect(box.adjusted(0, 0, -1, -1), 4, 4)
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, mark.text)
         painter.setPen(option.palette.highlightedText().color() if selected else option.palette.text().color())
-        top = QRect(text_x, rect.y(), width, rect.height() // 2)
-        title = names[entry.predicted]
-        flags = ("" if entry.novel else " ↺") + (" ✓" if entry.decided and 2 not in entry.to_do else "")
-        # Phase 2 waits for my rating (a verdict locked wrong, severity and category open): a badge.
-        badge = "  ② rate" if 2 in entry.to_do else ""
-        name = metrics.elidedText(title, Qt.TextElideMode.ElideRight,
-                                  width - metrics.horizontalAdvance(flags + badge) - 4) + flags
+        flags = "" if entry.novel else " ↺"
+        name = metrics.elidedText(names[entry.predicted], Qt.TextElideMode.ElideRight,
+                                  room - metrics.horizontalAdvance(flags)) + flags
         painter.drawText(top, Qt.AlignmentFlag.AlignVCenter, name)
-        if badge:
-            painter.setPen(QColor(WARNING))
-            painter.drawText(top.adjusted(metrics.horizontalAdvance(name), 0, 0, 0), Qt.AlignmentFlag.AlignVCenter,
-                             badge)
         painter.setPen(QColor("#d8dbe0") if selected else QColor(MUTED))
         distance = "" if entry.hierarchy_distance is None else f" · dist {entry.hierarchy_distance}"
         label = names[entry.original_label] if entry.original_label is not None else "?"
-        bottom = QRect(text_x, rect.y() + rect.height() // 2, width, rect.height() // 2)
         painter.drawText(bottom, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(
-            f"{entry.probability:.0%}{distance} · label {label}", Qt.TextElideMode.ElideRight, width))
+            f"{entry.probability:.0%}{distance} · label {label}", Qt.TextElideMode.ElideRight, bottom.width()))
         painter.restore()
 
 

@@ -201,8 +201,10 @@ class QtReviewPage(QWidget):
         if 2 in entry.to_do:
             # Second, after the position: a long file name must not push it out of sight.
             flags.insert(1, f'<span style="color:{WARNING}">phase 2: rate severity and category</span>')
-        elif entry.decided:
-            flags.append("decided")
+        elif entry.decision is not None:
+            flags.append(f"decided: {escape(entry.decision.caption())}")
+        if entry.state.dispute is not None:
+            flags.append(f'<span style="color:{WARNING}">disputed: the group decides</span>')
         detail = self.session.detail(entry.item)
         if detail is not None and detail.problematic:
             flags.append(f'<span style="color:{WARNING}">ground truth problematic</span>')
@@ -259,6 +261,7 @@ class QtReviewPage(QWidget):
         key = (detail.image_id, detail.predicted.index)
         self.details.set_evidence_hidden(not self.evidence_before_vote and self.session.my_vote(key).verdict is None)
         self.details.show_detail(detail)
+        self.vote_panel.show_decision(detail.decision)
         self.zoom.show_mistake(self.session.project, self.session.run_id, Item(*key), self.session.reviewer.id)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.

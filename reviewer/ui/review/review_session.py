@@ -135,12 +135,13 @@ class ReviewSession(QObject):
             self._votes_stale |= stale - set(self.pending)
         if changes.labels or changes.panel or self.run_id in changes.runs:
             self._reload_queue()  # the whole queue: its mistakes or the panel changed
-        elif changes.votes or changes.decisions:
+        elif changes.votes or changes.decisions or changes.notes:
             # Only the items named: milliseconds, where the whole queue takes a few hundred
             # (and would hold the interpreter while keys come in). An item with more of this
             # window's writes still on their way waits for the last one's record (wrong,
             # major, fine-grained: one read, not three; `_vote_written` publishes a write's
-            # record before it counts the write done, so the last one sees 1 here).
+            # record before it counts the write done, so the last one sees 1 here). A note
+            # changes only the row's note mark.
             self._refresh_states(item for item in changes.items if self.pending.get(item, 0) < 2)
         key = self.current_key()
         if key is not None and key in stale and self.source is not None:
@@ -238,7 +239,7 @@ class ReviewSession(QObject):
         for key in self.pending:  # this window's vote on its way is newer than the read
             if key in states.items:
                 entry = self.queue.entry(key)
-                states.items[key] = (entry.my_verdict, *states.items[key][1:])
+                states.items[key] = replace(states.items[key], my_verdict=entry.my_verdict)
         self.states_changed.emit(self.queue.take_item_states(states))  # the progress too, even if no row changed
 
     def judged_wrong(self, key: Key) -> bool:
