@@ -23,14 +23,14 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import select
 
-from db.tables import Image, Model, Prediction, Run
+from db.tables import Image, Model, Prediction, Reviewer, Run
 from reviewer.classes.collapsed import acceptance_matrix
 from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import hierarchy_distance, load_hierarchy
 from reviewer.evidence import EvidenceLine, evidence_for
 from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.panel.final import read_final_decisions
+from reviewer.panel.final import DecisionNote, decision_note, read_final_decisions
 from reviewer.panel.state import Item
 from reviewer.project import Project
 from reviewer.runs.predictions import PROB_COLUMNS, TOPK_COLUMNS
@@ -117,6 +117,8 @@ class MistakeDetail:
     # What the imported evidence sources say about the image and both classes, one line
     # each (reviewer.evidence); empty when none is imported.
     evidence: tuple[EvidenceLine, ...] = ()
+    # The panel's final decision on this prediction (reviewer.panel.final), told to every panelist.
+    decision: DecisionNote | None = None
 
     @property
     def label_class(self) -> ClassInfo | None:
@@ -169,8 +171,11 @@ class DetailSource:
             evidence = () if image is None or shown_class is None else tuple(evidence_for(
                 session, image.file_name, predicted=shown_class, original=image.original_label))
             shown = {int(r[1 + k]) for r in rows for k in range(5)}
-            panel = {item.predicted: str(d.verdict) for item, d in read_final_decisions(
-                session=session, items=[Item(image_id, c) for c in sorted(shown)]).items()}
+            finals = read_final_decisions(session=session, items=[Item(image_id, c) for c in sorted(shown)])
+            panel = {item.predicted: str(d.verdict) for item, d in finals.items()}
+            shown_decision = finals.get(Item(image_id, shown_class)) if shown_class is not None else None
+            decision = None if shown_decision is None else decision_note(
+                shown_decision, dict(session.execute(select(Reviewer.id, Reviewer.name)).all()))
         if image is None:
             raise KeyError(f"no image with id {image_id} in {self.project.root}")
         by_run = {r[0]: (r[1:6], r[6:11]) for r in rows}
@@ -206,6 +211,7 @@ class DetailSource:
             predicted_exemplars=self.exemplars(predicted, exclude=image_id),
             label_exemplars=self.exemplars(targets[0], exclude=image_id) if targets else (),
             evidence=evidence,
+            decision=decision,
         )
 
 

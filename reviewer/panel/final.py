@@ -27,6 +27,7 @@ override.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Iterable
 
 import pandas as pd
@@ -145,6 +146,45 @@ def undecided_with_votes(snapshot: PanelSnapshot) -> list[Item]:
     """Items some panelist has voted on that have no final decision: what the export
     and the report leave out, and say so."""
     return [item for item in snapshot.items if snapshot.votes.get(item) and final_decision(snapshot, item) is None]
+
+
+@dataclass(frozen=True)
+class DecisionNote:
+    """An item's final decision as a panelist is told it: the value, how it was decided,
+    by whom (the chair; None for a unanimous panel) and why."""
+
+    verdict: str
+    severity: str | None
+    category: str | None
+    problematic: bool
+    how: DecidedHow
+    by: str | None
+    reason: str
+
+    def words(self) -> str:
+        """'unclear, by the chair's override (ann): both readings hold'."""
+        return ", ".join((self.verdict, *self.details(), self.how_words()))
+
+    def details(self) -> tuple[str, ...]:
+        """What the decision says beside the verdict: severity, category, problematic."""
+        return tuple(x for x in (self.severity, self.category) if x) + (("problematic",) if self.problematic else ())
+
+    def how_words(self) -> str:
+        """'by the chair's override (ann): both readings hold'."""
+        how = {DecidedHow.UNANIMOUS: "by the whole panel, unanimously",
+               DecidedHow.MAJORITY: "by the majority, locked by the chair",
+               DecidedHow.TIE_UNCLEAR: "'unclear' on a tie, locked by the chair",
+               DecidedHow.OVERRIDE: "by the chair's override"}[self.how]
+        who = f" ({self.by})" if self.by and self.how != DecidedHow.UNANIMOUS else ""
+        why = f": {self.reason}" if self.reason and self.how == DecidedHow.OVERRIDE else ""
+        return f"{how}{who}{why}"
+
+
+def decision_note(decision: Decision, names: dict[int, str]) -> DecisionNote:
+    return DecisionNote(verdict=str(decision.verdict), severity=decision.severity, category=decision.category,
+                        problematic=bool(decision.problematic), how=decided_how(decision),
+                        by=names.get(decision.decided_by) if decision.decided_by is not None else None,
+                        reason=decision.reason or "")
 
 
 DECISION_COLUMNS = ["image_id", "predicted", "verdict", "problematic", "severity", "category", "oov_name",

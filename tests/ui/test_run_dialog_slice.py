@@ -40,7 +40,10 @@ def test_run_on_a_slice_predicts_only_its_images(qtbot, open_window, review_proj
         assert run.preprocessing["jpeg_draft"] is True
         predicted = session.execute(select(Prediction.image_id).where(Prediction.run_id == run_id)).scalars().all()
     assert sorted(predicted) == chosen
-    # The window lists the new run beside the first, which covered all 8 images.
+    # The window lists the new run beside the first, which covered all 8 images, and offers
+    # it (a finished run does not take over the queue under review); the offer opens it.
+    qtbot.waitUntil(window.show_run_button.isVisible, timeout=10_000)
+    window.show_run_button.click()
     qtbot.waitUntil(lambda: window.run_combo.currentData() == run_id, timeout=10_000)
     assert "3 images" in window.run_combo.currentText()
     dialog.close()

@@ -334,7 +334,11 @@ class QtGroupVotes(QWidget):
             self.table.setVerticalHeaderItem(row, header)
             for col, column in enumerate(panel.columns):
                 value = getattr(column.vote, field) if column.vote is not None else None
-                item = QTableWidgetItem(show_value(field, value) if field != "note" else (value or ""))
+                hidden = column.vote is not None and field in getattr(column.vote, "hidden", ())
+                # A value blind review hides is said so: "–" means not rated.
+                text = "hidden until you vote" if hidden else (
+                    show_value(field, value) if field != "note" else (value or ""))
+                item = QTableWidgetItem(text)
                 if field == "verdict" and value in KIND_COLOURS:
                     item.setForeground(QBrush(QColor(KIND_COLOURS[value])))
                     item.setFont(bold)

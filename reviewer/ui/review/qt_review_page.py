@@ -261,6 +261,7 @@ class QtReviewPage(QWidget):
         key = (detail.image_id, detail.predicted.index)
         self.details.set_evidence_hidden(not self.evidence_before_vote and self.session.my_vote(key).verdict is None)
         self.details.show_detail(detail)
+        self.vote_panel.show_decision(detail.decision)
         self.zoom.show_mistake(self.session.project, self.session.run_id, Item(*key), self.session.reviewer.id)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.

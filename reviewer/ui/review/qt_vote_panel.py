@@ -86,6 +86,11 @@ class QtVotePanel(QtCard):
         layout.addWidget(self._field_label)
         layout.addWidget(self.field)
         self._hide_field()
+        self.decision = rich_label()  # the panel's final decision, when there is one: what stands
+        self.decision.setVisible(False)
+        layout.addWidget(self.decision)
+        self._decision = None
+        self._shown_state = None
         layout.addWidget(section_title("Other panelists"))
         self.others = rich_label()
         layout.addWidget(self.others)
@@ -120,11 +125,39 @@ class QtVotePanel(QtCard):
             parts.append(f"Note: {escape(state.note)}")
         self.note.setText("<br>".join(parts))
         self.note.setVisible(bool(parts))
-        self.set_status(status)
+        self._shown_state = state
+        self.set_status("superseded" if status == "recorded" and self._superseded() else status)
+        self._show_decision()
+
+    def show_decision(self, decision) -> None:
+        """The panel's final decision on the shown mistake (reviewer.panel.final.DecisionNote),
+        or None: who decided it and why, and whether it supersedes the panelist's own vote."""
+        self._decision = decision
+        self._show_decision()
+        if self._superseded():
+            self.set_status("superseded")
+
+    def _superseded(self) -> bool:
+        state, decision = self._shown_state, self._decision
+        return (decision is not None and state is not None and state.verdict is not None
+                and state.verdict != decision.verdict)
+
+    def _show_decision(self) -> None:
+        decision = self._decision
+        self.decision.setVisible(decision is not None)
+        if decision is None:
+            self.decision.setText("")
+            return
+        said = ", ".join((*decision.details(), decision.how_words()))
+        text = f"<b>Panel's decision:</b> {chip(decision.verdict, decision.verdict)} {escape(said)}"
+        if self._superseded():
+            mine = f"Your vote ({self._shown_state.verdict}) is superseded by it; it stays in the history."
+            text += "<br>" + muted(mine)
+        self.decision.setText(text)
 
     def set_status(self, status: str) -> None:
         texts = {"saving": muted("saving…"), "recorded": chip("correct", "✓ recorded"), "none": muted("not voted"),
-                 "loading": muted("reading…")}
+                 "loading": muted("reading…"), "superseded": muted("recorded · superseded by the panel's decision")}
         self.status.setText(texts.get(status, f'<span style="color:{ERROR}">{escape(status)}</span>'))
 
     def show_others(self, votes: list | None, names: dict[int, str], *, blind: bool) -> None:

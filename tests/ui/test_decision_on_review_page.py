@@ -1,0 +1,38 @@
+"""An overridden panelist is told the decision, the chair and the reason on the review
+page, and their superseded vote is marked as such (issue 23: they were asked to rate with
+their old "Correct" button lit and no word of the override)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QTextDocument
+from review_data import snapshot_of
+
+from reviewer.app import panel as acts
+from reviewer.panel.state import Item
+
+pytestmark = pytest.mark.gui
+
+
+def test_the_overridden_panelist_sees_the_decision_who_and_why(qtbot, open_window, review_project):
+    ann = acts.add_panelist(review_project, "ann", chair=True).value
+    bob = acts.add_panelist(review_project, "bob").value
+    first = snapshot_of(review_project).items[0]
+    item = Item(first.image_id, first.predicted)
+    acts.vote(review_project, reviewer_id=bob.id, item=item, verdict="correct")
+    acts.vote(review_project, reviewer_id=ann.id, item=item, verdict="wrong")
+    acts.override(review_project, chair_id=ann.id, item=item, verdict="unclear", reason="both readings <hold>")
+    window = open_window(reviewer_name="bob")
+    page = window.page
+    for _ in range(len(snapshot_of(review_project).items)):
+        if window.session.current_key() == tuple(item):
+            break
+        with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
+            window.trigger("previous")
+    qtbot.waitUntil(lambda: "Panel's decision" in page.vote_panel.decision.text(), timeout=10_000)
+    doc = QTextDocument()
+    doc.setHtml(page.vote_panel.decision.text())
+    text = doc.toPlainText()
+    assert "Panel's decision: unclear by the chair's override (ann): both readings <hold>" in text
+    assert "Your vote (correct) is superseded by it" in text
+    assert "superseded" in page.vote_panel.status.text()
