@@ -21,7 +21,7 @@ from sqlmodel import Session
 from db.tables import Decision
 from reviewer.classes.vocabulary import load_classes
 from reviewer.panel.agreement import disagreeing_items
-from reviewer.panel.decisions import Majority, field_unanimity, majority_of, non_unanimous_items
+from reviewer.panel.decisions import Majority, field_unanimity, lockable_items, majority_of, non_unanimous_items
 from reviewer.panel.discussion import HistoryEntry, item_history, notes
 from reviewer.panel.lookup import image_names
 from reviewer.panel.phases import in_phase
@@ -46,6 +46,9 @@ class GroupState:
     snapshot: PanelSnapshot
     rows: list[GroupRow]
     hidden: int  # items of a pair filter the viewer has not voted yet (blind)
+    # Unanimous items waiting for the chair's lock: only while the chair has turned the
+    # paper's "unanimous is final" off (reviewer.panel.final); 0 otherwise.
+    unanimous_to_lock: int = 0
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,8 @@ def load_group(*, session: Session, viewer_id: int, field: str | None = None,
                           else _pair_split(snapshot, item, pair, viewer_id)),
             phases=tuple(p for p in (1, 2) if in_phase(snapshot, item, p)),
             decision=describe_decision(snapshot.decisions.get(item))))
-    return GroupState(snapshot=snapshot, rows=rows, hidden=hidden)
+    waiting = 0 if snapshot.unanimous_final else len(lockable_items(snapshot, unanimous_only=True))
+    return GroupState(snapshot=snapshot, rows=rows, hidden=hidden, unanimous_to_lock=waiting)
 
 
 def _pair_split(snapshot: PanelSnapshot, item: Item, pair: tuple[int, int], viewer_id: int) -> tuple[str, ...]:

@@ -276,3 +276,18 @@ def test_the_chair_reopens_and_a_lock_moves_on_and_asks_before_replacing_an_over
         qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
     replaced = read_with(project, latest_decisions, items=[items[1]])[items[1]]
     assert (replaced.verdict, replaced.method) == ("wrong", "majority")
+
+
+def test_with_unanimity_not_final_the_chair_locks_all_unanimous_from_the_view(qtbot, panel_project, open_view):
+    """The chair turned "unanimous is final" off: the view offers "Lock all unanimous (N)"."""
+    project, (ann, bob, cy), items = panel_project
+    acts.set_panel_rules(project, chair_id=ann.id, unanimous_final=False)
+    view = open_view(project, ann)
+    qtbot.waitUntil(view.lock_unanimous.isVisible, timeout=10_000)
+    # Items 0 and 4, and 5 (unanimously wrong; its split severity waits for the meeting).
+    assert view.lock_unanimous.text() == "Lock all unanimous (3)"
+    with qtbot.waitSignal(view.action_done, timeout=10_000):
+        view.lock_unanimous.click()
+    locked = read_with(project, latest_decisions, items=[items[0], items[4], items[5]])
+    assert {i: d.verdict for i, d in locked.items()} == {items[0]: "wrong", items[4]: "correct", items[5]: "wrong"}
+    qtbot.waitUntil(lambda: not view.lock_unanimous.isVisible(), timeout=10_000)

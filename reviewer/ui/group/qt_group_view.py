@@ -110,6 +110,11 @@ class QtGroupView(QWidget):
         top.addWidget(self.field_filter)
         top.addWidget(self.pair_label)
         top.addWidget(self.clear_pair)
+        # The chair's way when unanimity is not final (reviewer.panel.final): hidden otherwise.
+        self.lock_unanimous = QPushButton()
+        self.lock_unanimous.setVisible(False)
+        self.lock_unanimous.clicked.connect(self._lock_unanimous)
+        top.addWidget(self.lock_unanimous)
         top.addStretch(1)
         top.addWidget(self.status)
 
@@ -258,6 +263,10 @@ class QtGroupView(QWidget):
         self.model.set_rows(state.rows)
         self.list.selectionModel().blockSignals(False)
         self._show_filter()
+        waiting = state.unanimous_to_lock
+        self.lock_unanimous.setText(f"Lock all unanimous ({waiting})")
+        self.lock_unanimous.setVisible(bool(waiting))
+        self.lock_unanimous.setEnabled(self.reviewer.is_chair)
         chosen = next((r for r, row in enumerate(state.rows) if row.item == keep), 0 if state.rows else -1)
         if self._advance is not None and self._advance == keep and chosen >= 0:  # on to the next open dispute
             self._advance = None
@@ -445,6 +454,9 @@ class QtGroupView(QWidget):
                       force=bool(preview.replaces))
         elif answer == "choose":
             self.votes._override()
+
+    def _lock_unanimous(self) -> None:
+        self._act(acts.lock_all, "unanimous decisions locked", chair_id=self.reviewer.id, unanimous_only=True)
 
     def ask_reason(self, title: str, prompt: str) -> str | None:
         text, ok = QInputDialog.getText(self, title, prompt)
