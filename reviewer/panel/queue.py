@@ -226,9 +226,8 @@ class QueueCounts:
     mine: bool = True  # a panelist's queue: "voted by me" is said
 
     def describe(self) -> str:
-        head = f"{self.total} mistakes" if self.shown == self.total else f"{self.shown} of {self.total} mistakes"
-        if self.status != QueueStatus.ALL:
-            head += f" ({self.status.title.lower()})"
+        # The "Show" box beside it names the filter: the header keeps to the numbers.
+        head = f"{self.total} mistakes" if self.shown == self.total else f"{self.shown} of {self.total} mistakes shown"
         if self.shown:
             head += f": {self.decided} decided · {self.disputed} disputed · {self.open} open"
         return f"{head}; {self.voted_shown} voted by me" if self.mine else head

@@ -49,7 +49,7 @@ def test_filters_and_counts_follow_the_panelist_votes(project):
 
     queue = read_with(project, load_queue, run_id=project.run_id, reviewer_id=ann, queue_filter=QueueFilter(status="novel"))
     assert len(queue) == 3
-    assert queue.counts().describe() == "3 of 4 mistakes (novel): 1 decided · 0 disputed · 2 open; 1 voted by me"
+    assert queue.counts().describe() == "3 of 4 mistakes shown: 1 decided · 0 disputed · 2 open; 1 voted by me"
     queue.apply(QueueFilter(status="unvoted"))
     assert [e.image_id for e in queue.shown()] == [ids[1], ids[3], ids[4]]  # bob's vote is not ann's
     queue.apply(QueueFilter(status="reviewed"))

@@ -87,7 +87,7 @@ def test_the_header_counts_add_up_and_follow_a_vote(panel):
     queue = _queue(panel, panel.ann)
     assert queue.counts().describe() == "6 mistakes: 3 decided · 1 disputed · 2 open; 4 voted by me"
     queue.apply(QueueFilter(status=QueueStatus.UNVOTED))
-    assert queue.counts().describe() == "2 of 6 mistakes (unvoted by me): 0 decided · 0 disputed · 2 open; " \
+    assert queue.counts().describe() == "2 of 6 mistakes shown: 0 decided · 0 disputed · 2 open; " \
                                         "0 voted by me"
     # bob changes his mind on the disputed item: unanimous now, decided, item by item.
     acts.vote(panel, reviewer_id=panel.bob, item=panel.items[1], verdict="correct")

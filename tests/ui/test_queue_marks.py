@@ -64,7 +64,7 @@ def test_rows_mark_the_panels_standing_and_the_header_adds_up(qtbot, open_window
     # My green "correct" dot beside the panel's locked "unclear": the row says both.
     assert _marks(window, items[1]) == [("Unclear", unclear)]
     assert "tied" in row_marks(window.session.queue.entry(items[1]))[0].tip
-    assert [text for text, _ in _marks(window, items[2])] == ["≠"]
+    assert [text for text, _ in _marks(window, items[2])] == ["≠ disputed"]
     assert [text for text, _ in _marks(window, items[3])] == ["Wrong", "② rate", "⚑"]
     assert [text for text, _ in _marks(window, items[4])] == ["✎1"]
     # Painted: the decided value's badge in its verdict's colour.
@@ -85,7 +85,7 @@ def test_rows_mark_the_panels_standing_and_the_header_adds_up(qtbot, open_window
                            ("phase2", [items[3]])]:
         panel_widget.set_status(status)
         qtbot.waitUntil(lambda w=wanted: [e.item for e in window.session.queue.shown()] == w, timeout=5_000)
-    assert counts.text() == "1 of 8 mistakes (phase 2 to do: rate): 1 decided · 0 disputed · 0 open; " \
+    assert counts.text() == "1 of 8 mistakes shown: 1 decided · 0 disputed · 0 open; " \
                             "1 voted by me"
     panel_widget.set_status("all")
     # bob agrees elsewhere (the CLI): the disputed row turns decided "correct" and the counts follow.

@@ -90,7 +90,7 @@ def test_filters_and_next_unvoted(qtbot, open_window):
     wait_recorded(qtbot, window)
     panel.set_status("unvoted")
     qtbot.waitUntil(lambda: len(session.queue) == 7)
-    assert panel.counts.text() == "7 of 8 mistakes (unvoted by me): 0 decided · 0 disputed · 7 open; 0 voted by me"
+    assert panel.counts.text() == "7 of 8 mistakes shown: 0 decided · 0 disputed · 7 open; 0 voted by me"
     panel.set_status("all")
     # "/" jumps to the class filter; typing a class name narrows the queue.
     press(qtbot, window, Qt.Key.Key_Slash)
@@ -98,7 +98,7 @@ def test_filters_and_next_unvoted(qtbot, open_window):
     qtbot.keyClicks(panel.class_filter, "tabby")
     qtbot.waitUntil(lambda: len(session.queue) == 1, timeout=5_000)
     assert "tabby" in plain(window.page.headline)
-    assert panel.counts.text() == "1 of 8 mistakes: 0 decided · 0 disputed · 1 open; 0 voted by me"
+    assert panel.counts.text() == "1 of 8 mistakes shown: 0 decided · 0 disputed · 1 open; 0 voted by me"
     panel.class_filter.clear()
     press(qtbot, window, Qt.Key.Key_Escape)  # back to reviewing, the filter applied at once
     assert len(session.queue) == 8 and QApplication.focusWidget() is window.page

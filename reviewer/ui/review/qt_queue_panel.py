@@ -83,7 +83,7 @@ def row_marks(entry: QueueEntry) -> list[RowMark]:
         marks.append(RowMark(Verdict(decision.verdict).caption if decision.verdict else "Decided",
                              KIND_COLOURS.get(decision.verdict, MUTED), tip, boxed=True))
     if state.dispute is not None:
-        marks.append(RowMark("≠", WARNING, state.dispute.describe()))
+        marks.append(RowMark("≠ disputed", WARNING, state.dispute.describe()))
     if state.awaits_my_rating:
         marks.append(RowMark("② rate", WARNING, "Phase 2: the verdict stands wrong; your severity and category "
                                                 "are still to give"))
@@ -181,8 +181,8 @@ class QueueDelegate(QStyledItemDelegate):
         room = (rects[0].left() - MARK_GAP if rects else top.right()) - top.left()
         for mark, box in zip(marks, rects):
             painter.setPen(QColor(mark.colour))
-            if mark.boxed:
-                painter.setBrush(Qt.BrushStyle.NoBrush)
+            if mark.boxed:  # on the list's own dark ground, so it reads on a selected row too
+                painter.setBrush(option.palette.base())
                 painter.drawRoundedRect(box.adjusted(0, 0, -1, -1), 4, 4)
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, mark.text)
         painter.setPen(option.palette.highlightedText().color() if selected else option.palette.text().color())
