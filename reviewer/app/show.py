@@ -114,7 +114,17 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
                                                      "hierarchy_distance": mistake.hierarchy_distance},
         })
         record["zoom"].extend(_zoom(project, run_id, image_id, predicted_index))
+    record.update(_neighbours(project, row.file_name, predicted_index))
     return record
+
+
+def _neighbours(project: Project, file_name: str, predicted: int) -> dict:
+    """The nearest training images and duplicates of the image, from `reviewer index` (issue 26)."""
+    from reviewer.neighbours.lookup import read_neighbour_evidence
+
+    found = read_neighbour_evidence(project.root, file_name, predicted=predicted)
+    return {"neighbours": found["neighbours"], "duplicates": found["duplicates"],
+            "neighbour_evidence": found["lines"], "neighbour_index": found["index"]}
 
 
 VOTE_FIELDS = ("verdict", "problematic", "severity", "category", "oov_name", "note")
@@ -244,4 +254,9 @@ def format_record(record: dict) -> str:
         out.append("evidence    no evidence source imported (reviewer import-evidence)")
     for zoom in record["zoom"]:
         out.append(f"zoom        {zoom['text']}")
+    if record.get("neighbour_evidence"):
+        out.append(f"training    (index of {record['neighbour_index']})")
+        out.extend(f"    {line}" for line in record["neighbour_evidence"])
+    elif record.get("neighbour_index"):
+        out.append(f"training    no neighbours stored for this image (index of {record['neighbour_index']})")
     return "\n".join(out)

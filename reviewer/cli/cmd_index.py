@@ -1,0 +1,56 @@
+"""`reviewer index`: the nearest training images and duplicates of the project's images (issue 26)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "index", help="embed a training folder and find each mistake's nearest training images and duplicates",
+        description="Embeds every image under --images (ImageNet's train layout: one folder per wnid) and the "
+                    "project's own images with a model's pooled pre-logits features (L2-normalised, float16, "
+                    "stored in PROJECT/index/MODEL/), finds exact duplicates (identical decoded pixels) and near "
+                    "duplicates (perceptual hash, embedding similarity) of the project's images, and stores the K "
+                    "nearest training images (exact search) of every mistake of every complete run. Resumable: "
+                    "run it again after a kill, or after new runs, and it does only what is missing.")
+    p.add_argument("project", help="the project folder")
+    p.add_argument("--images", required=True, metavar="TRAIN_DIR", help="the training images (one folder per wnid)")
+    p.add_argument("--model", default="tf_efficientnet_lite0", metavar="NAME",
+                   help="timm model whose features embed the images (default: the bundled tf_efficientnet_lite0, "
+                        "offline)")
+    p.add_argument("--checkpoint", metavar="FILE", help="the model's weights from a local file")
+    p.add_argument("--k", type=int, default=10, metavar="K", help="nearest training images kept per mistake "
+                   "(default 10, as the paper)")
+    p.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N, mps or auto")
+    p.add_argument("--batch-size", type=int, default=16, metavar="N", help="images per forward pass (default 16)")
+    p.set_defaults(func=run_index)
+
+
+def run_index(args: argparse.Namespace) -> int:
+    from reviewer.neighbours.build import build_index
+    from reviewer.project import Project
+
+    if args.k < 1:
+        from reviewer.cli import CommandError
+
+        raise CommandError("--k must be at least 1")
+    project = Project.open(args.project)
+    summary = build_index(project, images=Path(args.images), model=args.model,
+                          checkpoint=Path(args.checkpoint) if args.checkpoint else None, k=args.k,
+                          device=args.device, batch_size=args.batch_size,
+                          progress=lambda line: print(line, file=sys.stderr, flush=True))
+    for name, count in summary.counts.items():
+        skipped = summary.skipped.get(name, [])
+        print(f"{name}: {count} images, {len(skipped)} skipped")
+        for path, reason in skipped[:20]:
+            print(f"    skipped {path}: {reason}")
+        if len(skipped) > 20:
+            print(f"    ... and {len(skipped) - 20} more (manifest.json lists them all)")
+    dups = ", ".join(f"{n} {kind}" for kind, n in sorted(summary.duplicates.items())) or "none"
+    print(f"duplicates: {dups}")
+    print(f"neighbours computed for {summary.neighbours_computed} mistaken images")
+    print(f"index: {summary.folder} ({summary.seconds:.1f} s)")
+    return 0

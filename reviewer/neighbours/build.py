@@ -1,0 +1,209 @@
+"""`reviewer index`: embed a training folder and the project's images, find duplicates,
+precompute the K nearest training images of every mistake of every complete run.
+
+Resumable: each collection is embedded in chunks; a chunk's embeddings are flushed to
+the memory-mapped .npy before its rows are appended to the progress file
+(`store.IndexFiles.read_rows`), so a killed build starts again after the last chunk
+written, with the same result. The decoding is `reviewer predict`'s (models.pipeline:
+timm's eval transform of the model's own data config, bad files skipped with reasons).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from reviewer.errors import UserError
+from reviewer.neighbours.store import IndexFiles, write_json
+
+DEFAULT_MODEL = "tf_efficientnet_lite0"
+DEFAULT_K = 10
+CHUNK = 256  # images embedded between two progress writes
+IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif")
+WNID = re.compile(r"n\d{8}")
+Progress = Callable[[str], None]
+
+
+@dataclass
+class IndexSummary:
+    folder: Path
+    counts: dict[str, int] = field(default_factory=dict)  # rows per collection
+    skipped: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # collection -> [(path, reason)]
+    neighbours_computed: int = 0  # project images whose neighbours this build computed
+    duplicates: dict[str, int] = field(default_factory=dict)  # kind -> pairs
+    seconds: float = 0.0
+
+
+def wnid_of(path: Path) -> str:
+    """The training label of a file: its folder's wnid (ImageNet train layout), else its name's prefix."""
+    for text in (path.parent.name, path.name.split("_")[0]):
+        if WNID.fullmatch(text):
+            return text
+    return ""
+
+
+def list_training_images(folder: Path) -> list[tuple[str, str]]:
+    """[(path relative to `folder`, wnid)] of every image file under it, in a stable order."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UserError(f"no such folder: {folder}")
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+    if not files:
+        raise UserError(f"no image files under {folder}")
+    return [(p.relative_to(folder).as_posix(), wnid_of(p)) for p in files]
+
+
+def list_project_images(project) -> list[tuple[str, str]]:
+    """[(absolute path or "", wnid of the original label)] of the project's images, by id."""
+    from sqlalchemy import select
+
+    from db.tables import Image
+    from reviewer.classes.vocabulary import load_classes
+
+    wnids = load_classes().wnids
+    with project.read() as session:
+        rows = session.execute(select(Image).order_by(Image.id)).scalars().all()
+        return [(str(project.image_file(r) or ""), wnids[r.original_label] if r.original_label is not None else "")
+                for r in rows]
+
+
+def project_file_names(project) -> list[str]:
+    from sqlalchemy import select
+
+    from db.tables import Image
+
+    with project.read() as session:
+        return list(session.execute(select(Image.file_name).order_by(Image.id)).scalars())
+
+
+def _listing_sha(files: list[tuple[str, str]]) -> str:
+    return hashlib.sha256("\n".join(f"{p}\t{w}" for p, w in files).encode()).hexdigest()
+
+
+def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint: Path | None = None,
+                k: int = DEFAULT_K, device: str | None = "cpu", batch_size: int = 16, chunk: int = CHUNK,
+                progress: Progress | None = None, stop_after_chunks: int | None = None) -> IndexSummary:
+    """Build (or resume) the index of `images` beside `project`; see the module's docstring.
+    `stop_after_chunks` stops after that many chunks embedded (tests of the resume)."""
+    from models.embedding import Embedder
+    from models.sources import load_model
+    from reviewer.neighbours.duplicates import DUPLICATE_SETTINGS, find_duplicates
+    from reviewer.neighbours.precompute import precompute_neighbours, read_neighbours
+
+    say = progress or (lambda line: None)
+    started = time.perf_counter()
+    images = Path(images).resolve()
+    files = IndexFiles.of(project.root, model)
+    files.folder.mkdir(parents=True, exist_ok=True)
+    loaded = load_model(model, checkpoint=checkpoint, device=device)
+    embedder = Embedder(loaded)
+    collections = {"train": list_training_images(images), "project": list_project_images(project)}
+    manifest = {
+        "model": model, "checkpoint": str(checkpoint) if checkpoint else None,
+        "weights_sha256": loaded.weights_sha256, "source": loaded.source,
+        "features": "forward_head(forward_features(x), pre_logits=True), L2-normalised",
+        "dim": embedder.dim, "data_config": {k_: (list(v) if isinstance(v, tuple) else v)
+                                             for k_, v in loaded.data_config.items()},
+        "images": str(images), "k": k, "dtype": "float16",
+        "listings": {name: _listing_sha(listing) for name, listing in collections.items()},
+        **DUPLICATE_SETTINGS,
+    }
+    old = files.read_manifest()
+    if old is not None:
+        same = all(old.get(key) == manifest[key] for key in ("weights_sha256", "data_config", "images", "dim"))
+        if not same:
+            raise UserError(f"{files.folder} holds an index of other images or another model "
+                            f"({old.get('model')} over {old.get('images')}); delete it to build a new one")
+        for name, sha in manifest["listings"].items():
+            if old.get("listings", {}).get(name) != sha:  # files added or removed: that collection starts again
+                for path in (files.rows_path(name), files.embeddings_path(name)):
+                    path.unlink(missing_ok=True)
+    files.write_manifest({**manifest, "complete": False})
+    summary = IndexSummary(folder=files.folder)
+    chunks_left = [stop_after_chunks]
+    for name, listing in collections.items():
+        files.write_files(name, listing)
+        root = images if name == "train" else None
+        done = _embed_collection(files, name, listing, root, embedder, loaded.data_config, batch_size, chunk,
+                                 say, chunks_left)
+        if not done:
+            return summary
+        rows = files.read_rows(name)
+        summary.counts[name] = len(rows)
+        summary.skipped[name] = [(listing[i][0], r["error"]) for i, r in enumerate(rows) if r.get("error")]
+    summary.neighbours_computed = precompute_neighbours(project, files, k=k, progress=say)
+    say("duplicates: equal pixels, perceptual hashes, embedding similarity")
+    pairs = find_duplicates(files, images_root=images, file_names=project_file_names(project),
+                            neighbours=read_neighbours(files))
+    write_json(files.duplicates_path, pairs)
+    for pair in pairs:
+        summary.duplicates[pair["kind"]] = summary.duplicates.get(pair["kind"], 0) + 1
+    summary.seconds = time.perf_counter() - started
+    files.write_manifest({**manifest, "complete": True,
+                          "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                          "counts": summary.counts,
+                          "skipped": {n: [{"path": p, "reason": r} for p, r in s] for n, s in summary.skipped.items()}})
+    return summary
+
+
+def _embed_collection(files: IndexFiles, name: str, listing: list[tuple[str, str]], root: Path | None,
+                      embedder, data_config: dict, batch_size: int, chunk: int, say: Progress,
+                      chunks_left: list) -> bool:
+    """Embed the rows not yet done; False when stopped early (`stop_after_chunks`)."""
+    from models.pipeline import PipelineConfig, create_batch_loader
+    from reviewer.neighbours.hashing import image_hashes
+
+    total = len(listing)
+    embeddings = files.open_embeddings(name, rows=total, dim=embedder.dim, mode="r+")
+    done = len(files.read_rows(name))
+    if done >= total:
+        say(f"{name}: {total} images embedded already")
+        return True
+    if done:
+        say(f"{name}: resuming after {done} of {total} images")
+    paths = [str(root / p) if root is not None else (p or None) for p, _ in listing]
+    config = PipelineConfig(batch_size=batch_size, decoder="threads")
+    started, skipped = time.perf_counter(), 0
+    with ThreadPoolExecutor(2, thread_name_prefix="hash") as hashers:
+        for start in range(done, total, chunk):
+            if chunks_left[0] is not None:
+                if chunks_left[0] <= 0:
+                    return False
+                chunks_left[0] -= 1
+            part = paths[start:start + chunk]
+            hashed = hashers.map(lambda p: image_hashes(p) if p else {"error": "the project has no file for this image"},
+                                 part)
+            vectors = np.zeros((len(part), embedder.dim), dtype=np.float16)
+            errors: dict[int, str] = {}
+            for batch in create_batch_loader(part, data_config, config):
+                errors.update(batch.failures)
+                if batch.positions:
+                    vectors[batch.positions] = embedder.embed(batch.pixels)
+            rows = []
+            for i, hashes in enumerate(hashed):
+                if i in errors or "error" in hashes:
+                    vectors[i] = 0
+                    rows.append({"error": errors.get(i) or hashes["error"]})
+                else:
+                    rows.append(hashes)
+            skipped += sum("error" in r for r in rows)
+            embeddings[start:start + len(part)] = vectors
+            embeddings.flush()
+            files.append_rows(name, rows)
+            end = start + len(part)
+            rate = (end - done) / max(time.perf_counter() - started, 1e-9)
+            say(f"{name}: {end}/{total} images ({rate:.1f} images/s"
+                + (f", {skipped} skipped" if skipped else "") + ")")
+    return True
+
+
+def valid_rows(files: IndexFiles, name: str) -> np.ndarray:
+    return np.array([not r.get("error") for r in files.read_rows(name)], dtype=bool)

@@ -1,0 +1,61 @@
+"""The K nearest training images of every mistake of every complete run, computed when
+the index is built (so the review page never waits) and kept in neighbours.json:
+{"k": K, "images": {file_name: [[training row, similarity], ...]}}. A later build
+(`reviewer index` again, after new runs) computes only the images not there yet."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from reviewer.neighbours.search import knn
+from reviewer.neighbours.store import IndexFiles, write_json
+
+
+def mistake_images(project) -> list[tuple[int, str]]:
+    """[(row in the project collection, file name)] of the images that are a mistake of a complete run."""
+    from sqlalchemy import select
+
+    from db.tables import Image, Mistake, Run
+    from reviewer.terms import RunStatus
+
+    with project.read() as session:
+        ids = list(session.execute(select(Image.id, Image.file_name).order_by(Image.id)).all())
+        wanted = set(session.execute(select(Mistake.image_id).join(Run, Run.id == Mistake.run_id)
+                                     .where(Run.status == str(RunStatus.COMPLETE))).scalars())
+    return [(row, name) for row, (image_id, name) in enumerate(ids) if image_id in wanted]
+
+
+def read_neighbours(files: IndexFiles) -> dict:
+    try:
+        return json.loads(files.neighbours_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"k": None, "images": {}}
+
+
+def precompute_neighbours(project, files: IndexFiles, *, k: int, progress=None) -> int:
+    """Compute and store the neighbours of the mistakes not stored yet; returns how many."""
+    from reviewer.neighbours.build import valid_rows
+
+    say = progress or (lambda line: None)
+    stored = read_neighbours(files)
+    if stored.get("k") != k:
+        stored = {"k": k, "images": {}}
+    project_valid = valid_rows(files, "project")
+    todo = [(row, name) for row, name in mistake_images(project)
+            if name not in stored["images"] and project_valid[row]]
+    if not todo:
+        write_json(files.neighbours_path, stored)
+        return 0
+    say(f"neighbours: the {k} nearest training images of {len(todo)} mistaken images")
+    started = time.perf_counter()
+    queries = np.asarray(files.open_embeddings("project")[[row for row, _ in todo]], dtype=np.float32)
+    rows, sims = knn(queries, files.open_embeddings("train"), k, valid=valid_rows(files, "train"))
+    for (_, name), r, s in zip(todo, rows, sims):
+        stored["images"][name] = [[int(a), round(float(b), 5)] for a, b in zip(r, s) if a >= 0]
+    write_json(files.neighbours_path, stored)
+    seconds = time.perf_counter() - started
+    say(f"neighbours: {len(todo)} images in {seconds:.1f} s ({1000 * seconds / len(todo):.1f} ms per image)")
+    return len(todo)

@@ -1,0 +1,137 @@
+"""The files of an index, beside the project: P/index/<model>/.
+
+- manifest.json: the model, its weights' hash, its data config (the pixels), the
+  training folder, the embedding's size, the thresholds, and `complete` once built;
+- for each collection (`train`: the training folder, `project`: the project's images):
+  <name>_files.csv (row, path, wnid), <name>.npy (float16 [rows, dim], memory-mapped,
+  unit rows; a skipped file's row is zeros) and <name>_rows.jsonl, one line per row
+  done (in order: the file's decoded-pixel hash, its dHash, or the reason it was
+  skipped). The .jsonl is the progress file: a resumed build starts after its last
+  complete line (the embeddings of a chunk are flushed before its lines are written);
+- neighbours.json: the K nearest training rows of each precomputed project image;
+- duplicates.json: exact and near duplicates of the project's images.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+INDEX_FOLDER = "index"
+COLLECTIONS = ("train", "project")
+
+
+def index_name(model: str) -> str:
+    """A folder name for a model name (`tf_efficientnet_lite0`, `org/model.tag` -> safe)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") or "model"
+
+
+@dataclass(frozen=True)
+class IndexFiles:
+    folder: Path
+
+    @classmethod
+    def of(cls, project_root: Path, model: str) -> "IndexFiles":
+        return cls(Path(project_root) / INDEX_FOLDER / index_name(model))
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / "manifest.json"
+
+    def files_csv(self, collection: str) -> Path:
+        return self.folder / f"{collection}_files.csv"
+
+    def embeddings_path(self, collection: str) -> Path:
+        return self.folder / f"{collection}.npy"
+
+    def rows_path(self, collection: str) -> Path:
+        return self.folder / f"{collection}_rows.jsonl"
+
+    @property
+    def neighbours_path(self) -> Path:
+        return self.folder / "neighbours.json"
+
+    @property
+    def duplicates_path(self) -> Path:
+        return self.folder / "duplicates.json"
+
+    def read_manifest(self) -> dict | None:
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+
+    def write_manifest(self, manifest: dict) -> None:
+        write_json(self.manifest_path, manifest)
+
+    def read_files(self, collection: str) -> list[tuple[str, str]]:
+        """[(path, wnid)] in row order."""
+        with open(self.files_csv(collection), newline="", encoding="utf-8") as f:
+            return [(r["path"], r["wnid"]) for r in csv.DictReader(f)]
+
+    def write_files(self, collection: str, files: list[tuple[str, str]]) -> None:
+        tmp = self.files_csv(collection).with_suffix(".tmp")
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["row", "path", "wnid"])
+            writer.writerows((i, p, w) for i, (p, w) in enumerate(files))
+        os.replace(tmp, self.files_csv(collection))
+
+    def read_rows(self, collection: str) -> list[dict]:
+        """The rows done so far; a torn last line (a kill while writing) is cut off the file."""
+        path = self.rows_path(collection)
+        if not path.exists():
+            return []
+        rows, good_bytes = [], 0
+        with open(path, "rb") as f:
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    break
+                good_bytes += len(line)
+        if good_bytes != path.stat().st_size:
+            with open(path, "r+b") as f:
+                f.truncate(good_bytes)
+        return rows
+
+    def append_rows(self, collection: str, rows: list[dict]) -> None:
+        with open(self.rows_path(collection), "a", encoding="utf-8") as f:
+            f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+            f.flush()
+            os.fsync(f.fileno())
+
+    def open_embeddings(self, collection: str, *, rows: int | None = None, dim: int | None = None,
+                        mode: str = "r") -> np.ndarray:
+        """The collection's float16 [rows, dim] memmap; created (zeros) when `rows` is given and it is missing."""
+        path = self.embeddings_path(collection)
+        if not path.exists() and rows is not None:
+            return np.lib.format.open_memmap(path, mode="w+", dtype=np.float16, shape=(rows, dim))
+        return np.load(path, mmap_mode=mode)
+
+
+def write_json(path: Path, data) -> None:
+    """Written whole or not at all (a temporary file, then a rename)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def find_indexes(project_root: Path) -> list[IndexFiles]:
+    """The complete indexes beside a project, the most recently built first."""
+    root = Path(project_root) / INDEX_FOLDER
+    found = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        files = IndexFiles(folder)
+        manifest = files.read_manifest()
+        if manifest and manifest.get("complete"):
+            found.append((manifest.get("built_at", ""), files))
+    return [f for _, f in sorted(found, key=lambda x: x[0], reverse=True)]
