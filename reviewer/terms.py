@@ -123,6 +123,11 @@ class DecisionMethod(StrEnum):
     def settles(self) -> bool:
         return self is not DecisionMethod.REOPENED
 
+    @property
+    def stored(self) -> bool:
+        """Whether a decision row may carry it (the database's CHECK lists these)."""
+        return self is not DecisionMethod.UNANIMOUS
+
 
 # Spellings in google-research/imagenet-mistakes (and close variants).
 _CATEGORY_SPELLINGS = {

@@ -338,6 +338,9 @@ def seen_vote(vote: Vote, viewer_fields: frozenset[str] | None) -> SeenVote:
         hidden=frozenset(f for f in ("verdict", "problematic", "severity", "category") if not show(f)))
 
 
+ALL_FIELDS = frozenset(("verdict", "problematic", "severity", "category"))
+
+
 def visible_votes(*, session: Session, viewer_id: int | None, item: Item, blind: bool = True
                   ) -> list[SeenVote] | None:
     """Others' current votes on an item as the viewer may see them.
@@ -356,9 +359,13 @@ def visible_votes(*, session: Session, viewer_id: int | None, item: Item, blind:
     votes = current_votes(session=session, item=item)
     mine = next((v for v in votes if v.reviewer_id == viewer_id), None) if viewer_id is not None else None
     viewer_fields = voted_fields(mine) if blind else None
-    if blind and viewer_fields != set(("verdict", "problematic", "severity", "category")) and \
-            item in read_final_decisions(session=session, items=[item]):
-        viewer_fields = None  # decided: nothing left to keep blind
+    if blind and viewer_fields != ALL_FIELDS:
+        decided = read_final_decisions(session=session, items=[item]).get(item)
+        if decided is not None:  # what the decision settled is no longer blind: the verdict, and the
+            # ratings once they are settled too (a verdict decided does not reveal others' severity)
+            viewer_fields = set(viewer_fields) | {"verdict", "problematic"} | (
+                {"severity", "category"} if decided.severity or decided.category else set())
+            viewer_fields = None if viewer_fields == ALL_FIELDS else frozenset(viewer_fields)
     if blind and viewer_fields is not None and not viewer_fields:
         return None
     return [seen_vote(v, viewer_fields) for v in votes if v.reviewer_id != viewer_id]

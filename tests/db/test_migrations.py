@@ -183,7 +183,7 @@ def test_the_checks_are_the_vocabularies_of_the_app():
     assert list(checks.PANEL_SEVERITIES) == [s.value for s in Severity.panel()]
     assert list(checks.CATEGORIES) == values(Category)
     assert list(checks.RUN_STATUSES) == values(RunStatus)
-    assert list(checks.DECISION_METHODS) == values(DecisionMethod)
+    assert list(checks.DECISION_METHODS) == [m.value for m in DecisionMethod if m.stored]
 
 
 OPENER = r"""
