@@ -171,6 +171,7 @@ def _embed_collection(files: IndexFiles, name: str, listing: list[tuple[str, str
         say(f"{name}: resuming after {done} of {total} images")
     paths = [str(root / p) if root is not None else (p or None) for p, _ in listing]
     config = PipelineConfig(batch_size=batch_size, decoder="threads")
+    streams = _EmbeddingStreams(embedder)
     started, skipped = time.perf_counter(), 0
     with ThreadPoolExecutor(2, thread_name_prefix="hash") as hashers:
         for start in range(done, total, chunk):
@@ -183,10 +184,12 @@ def _embed_collection(files: IndexFiles, name: str, listing: list[tuple[str, str
                                  part)
             vectors = np.zeros((len(part), embedder.dim), dtype=np.float16)
             errors: dict[int, str] = {}
-            for batch in create_batch_loader(part, data_config, config):
-                errors.update(batch.failures)
-                if batch.positions:
-                    vectors[batch.positions] = embedder.embed(batch.pixels)
+            with streams.stream() as forward:  # as predict: one batch per core at once on a CPU
+                loader = create_batch_loader(part, data_config, config)
+                for batch, features in forward.map((b, b.pixels) for b in loader):
+                    errors.update(batch.failures)
+                    if features is not None:
+                        vectors[batch.positions] = features
             rows = []
             for i, hashes in enumerate(hashed):
                 if i in errors or "error" in hashes:
@@ -203,6 +206,22 @@ def _embed_collection(files: IndexFiles, name: str, listing: list[tuple[str, str
             say(f"{name}: {end}/{total} images ({rate:.1f} images/s"
                 + (f", {skipped} skipped" if skipped else "") + ")")
     return True
+
+
+class _EmbeddingStreams:
+    """The embedder as models.inference.ForwardStreams takes a classifier: batches at once,
+    each on a thread with its share of torch's threads (default_streams: one per core on a CPU)."""
+
+    def __init__(self, embedder):
+        from models.inference import default_streams
+
+        self.predict = embedder.embed
+        self.streams = default_streams(embedder.device)
+
+    def stream(self):
+        from models.inference import ForwardStreams
+
+        return ForwardStreams(self)
 
 
 def valid_rows(files: IndexFiles, name: str) -> np.ndarray:
