@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from reviewer.neighbours.search import knn
+from reviewer.neighbours.search import QUERY_BATCH, knn
 from reviewer.neighbours.store import IndexFiles, write_json
 
 
@@ -35,7 +35,7 @@ def read_neighbours(files: IndexFiles) -> dict:
         return {"k": None, "images": {}}
 
 
-def precompute_neighbours(project, files: IndexFiles, *, k: int, progress=None) -> int:
+def precompute_neighbours(project, files: IndexFiles, *, k: int, progress=None, batch: int = QUERY_BATCH) -> int:
     """Compute and store the neighbours of the mistakes not stored yet; returns how many."""
     from reviewer.neighbours.build import valid_rows
 
@@ -51,11 +51,15 @@ def precompute_neighbours(project, files: IndexFiles, *, k: int, progress=None) 
         return 0
     say(f"neighbours: the {k} nearest training images of {len(todo)} mistaken images")
     started = time.perf_counter()
-    queries = np.asarray(files.open_embeddings("project")[[row for row, _ in todo]], dtype=np.float32)
-    rows, sims = knn(queries, files.open_embeddings("train"), k, valid=valid_rows(files, "train"))
-    for (_, name), r, s in zip(todo, rows, sims):
-        stored["images"][name] = [[int(a), round(float(b), 5)] for a, b in zip(r, s) if a >= 0]
-    write_json(files.neighbours_path, stored)
-    seconds = time.perf_counter() - started
-    say(f"neighbours: {len(todo)} images in {seconds:.1f} s ({1000 * seconds / len(todo):.1f} ms per image)")
+    project_embeddings, train = files.open_embeddings("project"), files.open_embeddings("train")
+    train_valid = valid_rows(files, "train")
+    for start in range(0, len(todo), batch):  # stored after each batch: a killed build keeps them
+        part = todo[start:start + batch]
+        queries = np.asarray(project_embeddings[[row for row, _ in part]], dtype=np.float32)
+        rows, sims = knn(queries, train, k, valid=train_valid)
+        for (_, name), r, s in zip(part, rows, sims):
+            stored["images"][name] = [[int(a), round(float(b), 5)] for a, b in zip(r, s) if a >= 0]
+        write_json(files.neighbours_path, stored)
+        done = start + len(part)
+        say(f"neighbours: {done}/{len(todo)} images ({1000 * (time.perf_counter() - started) / done:.1f} ms per image)")
     return len(todo)
