@@ -134,6 +134,15 @@ def my_vote(project: Project, *, reviewer_id: int, item: Item) -> VoteState:
         return current_vote(session=session, reviewer_id=reviewer_id, item=item)
 
 
+def decision_of(project: Project, *, item: Item):
+    """The item's final decision as a panelist is told it (reviewer.panel.final.DecisionNote), or None."""
+    from reviewer.panel.final import decision_note, read_final_decisions
+
+    with project.read() as session:
+        decision = read_final_decisions(session=session, items=[item]).get(item)
+        return None if decision is None else decision_note(decision, reviewer_names(session=session))
+
+
 def item_votes(project: Project, *, viewer_id: int, item: Item, blind: bool = True
                ) -> tuple[VoteState, list[SeenVote] | None]:
     """(the viewer's own vote, the others' as the viewer may see them) from one snapshot."""
@@ -182,11 +191,22 @@ def lock_preview(project: Project, *, chair_id: int, item: Item) -> LockPreview:
             row, replaces = plan_lock(session=session, chair_id=chair_id, item=item), None
         except OverrideInTheWay as exc:
             row, replaces = plan_lock(session=session, chair_id=chair_id, item=item, force=True), str(exc)
-    verdict_counts = (row.reason or "").split(";")[0]
-    tie = verdict_counts.rstrip().endswith("(tie)")
-    head = f"Lock “{row.verdict}”" + (" (the verdicts tie: 'unclear', the paper's rule)" if tie else "")
-    details = [f"severity {row.severity}" if row.severity else "", f"category {row.category}" if row.category else "",
+    parts = {p.split(":")[0].strip(): p for p in (row.reason or "").split(";") if ":" in p}
+    tied = {name for name, p in parts.items() if p.rstrip().endswith("(tie)")}
+    head = f"Lock “{row.verdict}”" + (" (the verdicts tie: 'unclear', the paper's rule)" if "verdict" in tied else "")
+    details = [(f"severity {row.severity}" + (" (a tie: major, the cautious side)" if "severity" in tied else ""))
+               if row.severity else "",
+               f"category {row.category}" if row.category else
+               ("no category (a tie: categories have no order; override to choose one)" if "category" in tied else ""),
                "problematic (by majority)" if row.problematic else "not problematic"]
+    from reviewer.panel.state import standing_decisions
+
+    with project.read() as session:
+        standing = standing_decisions(session=session, items=[item]).get(item)
+    if standing is not None and standing.method == "majority" and (standing.verdict, standing.severity,
+                                                                   standing.category) == (row.verdict, row.severity,
+                                                                                          row.category):
+        head = "Already locked as this. " + head
     text = head + " · " + " · ".join(d for d in details if d) + (f"\nVotes: {row.reason}" if row.reason else "")
     return LockPreview(text=text, replaces=replaces)
 

@@ -234,9 +234,13 @@ def format_record(record: dict) -> str:
     panel = record["panel"]
     out.append(f"decision    {panel['decision'] or 'none standing'}")
     for v in panel["votes"]:
-        fields = [v["verdict"] or "no verdict", *(x for x in (v["severity"], v["category"], v["oov_name"]) if x)]
-        out.append(f"    vote of {v['panelist']}: {', '.join(fields)}" + (", problematic" if v["problematic"] else "")
-                   + (f"; note: {v['note']}" if v["note"] else ""))
+        if v["verdict"] == HIDDEN:  # the blind rule: nothing of the vote, not even its flag
+            out.append(f"    vote of {v['panelist']}: {HIDDEN}")
+            continue
+        fields = [v["verdict"] or "no verdict",
+                  *dict.fromkeys(x for x in (v["severity"], v["category"], v["oov_name"]) if x)]
+        out.append(f"    vote of {v['panelist']}: {', '.join(fields)}" + (", problematic" if v["problematic"] is True else "")
+                   + (f"; note: {v['note']}" if v["note"] and v["note"] != HIDDEN else ""))
     for n in panel["notes"]:
         out.append(f"    note by {n['by']}: {n['text']}")
     if record["imported_reviews"]:

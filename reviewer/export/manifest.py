@@ -75,7 +75,9 @@ def review_counts(*, session: Session) -> dict:
             "voted_not_decided_note": (f"{len(left_out)} item{'s have' if len(left_out) != 1 else ' has'} votes but no "
                                        "final decision: not in this export" if left_out else ""),
             "decisions": [{"image": names.get(int(r.image_id)), "predicted": int(r.predicted), "verdict": r.verdict,
-                           "decided_how": r.decided_how, "decided_by": r.reviewer}
+                           "decided_how": r.decided_how,
+                           # null, never NaN (not JSON), for a unanimous decision: no chair decided it
+                           "decided_by": r.reviewer if isinstance(r.reviewer, str) else None}
                           for r in decisions.itertuples()],
             "problematic_flags": int(decisions["problematic"].sum()), "vote_rows": int(votes),
             "reviewers": int(reviewers), "imported_review_items": int(imported)}

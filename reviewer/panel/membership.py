@@ -51,6 +51,15 @@ def enter_panel(*, session: Session, name: str, join: bool = False) -> Reviewer:
                          f"panelist with 'reviewer panelist PROJECT {name}' (panelists: {listed})",
                          name=name, can_join=False)
     if not join:
-        raise NotOnPanel(f"{name} is not on this panel{hint} (panelists: {listed}): join as a new panelist?",
+        from reviewer.panel.final import final_decisions
+        from reviewer.panel.snapshot import load_snapshot
+        from reviewer.terms import DecisionMethod
+
+        unanimous = sum(d.method == DecisionMethod.UNANIMOUS for d in final_decisions(load_snapshot(session=session))
+                        .values())
+        cost = (f" A new panelist must vote too: the {unanimous} item{'s' if unanimous != 1 else ''} the panel "
+                f"decided unanimously become{'s' if unanimous == 1 else ''} undecided until you vote "
+                f"{'them' if unanimous != 1 else 'it'}." if unanimous else "")
+        raise NotOnPanel(f"{name} is not on this panel{hint} (panelists: {listed}): join as a new panelist?{cost}",
                          name=name, can_join=True)
     return get_reviewer(session=session, name=name)

@@ -335,7 +335,9 @@ def seen_vote(vote: Vote, viewer_fields: frozenset[str] | None) -> SeenVote:
         # A note argues for the whole vote: shown once the viewer has voted at all.
         note=vote.note if viewer_fields is None or viewer_fields else None,
         created_at=vote.created_at,
-        hidden=frozenset(f for f in ("verdict", "problematic", "severity", "category") if not show(f)))
+        # Hidden: a field the other voted that the viewer may not see yet (one never voted is not hidden).
+        hidden=frozenset(f for f in ("verdict", "problematic", "severity", "category")
+                         if not show(f) and f in voted_fields(vote)))
 
 
 ALL_FIELDS = frozenset(("verdict", "problematic", "severity", "category"))

@@ -251,7 +251,11 @@ class QtMainWindow(QMainWindow):
         elif name == "analysis_view":
             self.open_analysis_view()
         elif name == "toggle_blind":
-            self.blind_box.toggle()
+            if self.blind_box.isEnabled():
+                self.blind_box.toggle()
+            else:  # the chair's rule: nothing to switch, and the panelist's own setting is kept
+                self.show_message("Blind review is the chair's rule on this panel: others' votes show once you "
+                                  "voted, or once the item is decided.")
         elif name == "focus_filter":
             if self.stack.currentWidget() is not self.page:
                 return False

@@ -45,7 +45,10 @@ def decided_counts(capsys, root, tmp_path, name):
     phase_1 = next(p for p in status["phases"] if p["phase"] == 1)
     report = json.loads(run(capsys, "report", root, "--json"))["analysis"]["decision_status"]
     run(capsys, "export", root, tmp_path / name)
-    manifest = json.loads(next((tmp_path / name).rglob("manifest.json")).read_text())
+    def strict(constant):  # NaN or Infinity is not JSON: a strict reader refuses the file
+        raise ValueError(f"{constant} in manifest.json")
+
+    manifest = json.loads(next((tmp_path / name).rglob("manifest.json")).read_text(), parse_constant=strict)
     return phase_1["decided"], report["locked"], manifest["reviews"], None
 
 

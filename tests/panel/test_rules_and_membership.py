@@ -25,6 +25,11 @@ def test_a_new_name_asks_before_joining_and_a_closed_panel_refuses_it(panel):
         acts.join_panel(project, "Bob")
     assert typo.value.can_join
     assert [p for p in acts.names(project).values()] == ["ann", "bob", "cy"]  # asking added nobody
+    for who in (ann, bob, cy):  # a unanimous item: a new panelist would undecide it, and is told so
+        acts.vote(project, reviewer_id=who, item=panel[2][0], verdict="correct")
+    with pytest.raises(NotOnPanel, match="the 1 item the panel decided unanimously becomes undecided until you "
+                                         "vote it"):
+        acts.join_panel(project, "carol")
     carol = acts.join_panel(project, "carol", join=True).value
     assert carol.name == "carol" and not carol.is_chair
     with pytest.raises(RulesError, match="bob is not the chair"):
@@ -77,8 +82,10 @@ def test_show_masks_others_votes_under_the_blind_rule(panel, capsys):
     assert votes == [{**votes[0], "panelist": "ann", "verdict": "hidden until you vote",
                       "severity": "hidden until you vote", "category": "hidden until you vote",
                       "note": "hidden until you vote"}]
+    acts.vote(project, reviewer_id=ann, item=a, problematic=True)
     assert main(args + ["--reviewer", "bob"]) == 0
-    assert "vote of ann: hidden until you vote" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "    vote of ann: hidden until you vote\n" in text and "problematic" not in text  # not even the flag
     acts.vote(project, reviewer_id=bob, item=a, verdict="wrong")  # bob's verdict shows him ann's, not her severity
     assert main(args + ["--json", "--reviewer", "bob"]) == 0
     seen = {v["panelist"]: v for v in json.loads(capsys.readouterr().out)["panel"]["votes"]}

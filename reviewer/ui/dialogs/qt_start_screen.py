@@ -71,8 +71,8 @@ class QtStartScreen(QWidget):
         layout.addWidget(section_title("Recent projects"))
         self.recent = QListWidget()
         self.recent.setMinimumHeight(140)
+        # Activated is a double click or Enter: connecting doubleClicked too opened the project twice.
         self.recent.itemActivated.connect(self._open_item)
-        self.recent.itemDoubleClicked.connect(self._open_item)
         layout.addWidget(self.recent, 1)
         self.no_recent = QLabel("No recent project yet: open one, create one, or start with the demo.")
         style_muted(self.no_recent)

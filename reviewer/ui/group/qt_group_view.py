@@ -270,9 +270,9 @@ class QtGroupView(QWidget):
         chosen = next((r for r, row in enumerate(state.rows) if row.item == keep), 0 if state.rows else -1)
         if self._advance is not None and self._advance == keep and chosen >= 0:  # on to the next open dispute
             self._advance = None
-            later = [r for r in range(chosen + 1, len(state.rows)) if not state.rows[r].decision
-                     or state.rows[r].decision == "reopened"]
-            chosen = later[0] if later else chosen
+            order = list(range(chosen + 1, len(state.rows))) + list(range(0, chosen))  # on, then from the top
+            still_open = [r for r in order if not state.rows[r].decision or state.rows[r].decision == "reopened"]
+            chosen = still_open[0] if still_open else chosen
         if chosen >= 0:
             self.list.selectionModel().blockSignals(True)
             self.list.selectRow(chosen)

@@ -173,6 +173,16 @@ class QtOverrideDialog(QDialog):
             return
         super().accept()
 
+    def prefill(self, *, verdict=None, problematic=False, severity=None, category=None, oov_name=None) -> None:
+        """Start from what stands (the majority, or the decision): the chair changes what is set aside,
+        and a reason plus OK never turns a unanimous 'wrong' into the dialog's first verdict."""
+        for combo, value in ((self.verdict, verdict), (self.severity, severity), (self.category, category)):
+            index = combo.findData(str(value) if value is not None else None)
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        self.problematic.setChecked(bool(problematic))
+        self.oov_name.setText(oov_name or "")
+
     def decision(self) -> dict:
         wrong = self.verdict.currentData() == Verdict.WRONG
         return {"verdict": self.verdict.currentData(), "problematic": self.problematic.isChecked(),
@@ -420,5 +430,9 @@ class QtGroupVotes(QWidget):
         if self._panel is None:
             return
         dialog = QtOverrideDialog(self._item_text, self)
+        start = self._panel.majority if self._panel.majority is not None else self._panel.decision
+        if start is not None and getattr(start, "verdict", None) is not None:
+            dialog.prefill(verdict=start.verdict, problematic=start.problematic, severity=start.severity,
+                           category=start.category, oov_name=start.oov_name)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.override_requested.emit(dialog.decision())

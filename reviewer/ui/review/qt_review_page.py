@@ -14,6 +14,7 @@ from html import escape
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
+from reviewer.app import panel as acts
 from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
 from reviewer.classes.vocabulary import load_classes
@@ -78,6 +79,7 @@ class QtReviewPage(QWidget):
         self.image = QtImageView()
         self.image.full_resolution_wanted.connect(self._want_full_resolution)
         self.zoom = QtZoomPanel()  # the zoom probe's strip; its crops drawn over the image
+        self._decisions: dict = {}  # item -> the panel's decision as last read (DecisionNote or None)
         self.zoom.overlay_changed.connect(self.image.set_overlay)
         self.zoom.message.connect(self.status_message)
         self.exemplars = QtExemplars(self.thumbnails)
@@ -129,6 +131,7 @@ class QtReviewPage(QWidget):
     # -- session -----------------------------------------------------------------
     def set_session(self, session: ReviewSession | None) -> None:
         """Show this session (None: none; the previous one is disconnected)."""
+        self._decisions.clear()
         if self.session is not None:
             for signal in (self.session.queue_loaded, self.session.current_changed, self.session.detail_ready,
                            self.session.vote_changed, self.session.others_changed, self.session.message,
@@ -261,7 +264,12 @@ class QtReviewPage(QWidget):
         key = (detail.image_id, detail.predicted.index)
         self.details.set_evidence_hidden(not self.evidence_before_vote and self.session.my_vote(key).verdict is None)
         self.details.show_detail(detail)
-        self.vote_panel.show_decision(detail.decision)
+        # The decision read with the facts, unless one read since is newer (a cached detail is
+        # shown again); read afresh as the mistake is shown, as the votes are.
+        self._decisions.setdefault(key, detail.decision)
+        self.vote_panel.show_decision(self._decisions[key])
+        self.session.reader.submit(acts.decision_of, self.session.project, item=Item(*key),
+                                   on_done=lambda d, k=key: self._decision_read(k, d), priority=2)
         self.zoom.show_mistake(self.session.project, self.session.run_id, Item(*key), self.session.reviewer.id)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
@@ -363,7 +371,8 @@ class QtReviewPage(QWidget):
             status = "loading"  # read with the mistake's facts, a moment away
         else:
             status = session.status.get(key) or ("recorded" if not session.my_vote(key).empty else "none")
-        self.vote_panel.show_vote(session.my_vote(key), status=status, judged_wrong=session.judged_wrong(key))
+        self.vote_panel.show_vote(session.my_vote(key), status=status, judged_wrong=session.judged_wrong(key),
+                                  decision=self._decision_of(key))
         if key == session.current_key():
             # Panels that want independent judgements see the published evidence after their verdict.
             self.details.set_evidence_hidden(not self.evidence_before_vote and session.my_vote(key).verdict is None)
@@ -387,6 +396,22 @@ class QtReviewPage(QWidget):
     def _others_changed(self, key) -> None:
         if key == self.session.current_key():
             self._show_others(key)
+            # Votes changed (one's own, read back after its last write, or another's): the panel's
+            # decision may have with them (a unanimous panel decides), so it is read again.
+            self.session.reader.submit(acts.decision_of, self.session.project, item=Item(*key),
+                                       on_done=lambda d, k=key: self._decision_read(k, d), priority=2)
+
+    def _decision_read(self, key, decision) -> None:
+        self._decisions[key] = decision
+        if key == self.session.current_key():
+            self.vote_panel.show_decision(decision)
+
+    def _decision_of(self, key):
+        """The item's decision as last read: after a vote (`_decision_read`), else with its facts."""
+        if key in self._decisions:
+            return self._decisions[key]
+        detail = self.session.details.get(key) if self.session is not None else None
+        return detail.decision if detail is not None else None
 
     # -- actions ---------------------------------------------------------------------
     def trigger(self, name: str) -> bool:

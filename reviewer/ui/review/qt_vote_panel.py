@@ -91,6 +91,7 @@ class QtVotePanel(QtCard):
         layout.addWidget(self.decision)
         self._decision = None
         self._shown_state = None
+        self._status = ""
         layout.addWidget(section_title("Other panelists"))
         self.others = rich_label()
         layout.addWidget(self.others)
@@ -103,7 +104,7 @@ class QtVotePanel(QtCard):
             button.setToolTip(f"{button.property('title')}: " + (" or ".join(keys) if keys else "no key"))
 
     # -- state -------------------------------------------------------------------
-    def show_vote(self, state: VoteState, *, status: str, judged_wrong: bool = False) -> None:
+    def show_vote(self, state: VoteState, *, status: str, judged_wrong: bool = False, decision=None) -> None:
         """Check the buttons of the vote; `status` is "saving", "recorded", "none", "loading"
         or an error. `judged_wrong`: the item stands wrong (phase 2), so the panelist rates
         severity and category whatever their own verdict was."""
@@ -126,6 +127,7 @@ class QtVotePanel(QtCard):
         self.note.setText("<br>".join(parts))
         self.note.setVisible(bool(parts))
         self._shown_state = state
+        self._decision = decision  # the shown mistake's: never the one shown before it
         self.set_status("superseded" if status == "recorded" and self._superseded() else status)
         self._show_decision()
 
@@ -136,6 +138,8 @@ class QtVotePanel(QtCard):
         self._show_decision()
         if self._superseded():
             self.set_status("superseded")
+        elif self._status == "superseded":  # the decision changed: the vote stands recorded
+            self.set_status("recorded")
 
     def _superseded(self) -> bool:
         state, decision = self._shown_state, self._decision
@@ -156,6 +160,7 @@ class QtVotePanel(QtCard):
         self.decision.setText(text)
 
     def set_status(self, status: str) -> None:
+        self._status = status
         texts = {"saving": muted("saving…"), "recorded": chip("correct", "✓ recorded"), "none": muted("not voted"),
                  "loading": muted("reading…"), "superseded": muted("recorded · superseded by the panel's decision")}
         self.status.setText(texts.get(status, f'<span style="color:{ERROR}">{escape(status)}</span>'))
