@@ -162,7 +162,7 @@ class QtVotePanel(QtCard):
     def set_status(self, status: str) -> None:
         self._status = status
         texts = {"saving": muted("saving…"), "recorded": chip("correct", "✓ recorded"), "none": muted("not voted"),
-                 "loading": muted("reading…"), "superseded": muted("recorded · superseded by the panel's decision")}
+                 "loading": muted("reading…"), "superseded": muted("✓ recorded · superseded")}  # the decision below says by what
         self.status.setText(texts.get(status, f'<span style="color:{ERROR}">{escape(status)}</span>'))
 
     def show_others(self, votes: list | None, names: dict[int, str], *, blind: bool) -> None:
