@@ -117,8 +117,14 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
     from reviewer.ui.app import create_app
     from reviewer.ui.qt_main_window import QtMainWindow
 
+    from reviewer.app.panel import join_panel
+
     app = create_app()
-    window = QtMainWindow(preferences=Preferences(reviewer_name=f"bench-{time.time_ns()}"))
+    # A fresh panelist every run, on the panel before the window opens (a new name would be
+    # asked before joining: reviewer.panel.membership), so every mistake is still to vote.
+    name = f"bench-{time.time_ns()}"
+    join_panel(project, name, join=True)
+    window = QtMainWindow(preferences=Preferences(reviewer_name=name))
     window.resize(*size)
     window.show()
     window.activateWindow()
