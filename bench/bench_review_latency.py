@@ -113,11 +113,10 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
+    from reviewer.app.panel import join_panel
     from reviewer.app.preferences import Preferences
     from reviewer.ui.app import create_app
     from reviewer.ui.qt_main_window import QtMainWindow
-
-    from reviewer.app.panel import join_panel
 
     app = create_app()
     # A fresh panelist every run, on the panel before the window opens (a new name would be
