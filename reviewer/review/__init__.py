@@ -1,0 +1,3 @@
+"""One panelist's review of one run, without Qt: the queue with its filters and
+sorts, the state of each item, the reviewed mistakes, and the optimistic vote
+state the review page shows while writes are on their way."""
