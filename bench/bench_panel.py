@@ -36,7 +36,7 @@ WORKER = r"""
 import os, sys, time
 from reviewer.project import Project
 from reviewer.app.panel import vote
-from reviewer.panel.state import Item
+from reviewer.items import Item
 root, reviewer_id, ready, go, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
 project = Project.open(root)
 open(ready, "w").close()

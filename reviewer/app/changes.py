@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from db.tables import Decision, DiscussionNote, EvidenceSource, LabelSource, Reviewer, Run, Vote
-from reviewer.panel.state import Item, item_of
+from reviewer.items import Item, item_of
 
 T = TypeVar("T")
 

@@ -28,10 +28,10 @@ from reviewer.classes.collapsed import acceptance_matrix
 from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import hierarchy_distance, load_hierarchy
 from reviewer.evidence import EvidenceLine, evidence_for
+from reviewer.items import Item
 from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.panel.final import DecisionNote, decision_note, read_final_decisions
-from reviewer.panel.state import Item
 from reviewer.project import Project
 from reviewer.runs.predictions import PROB_COLUMNS, TOPK_COLUMNS
 

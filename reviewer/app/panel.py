@@ -16,13 +16,13 @@ from sqlalchemy.exc import IntegrityError
 
 from db.tables import Decision, DiscussionNote, Reviewer, Vote
 from reviewer.app.changes import Changes, Cursor, Done, changes_since, latest_cursor
+from reviewer.items import Item
 from reviewer.panel import decisions as decisions_mod
 from reviewer.panel.discussion import add_note
 from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel, agreement_summary, item_panel, load_group
 from reviewer.panel.identity import IdentityError, uses_database_roles
 from reviewer.panel.phases import reopen
 from reviewer.panel.snapshot import PanelSnapshot
-from reviewer.panel.state import Item
 from reviewer.panel.votes import (
     SeenVote,
     VoteState,

@@ -19,10 +19,11 @@ from sqlalchemy import select
 from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, Prediction, Run
 from reviewer.app.mistake_detail import ClassInfo, DetailSource, label_kind, wordnet_relation
 from reviewer.errors import UserError
+from reviewer.items import Item
 from reviewer.panel.discussion import notes
 from reviewer.panel.final import read_final_decisions
 from reviewer.panel.lookup import resolve_class, resolve_image
-from reviewer.panel.state import Item, current_votes, decision_history, describe_decision
+from reviewer.panel.state import current_votes, decision_history, describe_decision
 from reviewer.panel.votes import reviewer_names
 from reviewer.project import Project
 from reviewer.terms import Verdict

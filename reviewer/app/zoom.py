@@ -18,8 +18,8 @@ from typing import Callable
 from db.tables import Image, Model, Run
 from reviewer.app.changes import Changes, Done
 from reviewer.errors import InputError, UserError
+from reviewer.items import Item
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.panel.state import Item
 from reviewer.project import Project
 from reviewer.runs.zoom.grid import open_image
 from reviewer.runs.zoom.result import ZoomCell, ZoomResult, ZoomSummary, accepted_classes, summarise, zoom_cells

@@ -27,9 +27,9 @@ from typing import Hashable, Mapping, Sequence
 import krippendorff
 import numpy as np
 
+from reviewer.items import Item
 from reviewer.panel.phases import phase_items
 from reviewer.panel.snapshot import FIELD_PHASE, FIELDS, PanelSnapshot
-from reviewer.panel.state import Item
 from reviewer.terms import Category, Severity, Verdict
 
 # The values each field can take, in order (severity's order is its ordinal scale).

@@ -38,9 +38,10 @@ from sqlmodel import Session
 from db.engine import DECISIONS, serialise
 from db.tables import Decision, Image, Mistake, Reviewer, Vote
 from reviewer.errors import UserError
+from reviewer.items import Item
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status, unanimous_in
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
-from reviewer.panel.state import Item, current_votes, decision_history, is_settled
+from reviewer.panel.state import current_votes, decision_history, is_settled
 from reviewer.panel.votes import check_fields, check_text, panelists
 from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 

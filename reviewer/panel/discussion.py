@@ -17,7 +17,8 @@ from sqlmodel import Session
 
 from db.tables import DiscussionNote, Reviewer
 from reviewer.errors import UserError
-from reviewer.panel.state import Item, decision_history, describe_decision
+from reviewer.items import Item
+from reviewer.panel.state import decision_history, describe_decision
 from reviewer.panel.votes import VoteState, vote_history, voted_fields
 from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 

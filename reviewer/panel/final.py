@@ -34,8 +34,9 @@ import pandas as pd
 from sqlmodel import Session
 
 from db.tables import Decision
+from reviewer.items import Item
 from reviewer.panel.snapshot import PanelSnapshot, load_snapshot
-from reviewer.panel.state import Item, is_settled
+from reviewer.panel.state import is_settled
 from reviewer.terms import Category, DecisionMethod, StrEnum, Verdict
 
 UNANIMOUS_FINAL = "unanimous_final"  # project setting: "on" (default) or "off"

@@ -20,13 +20,14 @@ from sqlmodel import Session
 
 from db.tables import Decision
 from reviewer.classes.vocabulary import load_classes
+from reviewer.items import Item
 from reviewer.panel.agreement import disagreeing_items
 from reviewer.panel.decisions import Majority, field_unanimity, lockable_items, majority_of, non_unanimous_items
 from reviewer.panel.discussion import HistoryEntry, item_history, notes
 from reviewer.panel.lookup import image_names
 from reviewer.panel.phases import in_phase
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
-from reviewer.panel.state import Item, describe_decision
+from reviewer.panel.state import describe_decision
 from reviewer.panel.votes import SeenVote, seen_vote, voted_fields
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reviewer.items import Item
 from reviewer.panel.final import DecidedHow, decided_how, final_decision
 from reviewer.panel.phases import AWAITS_GROUP, correctness, in_phase, status, to_do, unanimous
 from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot
-from reviewer.panel.state import Item
 from reviewer.terms import Category, Severity, StrEnum, Verdict
 
 _HOW_WORDS = {

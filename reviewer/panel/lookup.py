@@ -11,7 +11,7 @@ from sqlmodel import Session
 from db.tables import Image, Mistake, Reviewer
 from reviewer.classes.vocabulary import NUM_CLASSES, load_classes
 from reviewer.errors import UserError
-from reviewer.panel.state import Item
+from reviewer.items import Item
 
 
 class NotInProjectError(UserError):

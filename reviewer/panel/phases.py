@@ -27,8 +27,9 @@ from sqlmodel import Session
 from db.engine import DECISIONS, serialise
 from db.tables import Decision, Reviewer
 from reviewer.errors import UserError
+from reviewer.items import Item
 from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot, load_snapshot
-from reviewer.panel.state import Item, is_settled
+from reviewer.panel.state import is_settled
 from reviewer.terms import DecisionMethod, Verdict
 
 VOTING, AWAITS_GROUP, DECIDED = "voting", "awaits_group", "decided"

@@ -39,13 +39,13 @@ from dataclasses import dataclass, field, replace
 from sqlmodel import Session
 
 from reviewer.evidence import PairEvidence, evidence_by_pair
+from reviewer.items import Item
 from reviewer.panel.discussion import note_counts
 from reviewer.panel.final import read_final_decisions
 from reviewer.panel.item_state import DecidedValue, ItemState, Standing, item_state
 from reviewer.panel.phases import ItemProgress, count_progress, empty_progress, item_progress
 from reviewer.panel.rules import read_rules
 from reviewer.panel.snapshot import load_snapshot
-from reviewer.panel.state import Item
 from reviewer.runs.mistakes import StoredMistake, stored_mistakes
 from reviewer.terms import StrEnum
 

@@ -5,7 +5,7 @@ Phases, final decisions, agreement and the group view all work on this
 snapshot, so a screen or a report is computed from one moment of the
 database and costs a fixed number of queries however many items there are.
 
-An *item* (`state.Item`) is one image and one predicted class taken from the
+An *item* (`reviewer.items.Item`) is one image and one predicted class taken from the
 Mistake table across all runs. The snapshot is read with the caller's session.
 """
 
@@ -18,7 +18,8 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from db.tables import Decision, Mistake, ProjectSetting, Vote
-from reviewer.panel.state import Item, current_votes, is_settled, latest_decisions
+from reviewer.items import Item
+from reviewer.panel.state import current_votes, is_settled, latest_decisions
 from reviewer.panel.votes import panelists, voted_fields
 from reviewer.terms import DecisionMethod
 

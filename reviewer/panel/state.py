@@ -18,27 +18,15 @@ one snapshot, an act writes in one transaction.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from sqlalchemy import func, select
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import Session, SQLModel
 
 from db.tables import Decision, Vote
+from reviewer.items import Item, item_of
 from reviewer.terms import DecisionMethod
-
-
-class Item(NamedTuple):
-    """What the panel votes on: one image and one predicted class (two runs making the
-    same prediction on the same image ask the panel one question)."""
-
-    image_id: int
-    predicted: int
-
-
-def item_of(row) -> Item:
-    """The item of a vote, decision, note or mistake row."""
-    return Item(int(row.image_id), int(row.predicted))
 
 
 def latest_ids(table: type[SQLModel], *keys: ColumnElement, where: Iterable[ColumnElement] = ()):

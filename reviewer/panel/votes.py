@@ -1,6 +1,6 @@
 """Panelists' votes: append-only, attributed, undoable, blind by default.
 
-A vote is on an item (`state.Item`: one image, one predicted class). Each act
+A vote is on an item (`reviewer.items.Item`: one image, one predicted class). Each act
 appends a row holding the panelist's complete vote after the act, so the
 current vote is the latest row of (reviewer, item) and the history is the
 rows in order. Undo appends a row restoring the state before the act it
@@ -24,7 +24,8 @@ from sqlmodel import Session
 from db.engine import VOTES_OF_REVIEWER, serialise
 from db.tables import ProjectSetting, Reviewer, Vote
 from reviewer.errors import UserError
-from reviewer.panel.state import Item, current_votes
+from reviewer.items import Item
+from reviewer.panel.state import current_votes
 from reviewer.terms import Category, Severity, Verdict
 
 UNSET = object()

@@ -11,8 +11,8 @@ from review_data import add_images, add_run
 from reviewer.analysis.render import write_report
 from reviewer.analysis.report import ReportOptions, build_report, report_json
 from reviewer.cli import main
+from reviewer.items import Item
 from reviewer.panel.decisions import lock_all
-from reviewer.panel.state import Item
 from reviewer.panel.votes import cast_vote, get_reviewer
 from reviewer.project import Project
 

@@ -12,7 +12,7 @@ import reviewer.app.demo
 from reviewer.app import panel as acts
 from reviewer.app.demo import demo_root, demo_status, prepare_demo_project, run_demo_model
 from reviewer.cli import main
-from reviewer.panel.state import Item
+from reviewer.items import Item
 from reviewer.paths import asset
 
 # Four images the bundled model gets wrong and two it gets right (assets/demo/manifest.json).

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from reviewer.app import panel as acts
-from reviewer.panel.state import Item
+from reviewer.items import Item
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,7 @@ from reviewer.app.imports import import_review, init_project
 from reviewer.classes.vocabulary import load_classes
 from reviewer.cli import main
 from reviewer.export import ExportError, export_project
-from reviewer.panel.state import Item
+from reviewer.items import Item
 
 WNIDS = load_classes().wnids
 

@@ -6,8 +6,8 @@ import pytest
 from review_data import add_images, add_run, decide, read_with
 
 from reviewer.app import panel as acts
+from reviewer.items import Item
 from reviewer.panel.queue import QueueFilter, load_queue
-from reviewer.panel.state import Item
 from reviewer.project import Project
 
 DOG, HUSKY, CAT, CAR = 208, 207, 281, 817  # Labrador retriever, golden retriever, tabby, sports car

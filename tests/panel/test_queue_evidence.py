@@ -13,8 +13,8 @@ from sqlalchemy import insert
 from db.engine import write_session
 from db.tables import Image, Mistake, Model, Run
 from reviewer.evidence import import_evidence
+from reviewer.items import Item
 from reviewer.panel.queue import QueueFilter, load_queue
-from reviewer.panel.state import Item
 from reviewer.project import Project
 
 

@@ -8,11 +8,11 @@ import pytest
 from review_data import add_images, add_run, read_with
 
 from reviewer.app import panel as acts
+from reviewer.items import Item
 from reviewer.panel.final import DecidedHow
 from reviewer.panel.item_state import Dispute, Standing
 from reviewer.panel.queue import QueueFilter, QueueStatus, load_item_states, load_queue
 from reviewer.panel.rules import set_rules
-from reviewer.panel.state import Item
 
 DOG, HUSKY, CAT, CAR = 208, 207, 281, 817
 

@@ -26,7 +26,7 @@ ROUNDS = 20
 WORKER = r"""
 import os, sys, time
 from reviewer.app import panel as acts
-from reviewer.panel.state import Item
+from reviewer.items import Item
 from reviewer.project import Project
 root, reviewer_id, k, folder, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 items = [tuple(map(int, pair.split(":"))) for pair in sys.argv[6].split(",")] if len(sys.argv) > 6 else []

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 WORKER = r"""
 import os, sys, time
 from reviewer.app import panel as acts
-from reviewer.panel.state import Item
+from reviewer.items import Item
 from reviewer.project import Project
 root, reviewer_id, ready, go = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 items = [tuple(map(int, pair.split(":"))) for pair in sys.argv[5].split(",")]

@@ -8,7 +8,7 @@ from review_data import read_with
 from db.engine import write_session
 from db.tables import Image
 from reviewer.app import panel as acts
-from reviewer.panel.state import Item
+from reviewer.items import Item
 from reviewer.panel.votes import VoteError, can_undo, current_votes, panelists, vote_history
 
 

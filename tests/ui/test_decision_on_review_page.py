@@ -9,7 +9,7 @@ from PySide6.QtGui import QTextDocument
 from review_data import snapshot_of
 
 from reviewer.app import panel as acts
-from reviewer.panel.state import Item
+from reviewer.items import Item
 
 pytestmark = pytest.mark.gui
 

@@ -10,7 +10,7 @@ import pytest
 from review_data import snapshot_of
 
 from reviewer.app import panel as acts
-from reviewer.panel.state import Item
+from reviewer.items import Item
 
 pytestmark = pytest.mark.gui
 

@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt
 from review_data import read_with, snapshot_of
 
 from reviewer.app import panel as acts
-from reviewer.panel.state import Item, latest_decisions
+from reviewer.items import Item
+from reviewer.panel.state import latest_decisions
 from reviewer.panel.votes import vote_history
 
 pytestmark = pytest.mark.gui

@@ -25,7 +25,7 @@ from sqlalchemy import select, update
 from db.engine import write_session
 from db.tables import Image, Model
 from reviewer.app import panel as acts
-from reviewer.panel.state import Item
+from reviewer.items import Item
 from reviewer.runs.zoom import ZoomParams, ZoomResult, save_zoom
 
 pytestmark = pytest.mark.gui

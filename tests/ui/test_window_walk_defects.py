@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from reviewer.app import panel as acts
 from reviewer.app.preferences import Preferences, load_preferences
-from reviewer.panel.state import Item
+from reviewer.items import Item
 
 pytestmark = pytest.mark.gui
 

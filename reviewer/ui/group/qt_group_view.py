@@ -38,9 +38,9 @@ from PySide6.QtWidgets import (
 from reviewer.app import panel as acts
 from reviewer.app.keymap import Keymap, default_keymap
 from reviewer.app.mistake_detail import DetailSource, MistakeDetail
+from reviewer.items import Item
 from reviewer.panel.group import GroupRow, GroupState
 from reviewer.panel.snapshot import FIELDS
-from reviewer.panel.state import Item
 from reviewer.project import Project
 from reviewer.redact import scrub
 from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES, QtAgreementPanel

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from reviewer.app import zoom as zoom_acts
 from reviewer.classes.vocabulary import load_classes
-from reviewer.panel.state import Item
+from reviewer.items import Item
 from reviewer.ui.plain import text_label
 from reviewer.ui.theme import KIND_COLOURS, MUTED, style_muted
 from reviewer.ui.workers import Worker

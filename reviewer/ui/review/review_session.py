@@ -27,8 +27,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from reviewer.app import panel as acts
 from reviewer.app.mistake_detail import DetailSource, MistakeDetail
 from reviewer.errors import UserError
+from reviewer.items import Item
 from reviewer.panel.queue import QueueEntry, QueueFilter, ReviewQueue
-from reviewer.panel.state import Item
 from reviewer.panel.votes import VoteState
 from reviewer.project import Project
 from reviewer.redact import scrub
