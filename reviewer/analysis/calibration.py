@@ -41,8 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reviewer.evaluation.metrics import accepted, mla_images
-from reviewer.labels.labelset import LabelSet
+from reviewer.evaluation.metrics import mla_images
+from reviewer.labels.labelset import LabelSet, accepted
 from reviewer.runs.predictions import RunPredictions
 
 ECE_BINS = 15

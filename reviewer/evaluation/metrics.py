@@ -28,9 +28,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from reviewer.classes.collapsed import acceptance_matrix
 from reviewer.classes.wordnet import organism_mask
-from reviewer.labels.labelset import WRONG, LabelSet
+from reviewer.labels.labelset import LabelSet, accepted
 
 NO_MULTILABEL_SET = ("the project has no multi-label set: import the TFDS imagenet2012_multilabel labels "
                      "(the v3 JSON or its CSV dump) with 'reviewer import-labels'")
@@ -59,32 +58,6 @@ class GroupScores:
     def as_dict(self) -> dict:
         return {"all": self.all.as_dict(), "organisms": self.organisms.as_dict(), "objects": self.objects.as_dict(),
                 "reason": self.reason}
-
-
-def accepted(labels: LabelSet, positions: np.ndarray, predicted: np.ndarray, *,
-             collapsed: bool = False) -> np.ndarray:
-    """bool [M]: each prediction is among its image's correct or unclear labels (a class
-    also listed as wrong still counts, as in the reference). With `collapsed`, a label
-    also accepts the classes the paper's Appendix C mappings let it subsume."""
-    positions = np.asarray(positions, dtype=np.int64)
-    predicted = np.asarray(predicted, dtype=np.int64)
-    pred_at = np.full(len(labels), -1, dtype=np.int64)
-    pred_at[positions] = predicted
-    valid = labels.kinds != WRONG
-    rows, classes = labels.rows[valid], labels.classes[valid].astype(np.int64)
-    has_pred = pred_at[rows] >= 0
-    rows, classes = rows[has_pred], classes[has_pred]
-    hit = acceptance_matrix()[classes, pred_at[rows]] if collapsed else classes == pred_at[rows]
-    ok = np.zeros(len(labels), bool)
-    ok[rows[hit]] = True
-    return ok[positions]
-
-
-def evaluable(labels: LabelSet, positions: np.ndarray) -> np.ndarray:
-    """bool [M]: images whose mistakes are sought: in the review scope (the multi-label
-    set, or every labelled image of a project without one) and not problematic."""
-    ok = labels.in_review_scope() & ~labels.problematic
-    return ok[np.asarray(positions, dtype=np.int64)]
 
 
 def mla_images(labels: LabelSet, positions: np.ndarray) -> np.ndarray:

@@ -43,9 +43,8 @@ from sqlmodel import Session
 
 from db.tables import ImportedReview, ImportedReviewItem, Model, Run
 from reviewer.errors import UserError
-from reviewer.evaluation.metrics import accepted
 from reviewer.evaluation.slices import save_slice, slice_image_ids
-from reviewer.labels.labelset import LabelSet
+from reviewer.labels.labelset import LabelSet, accepted
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.labels.reviewed_mistakes import image_table, problematic_images
 from reviewer.panel.final import decisions_table

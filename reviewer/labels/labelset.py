@@ -12,6 +12,11 @@ with their original labels, like the demo) has no multi-labels at all: there
 the original label stands in as each image's one correct label, so its
 mistakes can still be found and reviewed, and `original_only` says so; MLA
 is not defined for it (`reviewer.evaluation.metrics`).
+
+Two predicates on a label set live here, asked alike by the metrics, the mistake
+finder (`reviewer.runs.mistakes`) and the split: `accepted` (the prediction is among
+the image's correct or unclear labels) and `evaluable` (the image is in the review
+scope and not problematic).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from db.tables import Image, Label
+from reviewer.classes.collapsed import acceptance_matrix
 from reviewer.terms import Verdict
 
 CORRECT, WRONG, UNCLEAR = 0, 1, 2
@@ -102,6 +108,33 @@ class LabelSet:
         return replace(self, rows=np.concatenate([self.rows[old], new_rows[pick]]),
                        classes=np.concatenate([self.classes[old], new_cls[pick]]),
                        kinds=np.concatenate([self.kinds[old], new_kind[pick]]), problematic=problematic)
+
+
+# -- predicates on a label set: which predictions it accepts, which images it evaluates -------
+def accepted(labels: LabelSet, positions: np.ndarray, predicted: np.ndarray, *,
+             collapsed: bool = False) -> np.ndarray:
+    """bool [M]: each prediction is among its image's correct or unclear labels (a class
+    also listed as wrong still counts, as in the reference). With `collapsed`, a label
+    also accepts the classes the paper's Appendix C mappings let it subsume."""
+    positions = np.asarray(positions, dtype=np.int64)
+    predicted = np.asarray(predicted, dtype=np.int64)
+    pred_at = np.full(len(labels), -1, dtype=np.int64)
+    pred_at[positions] = predicted
+    valid = labels.kinds != WRONG
+    rows, classes = labels.rows[valid], labels.classes[valid].astype(np.int64)
+    has_pred = pred_at[rows] >= 0
+    rows, classes = rows[has_pred], classes[has_pred]
+    hit = acceptance_matrix()[classes, pred_at[rows]] if collapsed else classes == pred_at[rows]
+    ok = np.zeros(len(labels), bool)
+    ok[rows[hit]] = True
+    return ok[positions]
+
+
+def evaluable(labels: LabelSet, positions: np.ndarray) -> np.ndarray:
+    """bool [M]: images whose mistakes are sought: in the review scope (the multi-label
+    set, or every labelled image of a project without one) and not problematic."""
+    ok = labels.in_review_scope() & ~labels.problematic
+    return ok[np.asarray(positions, dtype=np.int64)]
 
 
 def load_labelset(*, session: Session) -> LabelSet:

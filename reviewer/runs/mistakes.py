@@ -23,9 +23,8 @@ from sqlmodel import Session
 
 from db.tables import Image, Mistake
 from reviewer.classes.wordnet import hierarchy_distance
-from reviewer.evaluation.metrics import accepted, evaluable
 from reviewer.items import Item
-from reviewer.labels.labelset import CORRECT, WRONG, LabelSet
+from reviewer.labels.labelset import CORRECT, WRONG, LabelSet, accepted, evaluable
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.runs.predictions import RunPredictions, load_predictions
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from reviewer.evaluation.metrics import accepted, multilabel_accuracy, real_accuracy, top1_accuracy
+from reviewer.evaluation.metrics import multilabel_accuracy, real_accuracy, top1_accuracy
 from reviewer.evaluation.topk import multilabel_variable_topk, real_variable_topk
-from reviewer.labels.labelset import CORRECT, UNCLEAR, WRONG, LabelSet
+from reviewer.labels.labelset import CORRECT, UNCLEAR, WRONG, LabelSet, accepted
 
 TENCH, GOLDFISH, ESKIMO_DOG, HUSKY, AIRLINER, WARPLANE = 0, 1, 248, 250, 404, 895
 
