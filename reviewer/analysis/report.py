@@ -64,10 +64,10 @@ from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.evaluation.summary import project_summary
 from reviewer.labels.labelset import load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.reviewed_mistakes import reviewed_mistakes
 from reviewer.panel.final import decisions_table
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.project import Project
+from reviewer.review.reviewed_mistakes import reviewed_mistakes
 from reviewer.runs.predictions import load_predictions, run_probabilities
 from reviewer.terms import RunStatus
 
@@ -88,7 +88,7 @@ class ReportOptions:
 class AnalysisReport:
     options: ReportOptions
     summary: dict  # project_summary(): the stable JSON of `reviewer report --json`
-    reviewed: pd.DataFrame  # reviewer.labels.reviewed_mistakes.reviewed_mistakes()
+    reviewed: pd.DataFrame  # reviewer.review.reviewed_mistakes.reviewed_mistakes()
     categories: pd.DataFrame  # counts, model x category
     severities: pd.DataFrame  # counts, model x severity
     chi_categories: pd.DataFrame

@@ -257,16 +257,16 @@ def cursor(project: Project) -> Cursor:
 
 # -- the review queue -------------------------------------------------------------------------
 def item_states(project: Project, *, reviewer_id: int | None, items):
-    """The fresh queue state of a few items (`reviewer.panel.queue.load_item_states`)."""
-    from reviewer.panel.queue import load_item_states
+    """The fresh queue state of a few items (`reviewer.review.queue.load_item_states`)."""
+    from reviewer.review.queue import load_item_states
 
     with project.read() as session:
         return load_item_states(session=session, reviewer_id=reviewer_id, items=list(items))
 
 
 def review_queue(project: Project, *, run_id: int, reviewer_id: int | None, queue_filter=None):
-    """A run's mistakes as the panelist works through them (`reviewer.panel.queue`)."""
-    from reviewer.panel.queue import load_queue
+    """A run's mistakes as the panelist works through them (`reviewer.review.queue`)."""
+    from reviewer.review.queue import load_queue
 
     with project.read() as session:
         return load_queue(session=session, run_id=run_id, reviewer_id=reviewer_id, queue_filter=queue_filter)

@@ -46,8 +46,8 @@ from reviewer.errors import UserError
 from reviewer.evaluation.slices import save_slice, slice_image_ids
 from reviewer.labels.labelset import LabelSet, accepted
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.reviewed_mistakes import image_table, problematic_images
 from reviewer.panel.final import decisions_table
+from reviewer.review.reviewed_mistakes import image_table, problematic_images
 from reviewer.runs.mistakes import stored_mistakes
 from reviewer.runs.predictions import load_predictions
 from reviewer.terms import RunStatus, Severity, Verdict

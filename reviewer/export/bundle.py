@@ -40,9 +40,9 @@ from reviewer.export import manifest as manifest_mod
 from reviewer.export.labels import annotation_file, label_table, original_labels
 from reviewer.export.mistakes import model_mistakes, models_with_reviews
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.labels.reviewed_mistakes import image_table, reviewed_mistakes
 from reviewer.panel.final import decisions_table
 from reviewer.project import Project
+from reviewer.review.reviewed_mistakes import image_table, reviewed_mistakes
 
 FORMATS = ("json", "csv", "parquet")
 ANNOTATIONS = "multilabel_annotations.json"

@@ -37,8 +37,8 @@ from db.tables import Decision, Image, ImportedReviewItem, ProblematicMark, Revi
 from reviewer.classes.vocabulary import load_classes
 from reviewer.evaluation.slices import slice_file_names, slice_image_ids, slice_names
 from reviewer.labels.labelset import KIND_CODES, LabelSet
-from reviewer.labels.reviewed_mistakes import image_table
 from reviewer.panel.final import decisions_table
+from reviewer.review.reviewed_mistakes import image_table
 from reviewer.terms import DecisionMethod
 
 PANEL_REASON = "marked as problematic by the review panel"

@@ -18,8 +18,8 @@ import pandas as pd
 
 from reviewer._files import atomic_write_text
 from reviewer.errors import UserError
-from reviewer.labels.reviewed_mistakes import reviewed_mistakes
 from reviewer.project import Project
+from reviewer.review.reviewed_mistakes import reviewed_mistakes
 from reviewer.terms import Category, Severity
 
 

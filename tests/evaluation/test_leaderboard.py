@@ -13,8 +13,8 @@ from reviewer.app.imports import import_review
 from reviewer.cli import main
 from reviewer.evaluation.leaderboard import leaderboard, off_trend, plot_trend
 from reviewer.evaluation.slices import save_slice
-from reviewer.panel.queue import pending_items, rerun_summary
 from reviewer.project import Project
+from reviewer.review.queue import pending_items, rerun_summary
 
 
 @pytest.fixture

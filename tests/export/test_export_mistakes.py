@@ -11,8 +11,8 @@ from reviewer.app.imports import import_review, init_project
 from reviewer.cli import main
 from reviewer.errors import UserError
 from reviewer.export import model_mistakes, write_model_mistakes
-from reviewer.labels.reviewed_mistakes import image_table, reviewed_mistakes
 from reviewer.project import Project
+from reviewer.review.reviewed_mistakes import image_table, reviewed_mistakes
 
 FILES = {"vit3b": "vit3b_mistakes.json", "greedy_soups": "greedy_soups_mistakes.json"}
 

@@ -8,10 +8,10 @@ import pytest
 from review_data import decisions_table_of, read_with, snapshot_of
 
 from reviewer.app import panel as acts
-from reviewer.labels.reviewed_mistakes import reviewed_mistakes
 from reviewer.panel.decisions import DecisionError, lockable_items, non_unanimous_items
 from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, progress, status
 from reviewer.panel.state import decision_history
+from reviewer.review.reviewed_mistakes import reviewed_mistakes
 
 
 def vote(project, reviewer, item, **fields):

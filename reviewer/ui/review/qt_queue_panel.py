@@ -1,6 +1,6 @@
 """The queue of a run's mistakes: filters, sorting, counts and the list itself.
 
-`QueueModel` is a thin adapter over `reviewer.panel.queue.ReviewQueue` (which
+`QueueModel` is a thin adapter over `reviewer.review.queue.ReviewQueue` (which
 holds the rows and does the filtering); the delegate paints each row as the
 panelist's verdict chip, the file name and "predicted · confidence · distance",
 and at the right of the first line the panel's standing (`row_marks`): the decided
@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.classes.search import class_names_for_completion, search_classes
 from reviewer.classes.vocabulary import load_classes
-from reviewer.panel.queue import EVIDENCE, SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
+from reviewer.review.queue import EVIDENCE, SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
 from reviewer.terms import Verdict
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_progress_strip import QtProgressStrip

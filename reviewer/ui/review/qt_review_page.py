@@ -19,8 +19,8 @@ from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
 from reviewer.classes.vocabulary import load_classes
 from reviewer.items import Item
-from reviewer.panel.queue import QueueEntry
 from reviewer.panel.votes import VoteError, implied_changes
+from reviewer.review.queue import QueueEntry
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, full_key
 from reviewer.ui.qt_image_view import QtImageView

@@ -2,7 +2,7 @@
 
 The Qt-side controller between the window and the domain. It holds no review
 rules: votes go through `reviewer.app.panel` (which commits before it
-returns), the queue through `reviewer.panel.queue`, the facts through
+returns), the queue through `reviewer.review.queue`, the facts through
 `reviewer.app.mistake_detail`. All of that runs on worker threads:
 
 - a reader pool loads the queue and the details of the shown mistake and the
@@ -28,10 +28,10 @@ from reviewer.app import panel as acts
 from reviewer.app.mistake_detail import DetailSource, MistakeDetail
 from reviewer.errors import UserError
 from reviewer.items import Item
-from reviewer.panel.queue import QueueEntry, QueueFilter, ReviewQueue
 from reviewer.panel.votes import VoteState
 from reviewer.project import Project
 from reviewer.redact import scrub
+from reviewer.review.queue import QueueEntry, QueueFilter, ReviewQueue
 from reviewer.terms import Category
 from reviewer.ui.watcher import ProjectWatcher
 from reviewer.ui.workers import Worker

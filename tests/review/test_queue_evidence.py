@@ -14,8 +14,8 @@ from db.engine import write_session
 from db.tables import Image, Mistake, Model, Run
 from reviewer.evidence import import_evidence
 from reviewer.items import Item
-from reviewer.panel.queue import QueueFilter, load_queue
 from reviewer.project import Project
+from reviewer.review.queue import QueueFilter, load_queue
 
 
 def add_named_mistakes(project: Project, mistakes: dict[str, int], model: str = "m") -> dict[str, Item]:

@@ -10,9 +10,9 @@ from review_data import add_images, add_run, read_with
 from reviewer.app import panel as acts
 from reviewer.items import Item
 from reviewer.panel.final import DecidedHow
-from reviewer.panel.item_state import Dispute, Standing
-from reviewer.panel.queue import QueueFilter, QueueStatus, load_item_states, load_queue
 from reviewer.panel.rules import set_rules
+from reviewer.review.item_state import Dispute, Standing
+from reviewer.review.queue import QueueFilter, QueueStatus, load_item_states, load_queue
 
 DOG, HUSKY, CAT, CAR = 208, 207, 281, 817
 

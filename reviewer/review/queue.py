@@ -15,7 +15,7 @@
 An item is decided when it has a standing final decision
 (`reviewer.panel.final`), the same rule everywhere.
 
-Each entry carries the item's state for the panelist (`reviewer.panel.item_state`):
+Each entry carries the item's state for the panelist (`reviewer.review.item_state`):
 their own verdict, the decided value and how, a dispute, the phases waiting for
 them, the discussion notes. The header's counts add up: every shown mistake is
 decided, disputed or open ("121 mistakes: 40 decided · 6 disputed · 75 open; 30
@@ -42,10 +42,10 @@ from reviewer.evidence import PairEvidence, evidence_by_pair
 from reviewer.items import Item
 from reviewer.panel.discussion import note_counts
 from reviewer.panel.final import read_final_decisions
-from reviewer.panel.item_state import DecidedValue, ItemState, Standing, item_state
 from reviewer.panel.phases import ItemProgress, count_progress, empty_progress, item_progress
 from reviewer.panel.rules import read_rules
 from reviewer.panel.snapshot import load_snapshot
+from reviewer.review.item_state import DecidedValue, ItemState, Standing, item_state
 from reviewer.runs.mistakes import StoredMistake, stored_mistakes
 from reviewer.terms import StrEnum
 
