@@ -139,8 +139,9 @@ def implied_changes(state: VoteState, *, judged_wrong: bool = False, **changes) 
     return changes
 
 
-def _normalised(state: VoteState) -> VoteState:
-    """The object's name is kept only with a category that names one."""
+def normalised(state: VoteState) -> VoteState:
+    """The object's name is kept only with a category that names one (the rule every
+    vote follows: as recorded here, and as the review page shows it before it is)."""
     if state.category is None or not Category(state.category).needs_name:
         return replace(state, oov_name=None)
     return state
@@ -213,7 +214,7 @@ def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, 
     if session.get(Reviewer, reviewer_id) is None:
         raise VoteError(f"no reviewer with id {reviewer_id}")
     serialise(session, VOTES_OF_REVIEWER, reviewer_id)  # the latest row read below stays the latest
-    new = _normalised(replace(VoteState.of(_latest_row(session, reviewer_id, item)), **changes))
+    new = normalised(replace(VoteState.of(_latest_row(session, reviewer_id, item)), **changes))
     check_fields(verdict=new.verdict, severity=new.severity, category=new.category, contradiction=False)
     if ({"category", "oov_name"} & set(changes) and new.category is not None and Category(new.category).needs_name
             and not (new.oov_name or "").strip()):

@@ -288,7 +288,7 @@ class QtMainWindow(QMainWindow):
         self.prefs.blind = blind
         save_preferences(self.prefs)
         if self.session is not None:
-            self.session.set_blind(blind)
+            self.session.state.set_blind(blind)
 
     # -- projects ----------------------------------------------------------------
     def show_start(self) -> None:
@@ -394,7 +394,7 @@ class QtMainWindow(QMainWindow):
         if self.session is None:
             return
         self.runs = runs
-        current = self.session.run_id
+        current = self.session.state.run_id
         self._fill_runs()
         if current is None:
             self.open_run(self._default_run())
@@ -419,7 +419,7 @@ class QtMainWindow(QMainWindow):
         self.run_combo.setCurrentIndex(self.run_combo.findData(run_id))
         self.prefs.last_run[str(self.project.root)] = run_id
         save_preferences(self.prefs)
-        self.session.open_run(run_id, self.page.queue_panel.current_filter(), refresh=refresh)
+        self.session.state.open_run(run_id, self.page.queue_panel.current_filter(), refresh=refresh)
         self.run_opened.emit(run_id)
 
     def reload_runs(self, select: int | None = None) -> None:
@@ -470,7 +470,7 @@ class QtMainWindow(QMainWindow):
         stays and the new one is offered in the status bar."""
         if self.session is None or self.project is None:
             return
-        current = self.session.run_id
+        current = self.session.state.run_id
         if current is None or current == run_id:
             self.reload_runs(select=run_id)
             return
@@ -492,13 +492,13 @@ class QtMainWindow(QMainWindow):
             self.open_run(run_id)
 
     def _run_started(self, model: str) -> None:
-        if self.session is not None and self.session.run_id is None:
+        if self.session is not None and self.session.state.run_id is None:
             # Nothing to review yet: say that the first run is on its way, not "run a model".
             self.page.show_empty(f"Running {model}…", "Its mistakes appear here when the run is complete; "
                                  "the run dialog shows the progress.")
 
     def _run_ended(self, message: str, detail: str) -> None:
-        if self.session is not None and self.session.run_id is None:
+        if self.session is not None and self.session.state.run_id is None:
             self.page.show_empty(message, detail)
 
     def open_group_view(self):

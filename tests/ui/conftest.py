@@ -1,49 +1,10 @@
-"""A small real project for the window tests: sample images on disk, one
-image whose file is missing, one with labels only, and a run with mistakes."""
+"""The window opened on the review project (tests/conftest.py: `review_project`)."""
 
 from __future__ import annotations
 
 import shutil
 
 import pytest
-from review_data import add_run
-from sqlalchemy import select
-
-from db.engine import read_session, write_session
-from db.tables import Image
-from reviewer.app.imports import init_project
-
-# (sample file, predicted class): every prediction is a mistake of the run.
-SAMPLES = [
-    ("n01440764_tench.JPEG", 1),  # goldfish
-    ("n01443537_goldfish.JPEG", 0),  # tench
-    ("n02099601_golden_retriever.JPEG", 208),  # Labrador retriever
-    ("n02123045_tabby.JPEG", 282),  # tiger cat
-    ("n02085620_Chihuahua.JPEG", 151 + 100),  # a far-off class
-    ("n04285008_sports_car.JPEG", 511),  # convertible
-    ("n02091032_Italian_greyhound.JPEG", 172),  # whippet; a 2400x1600 file
-]
-
-
-@pytest.fixture
-def review_project(tmp_path, shared_data):
-    """A project of the sample images above (the third one's file then deleted),
-    plus a labels-only image, and a complete run with one mistake per image."""
-    images = tmp_path / "images"
-    images.mkdir()
-    for name, _ in SAMPLES:
-        shutil.copy(shared_data / "imagenet-samples" / name, images / name)
-    project, _ = init_project(tmp_path / "project", images=images)
-    (images / SAMPLES[2][0]).unlink()  # a file that went missing after the import
-    with write_session(project.engine) as session:
-        session.add(Image(file_name="ILSVRC2012_val_00000001.JPEG", original_label=65))  # labels only
-    with read_session(project.engine) as session:
-        ids = dict(session.execute(select(Image.file_name, Image.id)).all())
-    top1 = {ids[name]: predicted for name, predicted in SAMPLES}
-    top1[ids["ILSVRC2012_val_00000001.JPEG"]] = 66
-    project.run_id = add_run(project, "resnet50", top1, probs={ids[SAMPLES[0][0]]: 0.81})
-    project.ids = ids
-    return project
 
 
 @pytest.fixture

@@ -48,12 +48,12 @@ from reviewer.ui.group.qt_group_list import GroupListModel
 from reviewer.ui.group.qt_group_votes import QtGroupVotes
 from reviewer.ui.image_loader import Decoded, ImageLoader
 from reviewer.ui.keys import KeyDispatcher
+from reviewer.ui.ops import OpRunner
 from reviewer.ui.plain import text_label
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.theme import ERROR, MUTED, style_headline, style_muted, style_widgets
 from reviewer.ui.watcher import ProjectWatcher
-from reviewer.ui.workers import Worker
 
 
 class QtGroupView(QWidget):
@@ -83,10 +83,9 @@ class QtGroupView(QWidget):
         self._source_stale = False  # labels were imported: the next detail reads them again
         self._shut = False
         self._stats_running = self._stats_dirty = False
-        self._reader = Worker(threads=1, name="group-reader", parent=self)
-        self._stats = Worker(threads=1, name="group-stats", parent=self)
-        self._facts = Worker(threads=1, name="group-facts", parent=self)
-        self._writer = Worker(threads=1, name="group-writer", parent=self)
+        # Reads of the list and the shown item, the agreement's bootstrap (seconds on a large
+        # project) and the facts each on their own lane, so none waits for another.
+        self.runner = OpRunner(self.watcher, name="group", lanes={"read": 1, "stats": 1, "facts": 1}, parent=self)
         self.loader = ImageLoader(parent=self)
         self.loader.loaded.connect(self._image_loaded)
 
@@ -238,7 +237,7 @@ class QtGroupView(QWidget):
         return self._state.rows if self._state else []
 
     def reload(self) -> None:
-        self._reader.submit(acts.group_state, self.project, viewer_id=self.reviewer.id, field=self._field,
+        self.runner.read(acts.group_state, self.project, viewer_id=self.reviewer.id, field=self._field,
                             pair=self._pair, on_done=self._group_loaded, on_error=self._failed)
 
     def reload_stats(self) -> None:
@@ -249,8 +248,8 @@ class QtGroupView(QWidget):
             return
         self._stats_running, self._stats_dirty = True, False
         self.agreement.set_busy()
-        self._stats.submit(acts.agreement, self.project, resamples=self.resamples,
-                           on_done=self._stats_loaded, on_error=self._stats_failed)
+        self.runner.read(acts.agreement, self.project, resamples=self.resamples, lane="stats",
+                         on_done=self._stats_loaded, on_error=self._stats_failed)
 
     def _stats_failed(self, error: BaseException) -> None:
         self._stats_running = False
@@ -310,14 +309,14 @@ class QtGroupView(QWidget):
         self._row = row
         self.headline.setText(f'<b>{escape(row.predicted_name)}</b> <span style="color:{MUTED}">predicted for '
                               f'{escape(row.file_name)} · phase {", ".join(map(str, row.phases)) or "–"}</span>')
-        self._reader.submit(acts.group_item, self.project, snapshot=self._state.snapshot, item=row.item,
+        self.runner.read(acts.group_item, self.project, snapshot=self._state.snapshot, item=row.item,
                             viewer_id=self.reviewer.id, on_done=self._panel_loaded, on_error=self._failed)
         if new_item:
             self._detail = None
             self.facts.clear()
             self.image.show_message("Loading…")
             if row.run_id is not None:
-                self._facts.submit(self._load_detail, row, on_done=self._detail_loaded,
+                self.runner.read(self._load_detail, row, lane="facts", on_done=self._detail_loaded,
                                    on_error=lambda e, r=row: self._detail_failed(r, e))
 
     def _load_detail(self, row: GroupRow) -> MistakeDetail:
@@ -402,13 +401,13 @@ class QtGroupView(QWidget):
 
     # -- acts ------------------------------------------------------------------------------
     def _act(self, fn, message: str, **kwargs) -> None:
-        def done(result) -> None:
+        """Run an app act; its change record reaches this view, the review page and the
+        progress (the runner publishes it) before the message shows."""
+        def done(_result) -> None:
             self.status.setText(message)
             self.action_done.emit(message)
-            self.watcher.publish(result.changes)  # this view, the review page and the progress follow
 
-
-        self._writer.submit(fn, self.project, on_done=done, on_error=self._failed, **kwargs)
+        self.runner.act(fn, self.project, on_done=done, on_error=self._failed, **kwargs)
 
     def _cast(self, fields: dict) -> None:
         if self._row is not None:
@@ -427,7 +426,7 @@ class QtGroupView(QWidget):
         by majority; an override it would replace) and lock on yes, or let the chair choose."""
         if self._row is not None:
             item = self._row.item
-            self._reader.submit(acts.lock_preview, self.project, chair_id=self.reviewer.id, item=item,
+            self.runner.read(acts.lock_preview, self.project, chair_id=self.reviewer.id, item=item,
                                 on_done=lambda preview, i=item: self._lock_previewed(i, preview),
                                 on_error=self._failed)
 
@@ -488,7 +487,7 @@ class QtGroupView(QWidget):
             self._source_stale = True
         if (changes.decisions or changes.labels) and self._row is not None and self._row.run_id is not None:
             # A decision changes how the shown image's top-5 and other runs' top-1 read.
-            self._facts.submit(self._load_detail, self._row, on_done=self._detail_loaded,
+            self.runner.read(self._load_detail, self._row, lane="facts", on_done=self._detail_loaded,
                                on_error=lambda e, r=self._row: self._detail_failed(r, e))
 
     def selected_item(self) -> Item | None:
@@ -499,8 +498,7 @@ class QtGroupView(QWidget):
             return  # closed, then shut down with the main window
         self._shut = True
         self.watcher.changed.disconnect(self._changed)
-        for worker in (self._writer, self._reader, self._facts, self._stats):
-            worker.shutdown()
+        self.runner.shutdown(writes_msecs=30_000)
         self.loader.shutdown()
 
     def closeEvent(self, event) -> None:  # noqa: N802

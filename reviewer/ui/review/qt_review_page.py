@@ -21,6 +21,7 @@ from reviewer.classes.vocabulary import load_classes
 from reviewer.items import Item
 from reviewer.panel.votes import VoteError, implied_changes
 from reviewer.review.queue import QueueEntry
+from reviewer.review.review_state import PREFETCH_AHEAD, ReviewState
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, full_key
 from reviewer.ui.qt_image_view import QtImageView
@@ -29,7 +30,7 @@ from reviewer.ui.review.qt_exemplars import QtExemplars, preview_exemplar
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.qt_zoom import QtZoomPanel
-from reviewer.ui.review.review_session import PREFETCH_AHEAD, ReviewSession
+from reviewer.ui.review.review_session import ReviewSession
 from reviewer.ui.theme import MUTED, WARNING, style_headline, style_muted
 
 VOTE_ACTIONS = {
@@ -46,7 +47,8 @@ class QtReviewPage(QWidget):
 
     def __init__(self, keymap: Keymap, *, auto_advance: str = "complete", parent: QWidget | None = None):
         super().__init__(parent)
-        self.session: ReviewSession | None = None
+        self.session: ReviewSession | None = None  # the Qt side: signals, threads
+        self.review: ReviewState | None = None  # the state it shows (the session's)
         self.auto_advance = auto_advance
         self.evidence_before_vote = True  # the preference: published evidence shown before my verdict
         self.loader = ImageLoader(parent=self)
@@ -139,6 +141,7 @@ class QtReviewPage(QWidget):
                 signal.disconnect()
             self.queue_panel.filter_changed.disconnect()
         self.session = session
+        self.review = session.state if session is not None else None
         self.queue_panel.model.set_queue(None)
         if session is None:
             return
@@ -149,31 +152,31 @@ class QtReviewPage(QWidget):
         session.others_changed.connect(self._others_changed)
         session.states_changed.connect(self._states_changed)
         session.message.connect(self.status_message)
-        self.queue_panel.filter_changed.connect(session.set_filter)
+        self.queue_panel.filter_changed.connect(self.review.set_filter)
 
     def set_keymap(self, keymap: Keymap) -> None:
         self.vote_panel.set_keymap(keymap)
 
     def _queue_loaded(self) -> None:
-        self.queue_panel.model.set_queue(self.session.queue)
+        self.queue_panel.model.set_queue(self.review.queue)
         self._update_counts()
 
     def _update_counts(self) -> None:
-        queue = self.session.queue if self.session else None
+        queue = self.review.queue if self.session else None
         self.queue_panel.counts.setText(queue.counts().describe() if queue is not None else "No run")
         self.queue_panel.progress.set_progress(queue.progress if queue is not None else [],
-                                               self.session.reviewer.id if self.session else None)
+                                               self.session.panelist.id if self.session else None)
 
     def _list_moved(self, current, _previous) -> None:
         if not self._syncing and current.isValid() and self.session is not None:
-            self.session.go_to(current.row())
+            self.review.go_to(current.row())
 
     # -- showing ---------------------------------------------------------------------
     def _current_changed(self, entry: QueueEntry | None) -> None:
         self._shown = {}
         self._set_panes_visible(entry is not None)
         if entry is None:
-            self.headline.setText("No mistakes match this filter" if self.session.queue else "")
+            self.headline.setText("No mistakes match this filter" if self.review.queue else "")
             self.subheadline.setText("")
             self.image.show_message("Nothing to review here", "Change the filter on the left, or run a model.")
             self.details.clear()
@@ -187,7 +190,7 @@ class QtReviewPage(QWidget):
         self._show_flags(entry)
         self._show_vote(entry.item)
         self._show_others(entry.item)
-        detail = self.session.detail(entry.item)
+        detail = self.review.detail(entry.item)
         if detail is not None:
             self._show_detail(detail)
         else:
@@ -197,7 +200,7 @@ class QtReviewPage(QWidget):
 
     def _show_flags(self, entry: QueueEntry) -> None:
         """The line under the headline: where the mistake is, and where the panel stands on it."""
-        flags = [f"{self.session.row + 1} of {len(self.session.queue)}", escape(entry.file_name),
+        flags = [f"{self.review.row + 1} of {len(self.review.queue)}", escape(entry.file_name),
                  "novel" if entry.novel else "previously reviewed"]
         if entry.hierarchy_distance is not None:
             flags.append(f"WordNet distance {entry.hierarchy_distance}")
@@ -208,7 +211,7 @@ class QtReviewPage(QWidget):
             flags.append(f"decided: {escape(entry.decision.caption())}")
         if entry.state.dispute is not None:
             flags.append(f'<span style="color:{WARNING}">disputed: the group decides</span>')
-        detail = self.session.detail(entry.item)
+        detail = self.review.detail(entry.item)
         if detail is not None and detail.problematic:
             flags.append(f'<span style="color:{WARNING}">ground truth problematic</span>')
         self.subheadline.setText(" · ".join(flags))
@@ -218,7 +221,7 @@ class QtReviewPage(QWidget):
         the counts, and the shown mistake's line and rating keys follow."""
         self.queue_panel.refresh_items(items)
         self._update_counts()
-        entry = self.session.current()
+        entry = self.review.current()
         if entry is not None and entry.item in items:
             self._show_flags(entry)
             self._show_vote(entry.item)
@@ -238,7 +241,7 @@ class QtReviewPage(QWidget):
 
     def _sync_list(self) -> None:
         """Select and show the current mistake's row in the queue list."""
-        row = self.session.row if self.session else None
+        row = self.review.row if self.session else None
         if row is None or self.queue_panel.view.currentIndex().row() == row:
             return
         self._syncing = True
@@ -253,16 +256,16 @@ class QtReviewPage(QWidget):
 
     def _detail_ready(self, detail: MistakeDetail) -> None:
         key = (detail.image_id, detail.predicted.index)
-        if key == self.session.current_key():
+        if key == self.review.current_item():
             self._show_detail(detail)
         elif detail.image_exists:  # prefetch the image of a coming mistake, the nearest first
-            row = self.session.queue.row_of(key) if self.session.queue is not None else None
-            ahead = row - self.session.row if row is not None and self.session.row is not None else PREFETCH_AHEAD
+            row = self.review.queue.row_of(key) if self.review.queue is not None else None
+            ahead = row - self.review.row if row is not None and self.review.row is not None else PREFETCH_AHEAD
             self.loader.request(self.image.fit_key(detail.image_path), priority=-max(ahead, 0))
 
     def _show_detail(self, detail: MistakeDetail) -> None:
         key = (detail.image_id, detail.predicted.index)
-        self.details.set_evidence_hidden(not self.evidence_before_vote and self.session.my_vote(key).verdict is None)
+        self.details.set_evidence_hidden(not self.evidence_before_vote and self.review.my_vote(key).verdict is None)
         self.details.show_detail(detail)
         # The decision read with the facts, unless one read since is newer (a cached detail is
         # shown again); read afresh as the mistake is shown, as the votes are.
@@ -270,11 +273,11 @@ class QtReviewPage(QWidget):
         self.vote_panel.show_decision(self._decisions[key])
         self.session.reader.submit(acts.decision_of, self.session.project, item=Item(*key),
                                    on_done=lambda d, k=key: self._decision_read(k, d), priority=2)
-        self.zoom.show_mistake(self.session.project, self.session.run_id, Item(*key), self.session.reviewer.id)
+        self.zoom.show_mistake(self.session.project, self.review.run_id, Item(*key), self.session.panelist.id)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
         QTimer.singleShot(0, lambda d=detail: self._show_exemplars(d))
-        entry = self.session.current()
+        entry = self.review.current()
         if entry is not None and entry.item == (detail.image_id, detail.predicted.index):
             self._show_flags(entry)
         self._shown["detail"] = True
@@ -323,7 +326,7 @@ class QtReviewPage(QWidget):
         self._shown[part] = True
         if self._shown.get("detail") and self._shown.get("image") and not self._shown.get("emitted"):
             self._shown["emitted"] = True
-            self.mistake_shown.emit(self.session.current_key())
+            self.mistake_shown.emit(self.review.current_item())
             # Paint the new mistake now, before the queued results of background work
             # (which Qt would handle first: a repaint request has low event priority).
             # The queue list and the thumbnails follow with the next ordinary paint.
@@ -333,19 +336,19 @@ class QtReviewPage(QWidget):
             self.painted_at = time.perf_counter()
 
     def _current_detail(self) -> MistakeDetail | None:
-        key = self.session.current_key() if self.session else None
-        return self.session.detail(key) if key else None
+        key = self.review.current_item() if self.session else None
+        return self.review.detail(key) if key else None
 
     def _prefetch_images(self) -> None:
         """Decode the coming mistakes' images at the view's current size (which
         may have changed since their details arrived)."""
-        session = self.session
-        if session is None or session.queue is None or session.row is None:
+        review = self.review
+        if review is None or review.queue is None or review.row is None:
             return
-        for row in range(session.row + 1, min(len(session.queue), session.row + 1 + PREFETCH_AHEAD)):
-            detail = session.detail(session.queue[row].item)
+        for row in range(review.row + 1, min(len(review.queue), review.row + 1 + PREFETCH_AHEAD)):
+            detail = review.detail(review.queue[row].item)
             if detail is not None and detail.image_exists:  # the nearest first
-                self.loader.request(self.image.fit_key(detail.image_path), priority=session.row - row)
+                self.loader.request(self.image.fit_key(detail.image_path), priority=review.row - row)
 
     def _refit(self) -> None:
         detail = self._current_detail()
@@ -366,35 +369,35 @@ class QtReviewPage(QWidget):
                 self._image_loaded(decoded)
 
     def _show_vote(self, key) -> None:
-        session = self.session
-        if key not in session.my_votes and not session.pending.get(key):
+        review = self.review
+        if key not in review.my_votes and not review.pending.get(key):
             status = "loading"  # read with the mistake's facts, a moment away
         else:
-            status = session.status.get(key) or ("recorded" if not session.my_vote(key).empty else "none")
-        self.vote_panel.show_vote(session.my_vote(key), status=status, judged_wrong=session.judged_wrong(key),
+            status = review.status.get(key) or ("recorded" if not review.my_vote(key).empty else "none")
+        self.vote_panel.show_vote(review.my_vote(key), status=status, judged_wrong=review.judged_wrong(key),
                                   decision=self._decision_of(key))
-        if key == session.current_key():
+        if key == review.current_item():
             # Panels that want independent judgements see the published evidence after their verdict.
-            self.details.set_evidence_hidden(not self.evidence_before_vote and session.my_vote(key).verdict is None)
+            self.details.set_evidence_hidden(not self.evidence_before_vote and review.my_vote(key).verdict is None)
 
     def set_evidence_before_vote(self, shown: bool) -> None:
         self.evidence_before_vote = shown
-        key = self.session.current_key() if self.session else None
+        key = self.review.current_item() if self.session else None
         if key is not None:
             self._show_vote(key)
 
     def _show_others(self, key) -> None:
-        self.vote_panel.show_others(self.session.others.get(key), self.session.names, blind=self.session.blind)
+        self.vote_panel.show_others(self.review.others.get(key), self.review.names, blind=self.review.blind)
 
     def _vote_changed(self, key) -> None:
-        self.queue_panel.model.pending = set(self.session.pending)
+        self.queue_panel.model.pending = set(self.review.pending)
         self.queue_panel.refresh_items((key,))
         self._update_counts()
-        if key == self.session.current_key():
+        if key == self.review.current_item():
             self._show_vote(key)
 
     def _others_changed(self, key) -> None:
-        if key == self.session.current_key():
+        if key == self.review.current_item():
             self._show_others(key)
             # Votes changed (one's own, read back after its last write, or another's): the panel's
             # decision may have with them (a unanimous panel decides), so it is read again.
@@ -403,24 +406,24 @@ class QtReviewPage(QWidget):
 
     def _decision_read(self, key, decision) -> None:
         self._decisions[key] = decision
-        if key == self.session.current_key():
+        if key == self.review.current_item():
             self.vote_panel.show_decision(decision)
 
     def _decision_of(self, key):
         """The item's decision as last read: after a vote (`_decision_read`), else with its facts."""
         if key in self._decisions:
             return self._decisions[key]
-        detail = self.session.details.get(key) if self.session is not None else None
+        detail = self.review.details.get(key) if self.session is not None else None
         return detail.decision if detail is not None else None
 
     # -- actions ---------------------------------------------------------------------
     def trigger(self, name: str) -> bool:
         """Carry out a keymap action; False when it does not apply here."""
-        session = self.session
-        if session is None:
+        review = self.review
+        if review is None:
             return False
-        moves = {"next": session.next, "previous": session.previous, "next_unvoted": session.next_unvoted,
-                 "undo": session.undo, "zoom_in": self.image.zoom_in, "zoom_out": self.image.zoom_out,
+        moves = {"next": review.next, "previous": review.previous, "next_unvoted": review.next_unvoted,
+                 "undo": review.undo, "zoom_in": self.image.zoom_in, "zoom_out": self.image.zoom_out,
                  "zoom_fit": self.image.zoom_fit, "zoom_actual": self.image.zoom_actual,
                  "pan_left": lambda: self.image.pan(-0.2, 0), "pan_right": lambda: self.image.pan(0.2, 0),
                  "pan_up": lambda: self.image.pan(0, -0.2), "pan_down": lambda: self.image.pan(0, 0.2),
@@ -429,18 +432,18 @@ class QtReviewPage(QWidget):
         if name in moves:
             moves[name]()
             return True
-        key = session.current_key()
+        key = review.current_item()
         if key is None:
             return False
-        state = session.my_vote(key)
+        state = review.my_vote(key)
         if name == "toggle_problematic":
             self.voted.emit()
-            session.vote(problematic=not state.problematic)
+            review.vote(problematic=not state.problematic)
             return True
         if name == "edit_note":
             self.vote_panel.ask_text("note", "Note on this mistake (Enter records, Esc cancels):", state.note)
             return True
-        judged_wrong = session.judged_wrong(key)
+        judged_wrong = review.judged_wrong(key)
         if name == f"category_{Category.FINE_GRAINED_OOV}":
             try:  # the rules of the act, asked before the name is
                 implied_changes(state, judged_wrong=judged_wrong, category=Category.FINE_GRAINED_OOV, oov_name="?")
@@ -458,19 +461,19 @@ class QtReviewPage(QWidget):
             self.status_message.emit(f"{str(exc).capitalize()}.", True)
             return False
         self.voted.emit()
-        self._after_vote(session.vote(**changes), verdict_key=name.startswith("verdict_"))
+        self._after_vote(review.vote(**changes), verdict_key=name.startswith("verdict_"))
         return True
 
     def _text_entered(self, field: str, text: str) -> None:
         self.setFocus()
-        if self.session is None or self.session.current_key() is None:
+        if self.review is None or self.review.current_item() is None:
             return
         if field == "note":
-            self.session.vote(note=text)
+            self.review.vote(note=text)
         elif field == "oov_name":
-            key = self.session.current_key()
+            key = self.review.current_item()
             try:
-                changes = implied_changes(self.session.my_vote(key), judged_wrong=self.session.judged_wrong(key),
+                changes = implied_changes(self.review.my_vote(key), judged_wrong=self.review.judged_wrong(key),
                                           category=Category.FINE_GRAINED_OOV, oov_name=text)
             except VoteError as exc:
                 if not text:  # an empty name is no answer: ask again, saying why (Esc cancels)
@@ -478,7 +481,7 @@ class QtReviewPage(QWidget):
                                                          "object (Enter records, Esc cancels the category):")
                 self.status_message.emit(f"{str(exc).capitalize()}.", True)
                 return
-            self._after_vote(self.session.vote(**changes), verdict_key=False)
+            self._after_vote(self.review.vote(**changes), verdict_key=False)
 
     def _text_cancelled(self, field: str) -> None:
         self.setFocus()
@@ -489,10 +492,10 @@ class QtReviewPage(QWidget):
     def _after_vote(self, state, *, verdict_key: bool) -> None:
         if state is None or self.auto_advance == "off":
             return
-        key = self.session.current_key()
-        judged_wrong = key is not None and self.session.judged_wrong(key)
+        key = self.review.current_item()
+        judged_wrong = key is not None and self.review.judged_wrong(key)
         if state.is_complete(judged_wrong=judged_wrong) or (self.auto_advance == "verdict" and verdict_key):
-            self.session.next()
+            self.review.next()
 
     def _preview_exemplar(self, exemplar: Exemplar) -> None:
         preview_exemplar(exemplar, self.loader, self)
