@@ -70,6 +70,34 @@ class QueueStatus(StrEnum):
     def title(self) -> str:
         return _STATUS_TITLES[self]
 
+    def accepts(self, entry: QueueEntry) -> bool:
+        state = entry.state
+        match self:
+            case QueueStatus.ALL:
+                return True
+            case QueueStatus.TO_DO:
+                return bool(state.to_do)
+            case QueueStatus.PHASE2:
+                return state.awaits_my_rating
+            case QueueStatus.DISPUTED:
+                return state.dispute is not None
+            case QueueStatus.DECIDED:
+                return state.decided
+            case QueueStatus.UNDECIDED:
+                return not state.decided
+            case QueueStatus.PROBLEMATIC:
+                return bool(state.problematic)
+            case QueueStatus.NOTED:
+                return state.notes > 0
+            case QueueStatus.NOVEL:
+                return entry.novel
+            case QueueStatus.REVIEWED:
+                return not entry.novel
+            case QueueStatus.UNVOTED:
+                return state.my_verdict is None
+            case QueueStatus.VOTED:
+                return state.my_verdict is not None
+
 
 _STATUS_TITLES = {
     QueueStatus.ALL: "All mistakes",
@@ -85,22 +113,89 @@ _STATUS_TITLES = {
     QueueStatus.UNVOTED: "Unvoted by me",
     QueueStatus.VOTED: "Voted by me",
 }
-STATUSES = {status: status.title for status in QueueStatus}  # {status: title}, as the window lists them
-EVIDENCE = {
-    "any": "Any evidence",
-    "accepted": "Some source accepts it",
-    "disputed": "Sources disagree",
-    "rejected": "Every covering source rejects it",
-    "uncovered": "No source covers it",
+
+
+class QueueEvidence(StrEnum):
+    """What the imported evidence sources must say of a mistake's prediction for the queue
+    to show it (reviewer.evidence.evidence_by_pair), in the order the window lists them."""
+
+    ANY = "any"
+    ACCEPTED = "accepted"  # some source accepts the prediction
+    DISPUTED = "disputed"  # sources disagree
+    REJECTED = "rejected"  # every covering source rejects it
+    UNCOVERED = "uncovered"  # no source covers the image
+
+    @property
+    def title(self) -> str:
+        return _EVIDENCE_TITLES[self]
+
+    def accepts(self, entry: QueueEntry) -> bool:
+        match self:
+            case QueueEvidence.ANY:
+                return True
+            case QueueEvidence.ACCEPTED:
+                return entry.sources_accepting > 0
+            case QueueEvidence.DISPUTED:
+                return entry.sources_accepting > 0 and entry.sources_rejecting > 0
+            case QueueEvidence.REJECTED:
+                return entry.sources_rejecting > 0 and entry.sources_accepting == 0
+            case QueueEvidence.UNCOVERED:
+                return entry.sources_covering == 0
+
+
+_EVIDENCE_TITLES = {
+    QueueEvidence.ANY: "Any evidence",
+    QueueEvidence.ACCEPTED: "Some source accepts it",
+    QueueEvidence.DISPUTED: "Sources disagree",
+    QueueEvidence.REJECTED: "Every covering source rejects it",
+    QueueEvidence.UNCOVERED: "No source covers it",
 }
-SORTS = {
-    "image": "Image order",
-    "confidence_desc": "Most confident first",
-    "confidence_asc": "Least confident first",
-    "distance_asc": "Nearest in WordNet first",
-    "distance_desc": "Farthest in WordNet first",
-    "class": "Predicted class",
-    "evidence": "Most sources accepting first",
+_NO_DISTANCE = 1 << 30
+
+
+class QueueSort(StrEnum):
+    """The queue's order, in the order the window lists the choices; ties go by image."""
+
+    IMAGE = "image"
+    CONFIDENCE_DESC = "confidence_desc"
+    CONFIDENCE_ASC = "confidence_asc"
+    DISTANCE_ASC = "distance_asc"
+    DISTANCE_DESC = "distance_desc"
+    CLASS = "class"
+    EVIDENCE = "evidence"
+
+    @property
+    def title(self) -> str:
+        return _SORT_TITLES[self]
+
+    def key(self, entry: QueueEntry) -> tuple:
+        """The entry's sort key in this order."""
+        distance = entry.hierarchy_distance
+        match self:
+            case QueueSort.IMAGE:
+                return entry.image_id, entry.predicted
+            case QueueSort.CONFIDENCE_DESC:
+                return -entry.probability, entry.image_id
+            case QueueSort.CONFIDENCE_ASC:
+                return entry.probability, entry.image_id
+            case QueueSort.DISTANCE_ASC:  # unknown distances last
+                return _NO_DISTANCE if distance is None else distance, entry.image_id
+            case QueueSort.DISTANCE_DESC:
+                return -(distance if distance is not None else -1), entry.image_id
+            case QueueSort.CLASS:
+                return entry.predicted, entry.image_id
+            case QueueSort.EVIDENCE:
+                return -entry.sources_accepting, entry.sources_rejecting, entry.image_id
+
+
+_SORT_TITLES = {
+    QueueSort.IMAGE: "Image order",
+    QueueSort.CONFIDENCE_DESC: "Most confident first",
+    QueueSort.CONFIDENCE_ASC: "Least confident first",
+    QueueSort.DISTANCE_ASC: "Nearest in WordNet first",
+    QueueSort.DISTANCE_DESC: "Farthest in WordNet first",
+    QueueSort.CLASS: "Predicted class",
+    QueueSort.EVIDENCE: "Most sources accepting first",
 }
 
 
@@ -147,21 +242,20 @@ class QueueFilter:
     max_distance: int | None = None
     min_confidence: float | None = None
     max_confidence: float | None = None
-    evidence: str = "any"
-    sort: str = "image"
+    evidence: QueueEvidence = QueueEvidence.ANY
+    sort: QueueSort = QueueSort.IMAGE
 
     def __post_init__(self) -> None:
-        try:
-            object.__setattr__(self, "status", QueueStatus(self.status))
-        except ValueError:
-            raise ValueError(f"queue status must be one of {', '.join(QueueStatus)}, not {self.status!r}") from None
-        if self.evidence not in EVIDENCE:
-            raise ValueError(f"queue evidence must be one of {', '.join(EVIDENCE)}, not {self.evidence!r}")
-        if self.sort not in SORTS:
-            raise ValueError(f"queue sort must be one of {', '.join(SORTS)}, not {self.sort!r}")
+        # A window's combo box or a command line hands the plain strings: each becomes its member.
+        for name, vocabulary in (("status", QueueStatus), ("evidence", QueueEvidence), ("sort", QueueSort)):
+            value = getattr(self, name)
+            try:
+                object.__setattr__(self, name, vocabulary(value))
+            except ValueError:
+                raise ValueError(f"queue {name} must be one of {', '.join(vocabulary)}, not {value!r}") from None
 
     def accepts(self, entry: QueueEntry) -> bool:
-        if not _STATUS_TESTS[self.status](entry):
+        if not self.status.accepts(entry):
             return False
         if self.classes is not None and entry.predicted not in self.classes \
                 and entry.original_label not in self.classes:
@@ -175,40 +269,7 @@ class QueueFilter:
             return False
         if self.max_confidence is not None and entry.probability > self.max_confidence:
             return False
-        return _EVIDENCE_TESTS[self.evidence](entry)
-
-
-_STATUS_TESTS = {
-    QueueStatus.ALL: lambda e: True,
-    QueueStatus.TO_DO: lambda e: bool(e.state.to_do),
-    QueueStatus.PHASE2: lambda e: e.state.awaits_my_rating,
-    QueueStatus.DISPUTED: lambda e: e.state.dispute is not None,
-    QueueStatus.DECIDED: lambda e: e.state.decided,
-    QueueStatus.UNDECIDED: lambda e: not e.state.decided,
-    QueueStatus.PROBLEMATIC: lambda e: bool(e.state.problematic),
-    QueueStatus.NOTED: lambda e: e.state.notes > 0,
-    QueueStatus.NOVEL: lambda e: e.novel,
-    QueueStatus.REVIEWED: lambda e: not e.novel,
-    QueueStatus.UNVOTED: lambda e: e.state.my_verdict is None,
-    QueueStatus.VOTED: lambda e: e.state.my_verdict is not None,
-}
-_EVIDENCE_TESTS = {
-    "any": lambda e: True,
-    "accepted": lambda e: e.sources_accepting > 0,
-    "disputed": lambda e: e.sources_accepting > 0 and e.sources_rejecting > 0,
-    "rejected": lambda e: e.sources_rejecting > 0 and e.sources_accepting == 0,
-    "uncovered": lambda e: e.sources_covering == 0,
-}
-_NO_DISTANCE = 1 << 30
-_SORT_KEYS = {
-    "image": lambda e: (e.image_id, e.predicted),
-    "confidence_desc": lambda e: (-e.probability, e.image_id),
-    "confidence_asc": lambda e: (e.probability, e.image_id),
-    "distance_asc": lambda e: (_NO_DISTANCE if e.hierarchy_distance is None else e.hierarchy_distance, e.image_id),
-    "distance_desc": lambda e: (-(e.hierarchy_distance if e.hierarchy_distance is not None else -1), e.image_id),
-    "class": lambda e: (e.predicted, e.image_id),
-    "evidence": lambda e: (-e.sources_accepting, e.sources_rejecting, e.image_id),
-}
+        return self.evidence.accepts(entry)
 
 
 @dataclass
@@ -261,8 +322,7 @@ class ReviewQueue:
         """Show the entries the filter accepts, in its sort order."""
         self.filter = queue_filter
         shown = [i for i, e in enumerate(self.entries) if queue_filter.accepts(e)]
-        key = _SORT_KEYS[queue_filter.sort]
-        shown.sort(key=lambda i: key(self.entries[i]))
+        shown.sort(key=lambda i: queue_filter.sort.key(self.entries[i]))
         self._shown = shown
         self._shown_set = set(shown)
         self._voted_shown = sum(1 for i in shown if self.entries[i].my_verdict is not None)

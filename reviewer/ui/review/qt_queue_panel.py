@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.classes.search import class_names_for_completion, search_classes
 from reviewer.classes.vocabulary import load_classes
-from reviewer.review.queue import EVIDENCE, SORTS, STATUSES, QueueEntry, QueueFilter, ReviewQueue
+from reviewer.review.queue import QueueEntry, QueueEvidence, QueueFilter, QueueSort, QueueStatus, ReviewQueue
 from reviewer.terms import Verdict
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_progress_strip import QtProgressStrip
@@ -221,14 +221,14 @@ class QtQueuePanel(QWidget):
         form.setContentsMargins(0, 0, 0, 0)
         form.setSpacing(4)
         self.status = QComboBox()
-        for key, title in STATUSES.items():
-            self.status.addItem(title, key)
+        for status in QueueStatus:
+            self.status.addItem(status.title, status.value)
         self.sort = QComboBox()
-        for key, title in SORTS.items():
-            self.sort.addItem(title, key)
+        for sort in QueueSort:
+            self.sort.addItem(sort.title, sort.value)
         self.evidence = QComboBox()  # what the published relabelings say (reviewer.evidence)
-        for key, title in EVIDENCE.items():
-            self.evidence.addItem(title, key)
+        for evidence in QueueEvidence:
+            self.evidence.addItem(evidence.title, evidence.value)
         self.class_filter = QLineEdit()
         self.class_filter.setPlaceholderText("class name, wnid or index")
         self.class_filter.setClearButtonEnabled(True)
