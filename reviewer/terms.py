@@ -100,6 +100,11 @@ _CATEGORY_PUBLISHED = {
     Category.NON_PROTOTYPICAL: "Non-prototypical",
 }
 
+# The display titles keyed by the stored strings, for tables and plots whose columns are those strings.
+CATEGORY_TITLES = {c.value: c.caption for c in Category}
+CATEGORY_SHORT_TITLES = {c.value: c.short_caption for c in Category}
+SEVERITY_TITLES = {s.value: s.caption for s in Severity}
+
 
 class RunStatus(StrEnum):
     RUNNING = "running"

@@ -3,7 +3,10 @@
 No pyplot: figures are plain `Figure` objects, so plotting holds no global
 state and is safe in a worker thread of the GUI. Colours come from a
 `PlotStyle`: `LIGHT` (matplotlib's look) for the file report, or one a front
-end passes to match its theme (the window's is dark).
+end passes to match its theme (the window's is dark). The trend plot (slice
+score against top-1, `plot_trend`) is drawn in matplotlib's colours and
+restyled through rcParams, set around it (global state, but the one worker
+that draws the report is the only plotter).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.colors import same_color
@@ -19,10 +23,8 @@ from matplotlib.figure import Figure
 
 from reviewer.analysis.calibration import Calibration
 from reviewer.analysis.tables import shares
-from reviewer.terms import Category, Severity
-
-SHORT_TITLES = {c.value: c.short_caption for c in Category}
-SEVERITY_TITLES = {s.value: s.caption for s in Severity}
+from reviewer.evaluation.leaderboard import FULL_VALIDATION, off_trend
+from reviewer.terms import CATEGORY_SHORT_TITLES, SEVERITY_TITLES, Category
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ def plot_shares(categories: pd.DataFrame, severities: pd.DataFrame, path: Path, 
     # A model with no rated mistake (n=0) has no shares to draw: left out, and no plot at all
     # when none has any.
     panels = [(table[table.sum(axis=1) > 0], titles, heading)
-              for table, titles, heading in ((categories, SHORT_TITLES, textwrap.fill(title, 80)),
+              for table, titles, heading in ((categories, CATEGORY_SHORT_TITLES, textwrap.fill(title, 80)),
                                              (severities, SEVERITY_TITLES, "Severity"))]
     panels = [panel for panel in panels if not panel[0].empty]
     if not panels:
@@ -154,7 +156,7 @@ def plot_category_by_distance(table: pd.DataFrame, path: Path, *, title: str = "
     x = [str(int(d)) for d in table.index]
     for column in columns:
         values = table[column].fillna(0).to_numpy()
-        axes.bar(x, values, bottom=bottom, label=SHORT_TITLES[column])
+        axes.bar(x, values, bottom=bottom, label=CATEGORY_SHORT_TITLES[column])
         bottom += values
     for xi, n in zip(x, table["mistakes"]):
         axes.text(xi, 1.01, str(int(n)), ha="center", va="bottom", fontsize=7)
@@ -261,3 +263,46 @@ def plot_source_reliability(table: pd.DataFrame, path: Path, *, style: PlotStyle
     axes.tick_params(axis="y", labelsize=8)
     axes.grid(axis="x", alpha=0.3)
     return _save(figure, path, style)
+
+
+def plot_trend(frame: pd.DataFrame, path: str | Path, *, slice_name: str = "imagenet_m",
+               style: PlotStyle = LIGHT) -> bool:
+    """Slice score (with its interval) against full-set top-1, one point per run that has
+    both, as the paper's trend figure (§5.1); `frame`: `reviewer.evaluation.leaderboard.leaderboard`.
+    Returns False (and writes nothing) when no run has both. The x axis is top-1 on the full
+    validation set when every run covers it (`top1_scope` "validation"), else on each run's
+    own images, and the plot says which. A footnote names the slice-only runs that cannot be
+    placed (`off_trend`)."""
+    data = frame.dropna(subset=["top1", "slice_score"])
+    if data.empty:
+        return False
+    # Drawn in matplotlib's colours, restyled by rcParams: a figure reads them when it is made.
+    with matplotlib.rc_context(style.rc() if style != LIGHT else {}):
+        _draw_trend(frame, data, Path(path), slice_name=slice_name)
+    return True
+
+
+def _draw_trend(frame: pd.DataFrame, data: pd.DataFrame, path: Path, *, slice_name: str) -> None:
+    full = (data["top1_scope"] == FULL_VALIDATION).all()
+    unplaced = off_trend(frame)
+    figure = Figure(figsize=(6, 4.5 + (0.3 if unplaced else 0)), dpi=100)
+    axes = figure.subplots()
+    errors = np.vstack([data["slice_score"] - data["slice_low"], data["slice_high"] - data["slice_score"]])
+    axes.errorbar(100 * data["top1"], 100 * data["slice_score"], yerr=100 * errors, fmt="o", capsize=3)
+    for _, row in data.iterrows():
+        scope = "" if full else f", top-1 on {row['top1_scope']}"
+        axes.annotate(f"{row['model']} (#{row['run_id']}{scope})", (100 * row["top1"], 100 * row["slice_score"]),
+                      textcoords="offset points", xytext=(4, 4), fontsize=8)
+    # Room on the right for the label of the rightmost run.
+    low, high = axes.get_xlim()
+    axes.set_xlim(low, high + 0.25 * (high - low))
+    axes.set_xlabel("top-1 accuracy on the full validation set (%)" if full else
+                    "top-1 accuracy on each run's images (%), not the full validation set")
+    axes.set_ylabel(f"accuracy on {slice_name} (%), 95% CI")
+    axes.set_title(f"{slice_name} score against top-1, {len(data)} runs")
+    axes.grid(alpha=0.3)
+    if unplaced:
+        figure.text(0.01, 0.01, "not shown, no full-set top-1: " + ", ".join(unplaced), fontsize=7,
+                    wrap=True, color="0.35")
+    figure.tight_layout(rect=(0, 0.05 if unplaced else 0, 1, 1))
+    figure.savefig(path)

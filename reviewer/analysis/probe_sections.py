@@ -12,7 +12,7 @@ from reviewer.analysis import plots
 from reviewer.analysis.plots import PlotStyle
 from reviewer.analysis.provisional import PROVISIONAL
 from reviewer.analysis.report import AnalysisReport
-from reviewer.analysis.section import CATEGORY_TITLES, SEVERITY_TITLES, Section, pct, plot_names, share
+from reviewer.analysis.section import Section, pct, plot_names, share
 from reviewer.analysis.source_agreement import SourceReliability, agreement_frame
 from reviewer.analysis.zoom_section import (
     CATEGORIES,
@@ -24,6 +24,7 @@ from reviewer.analysis.zoom_section import (
     ZoomReport,
 )
 from reviewer.runs.zoom.result import ACCEPTED_RULE, TAESIRI_RULE
+from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
 
 # The zoom table's two "corrected" columns: this tool's accepted labels and Taesiri et al.'s IN+ReaL.
 ZOOM_TOOL_COLUMN = "corrected by some crop (this tool: correct/unclear ∪ ReaL)"

@@ -10,11 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from reviewer.terms import Category, Severity
-
-CATEGORY_TITLES = {c.value: c.caption for c in Category}
-SEVERITY_TITLES = {s.value: s.caption for s in Severity}
-
 
 @dataclass
 class Section:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
 import pandas as pd
 
 from reviewer.analysis import plots
@@ -20,10 +19,10 @@ from reviewer.analysis.plots import LIGHT, PlotStyle
 from reviewer.analysis.probe_sections import source_section, zoom_section
 from reviewer.analysis.provisional import PROVISIONAL
 from reviewer.analysis.report import AnalysisReport
-from reviewer.analysis.section import CATEGORY_TITLES, SEVERITY_TITLES, Section, pct, plot_names, safe_name, share
+from reviewer.analysis.section import Section, pct, plot_names, safe_name, share
 from reviewer.analysis.tables import FINE_GRAINED_INCL_OOV, PAPER_FINE_GRAINED_SHARE, SMALL_EXPECTED
-from reviewer.evaluation.leaderboard import off_trend, plot_trend
-from reviewer.terms import Category
+from reviewer.evaluation.leaderboard import off_trend
+from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES, Category
 
 # The distance tables' two fine-grained columns: the paper's sense (§4.1) and the category alone.
 FINE_GRAINED_PAPER_TITLE = "Fine-grained incl. OOV (the paper's sense)"
@@ -143,10 +142,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
                        for c, t, s, lo, hi in zip(board["slice_correct"], board["slice_total"], board["slice_score"],
                                                   board["slice_low"], board["slice_high"])],
         "computed in": board["precision"]})
-    # plot_trend takes no style: its colours come from matplotlib's rcParams, set around it when the
-    # style is not the default (global state, but the one worker that draws is the only plotter).
-    with matplotlib.rc_context(style.rc() if style != LIGHT else {}):
-        trend = plot_trend(board, out_dir / "trend.png", slice_name=o.slice_name)
+    trend = plots.plot_trend(board, out_dir / "trend.png", slice_name=o.slice_name, style=style)
     unplaced = off_trend(board)
     sections.append(Section(f"Leaderboard on {o.slice_name}", short="Leaderboard",
                             text="Slice score: predictions among the image's correct or unclear labels, with a "

@@ -264,7 +264,3 @@ def category_by_distance(reviewed: pd.DataFrame, labels: LabelSet, *, to: str = 
     table.columns.name = None
     return table
 
-
-def titled(frame: pd.DataFrame) -> pd.DataFrame:
-    """The same table with the categories' display titles as column names."""
-    return frame.rename(columns={**{c.value: c.caption for c in Category}, **{s.value: s.caption for s in Severity}})

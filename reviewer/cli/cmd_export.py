@@ -187,7 +187,7 @@ def run_split(args: argparse.Namespace) -> int:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from reviewer.evaluation.leaderboard import leaderboard, off_trend, plot_trend, why_empty
+    from reviewer.evaluation.leaderboard import leaderboard, off_trend, why_empty
     from reviewer.evaluation.slices import slice_names
 
     project = Project.open(args.project)
@@ -217,6 +217,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                   f"{row.precision:5} {score}")
         print("* MLA after the panel's review (its final decisions applied)")
     if args.plot:
+        from reviewer.analysis.plots import plot_trend  # matplotlib: only when a plot is asked for
+
         try:
             drawn = plot_trend(board, Path(args.plot), slice_name=args.slice)
         except OSError as exc:

@@ -3,16 +3,13 @@
 Top-1 and MLA (after the review) are reported for runs over the whole set
 only (a run on a slice has no full-set accuracy); the slice score is the count
 of correct predictions on the slice's images with a Clopper-Pearson 95%
-interval (`reviewer.evaluation.split.score_on_images`). `plot_trend` draws slice score
-against top-1 across runs, as the paper's trend figure (§5.1): its x axis is
-top-1 on the full validation set when a run covers all 50,000 validation
-images (`top1_scope` "validation"), else on the run's own images, and the plot
-says which.
+interval (`reviewer.evaluation.split.score_on_images`). `top1_scope` says
+what a run's top-1 is over: "validation" when the run covers all 50,000
+validation images, else its own images (`reviewer.analysis.plots.plot_trend`
+draws slice score against top-1 and says which).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -113,38 +110,3 @@ def off_trend(frame: pd.DataFrame) -> list[str]:
     placed = set(frame.dropna(subset=["top1"])["model"])
     rows = frame[frame["slice_score"].notna() & frame["top1"].isna() & ~frame["model"].isin(placed)]
     return [f"{row.model} (#{row.run_id})" for row in rows.itertuples(index=False)]
-
-
-def plot_trend(frame: pd.DataFrame, path: str | Path, *, slice_name: str = "imagenet_m") -> bool:
-    """Slice score (with its interval) against full-set top-1, one point per run
-    that has both; returns False (and writes nothing) when no run has both.
-    A footnote names the slice-only runs that cannot be placed (`off_trend`)."""
-    from matplotlib.figure import Figure  # no pyplot: no global state, safe off the main thread
-
-    data = frame.dropna(subset=["top1", "slice_score"])
-    if data.empty:
-        return False
-    full = (data["top1_scope"] == FULL_VALIDATION).all()
-    unplaced = off_trend(frame)
-    figure = Figure(figsize=(6, 4.5 + (0.3 if unplaced else 0)), dpi=100)
-    axes = figure.subplots()
-    errors = np.vstack([data["slice_score"] - data["slice_low"], data["slice_high"] - data["slice_score"]])
-    axes.errorbar(100 * data["top1"], 100 * data["slice_score"], yerr=100 * errors, fmt="o", capsize=3)
-    for _, row in data.iterrows():
-        scope = "" if full else f", top-1 on {row['top1_scope']}"
-        axes.annotate(f"{row['model']} (#{row['run_id']}{scope})", (100 * row["top1"], 100 * row["slice_score"]),
-                      textcoords="offset points", xytext=(4, 4), fontsize=8)
-    # Room on the right for the label of the rightmost run.
-    low, high = axes.get_xlim()
-    axes.set_xlim(low, high + 0.25 * (high - low))
-    axes.set_xlabel("top-1 accuracy on the full validation set (%)" if full else
-                    "top-1 accuracy on each run's images (%), not the full validation set")
-    axes.set_ylabel(f"accuracy on {slice_name} (%), 95% CI")
-    axes.set_title(f"{slice_name} score against top-1, {len(data)} runs")
-    axes.grid(alpha=0.3)
-    if unplaced:
-        figure.text(0.01, 0.01, "not shown, no full-set top-1: " + ", ".join(unplaced), fontsize=7,
-                    wrap=True, color="0.35")
-    figure.tight_layout(rect=(0, 0.05 if unplaced else 0, 1, 1))
-    figure.savefig(path)
-    return True

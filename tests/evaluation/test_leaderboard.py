@@ -9,9 +9,10 @@ import pytest
 from review_data import add_images, add_run, decide, read_with, val_name
 from scipy.stats import beta
 
+from reviewer.analysis.plots import plot_trend
 from reviewer.app.imports import import_review
 from reviewer.cli import main
-from reviewer.evaluation.leaderboard import leaderboard, off_trend, plot_trend
+from reviewer.evaluation.leaderboard import leaderboard, off_trend
 from reviewer.evaluation.slices import save_slice
 from reviewer.project import Project
 from reviewer.review.queue import pending_items, rerun_summary
