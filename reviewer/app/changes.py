@@ -55,6 +55,7 @@ class Done(Generic[T]):
 
     value: T
     changes: Changes
+    by: str | None = None  # the panelist who acted, where the act resolved a name (`app.panel.ByName`)
 
 
 @dataclass(frozen=True)

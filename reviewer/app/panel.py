@@ -5,18 +5,26 @@ A thin layer over `reviewer.panel`: the window calls these from its worker
 threads, the command line from a command; both get the same rules, the same
 transaction boundaries and the same change records. A batch of votes is one
 transaction: all of it is recorded, or none.
+
+Who acts and on what: the window passes a panelist's id and an `Item`; the
+command line a `ByName` and an `ItemName`, resolved inside the act's unit of
+work (the name and the act on it are one transaction; `Done.by` names who acted).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 from sqlalchemy.exc import IntegrityError
 
 from db.tables import Decision, DiscussionNote, Reviewer, Vote
+from reviewer.app._named import ByName as ByName  # (re-exported: the command line names who acts so)
+from reviewer.app._named import ItemName as ItemName
+from reviewer.app._named import ItemRef, Panelist, resolve_item, resolve_panelist
 from reviewer.app.changes import Changes, Cursor, Done, changes_since, latest_cursor
-from reviewer.items import Item
+from reviewer.errors import InputError, UserError
+from reviewer.items import Item, item_of
 from reviewer.panel import decisions as decisions_mod
 from reviewer.panel.discussion import add_note
 from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel, agreement_summary, item_panel, load_group
@@ -29,8 +37,11 @@ from reviewer.panel.votes import (
     amend_vote,
     can_undo,
     cast_vote,
+    check_fields,
+    check_text,
     current_vote,
     get_reviewer,
+    recorded_batch_keys,
     reviewer_names,
     undo_last,
     visible_votes,
@@ -73,12 +84,16 @@ def panel_rules(project: Project):
         return read_rules(session)
 
 
-def set_panel_rules(project: Project, *, chair_id: int, **changes: bool):
+def set_panel_rules(project: Project, *, chair_id: Panelist, **changes: bool):
     """The chair sets the panel's rules (blind, unanimous_final, panel_closed)."""
     from reviewer.panel.rules import set_rules
 
-    rules = project.write(lambda s: set_rules(s, chair_id=chair_id, **changes))
-    return Done(rules, Changes(panel=True, decisions=True))
+    def work(session):
+        chair, name = resolve_panelist(session, chair_id)
+        return set_rules(session, chair_id=chair, **changes), name
+
+    rules, name = project.write(work)
+    return Done(rules, Changes(panel=True, decisions=True), by=name)
 
 
 def _write_once(project: Project, work):
@@ -96,20 +111,84 @@ def names(project: Project) -> dict[int, str]:
         return reviewer_names(session=session)
 
 
-# -- votes -----------------------------------------------------------------------------
-def vote(project: Project, *, reviewer_id: int, item: Item, **fields) -> Done[Vote]:
-    """Record a change to the panelist's own vote on an item."""
-    row = project.write(lambda s: cast_vote(session=s, reviewer_id=reviewer_id, item=item, **fields))
-    return Done(row, _voted([item]))
-
-
-def vote_batch(project: Project, *, reviewer_id: int, votes: list[tuple[Item, dict]]) -> Done[list[Vote]]:
-    """Record many votes of one panelist in one transaction: every one, or none."""
+def _acted(project: Project, who: Panelist, item: ItemRef | None, act: Callable):
+    """Run `act(session, panelist id, item)` as one unit of work, the names resolved in it:
+    (what it returned, the panelist's name where one was resolved)."""
     def work(session):
-        return [cast_vote(session=session, reviewer_id=reviewer_id, item=item, **fields) for item, fields in votes]
+        panelist, name = resolve_panelist(session, who)
+        return act(session, panelist, None if item is None else resolve_item(session, item)), name
 
-    rows = project.write(work)
-    return Done(rows, _voted(item for item, _ in votes))
+    return project.write(work)
+
+
+# -- votes -----------------------------------------------------------------------------
+def vote(project: Project, *, reviewer_id: Panelist, item: ItemRef, **fields) -> Done[Vote]:
+    """Record a change to the panelist's own vote on an item."""
+    row, name = _acted(project, reviewer_id, item,
+                       lambda s, who, it: cast_vote(session=s, reviewer_id=who, item=it, **fields))
+    return Done(row, _voted([item_of(row)]), by=name)
+
+
+@dataclass(frozen=True)
+class BatchVote:
+    """One vote of a batch: the item, the fields given, the row's own key (a key the
+    panelist has recorded already is not recorded again, so a batch sent twice records
+    each row once) and where the row came from ('line 7'), named in an error."""
+
+    item: ItemRef
+    fields: dict
+    key: str | None = None
+    where: str | None = None
+
+
+@dataclass(frozen=True)
+class Cast:
+    """What became of one vote of a batch: the new row, or the id of the vote its key
+    recorded before (then nothing was recorded now)."""
+
+    item: Item
+    vote: Vote | None
+    recorded_before: int | None = None
+
+
+def vote_batch(project: Project, *, reviewer_id: Panelist, votes: Iterable[BatchVote | tuple[Item, dict]],
+               source: str | None = None, starting: Callable[[int, int, str | None], None] | None = None
+               ) -> Done[list[Cast]]:
+    """Record many votes of one panelist in one transaction: every one, or none. Every
+    vote is checked (its item found, its fields valid) before any is cast; a bad one
+    raises InputError naming `source` (the file the batch was read from) and the vote's `where`. `starting(to record,
+    recorded before, the panelist's name)` is called once the check is done, before the
+    votes are cast (the command line says what it is about to do)."""
+    batch = [v if isinstance(v, BatchVote) else BatchVote(*v) for v in votes]
+
+    def work(session):
+        panelist, name = resolve_panelist(session, reviewer_id)
+        items = {}
+        for number, vote_ in enumerate(batch, start=1):
+            try:
+                if vote_.item not in items:
+                    items[vote_.item] = resolve_item(session, vote_.item)
+                check_fields(**{k: vote_.fields.get(k) for k in ("verdict", "severity", "category")})
+                check_text(note=vote_.fields.get("note"), oov_name=vote_.fields.get("oov_name"))
+            except UserError as exc:
+                raise InputError(source or "the batch", str(exc), record=vote_.where or f"vote {number}",
+                                 hint=f"nothing of this {'file' if source else 'batch'} was recorded") from None
+        done = recorded_batch_keys(session=session, reviewer_id=panelist,
+                                   keys=[v.key for v in batch if v.key is not None])
+        if starting is not None:
+            starting(sum(1 for v in batch if v.key not in done), len(done), name)
+        cast = []
+        for vote_ in batch:
+            item = items[vote_.item]
+            if vote_.key in done:
+                cast.append(Cast(item, None, done[vote_.key]))
+                continue
+            row = cast_vote(session=session, reviewer_id=panelist, item=item, batch_key=vote_.key, **vote_.fields)
+            cast.append(Cast(item, row))
+        return cast, name
+
+    cast, name = project.write(work)
+    return Done(cast, _voted(c.item for c in cast if c.vote is not None), by=name)
 
 
 def amend(project: Project, *, reviewer_id: int, vote_id: int, **fields) -> Done[Vote]:
@@ -118,10 +197,10 @@ def amend(project: Project, *, reviewer_id: int, vote_id: int, **fields) -> Done
     return Done(row, _voted([Item(row.image_id, row.predicted)]))
 
 
-def undo(project: Project, *, reviewer_id: int) -> Done[Vote | None]:
+def undo(project: Project, *, reviewer_id: Panelist) -> Done[Vote | None]:
     """Reverse the panelist's latest act not yet undone (None: nothing to undo)."""
-    row = project.write(lambda s: undo_last(session=s, reviewer_id=reviewer_id))
-    return Done(row, _voted([Item(row.image_id, row.predicted)]) if row is not None else Changes())
+    row, name = _acted(project, reviewer_id, None, lambda s, who, _: undo_last(session=s, reviewer_id=who))
+    return Done(row, _voted([item_of(row)]) if row is not None else Changes(), by=name)
 
 
 def undo_available(project: Project, *, reviewer_id: int) -> bool:
@@ -157,20 +236,25 @@ def others(project: Project, *, viewer_id: int, item: Item, blind: bool = True) 
 
 
 # -- discussion and decisions ------------------------------------------------------------
-def note(project: Project, *, reviewer_id: int, item: Item, text: str) -> Done[DiscussionNote]:
-    row = project.write(lambda s: add_note(session=s, reviewer_id=reviewer_id, item=item, text=text))
-    return Done(row, Changes(items=frozenset([item]), notes=True))
+def note(project: Project, *, reviewer_id: Panelist, item: ItemRef, text: str) -> Done[DiscussionNote]:
+    """Add a discussion note on an item."""
+    row, name = _acted(project, reviewer_id, item,
+                       lambda s, who, it: add_note(session=s, reviewer_id=who, item=it, text=text))
+    return Done(row, Changes(items=frozenset([item_of(row)]), notes=True), by=name)
 
 
-def reopen_item(project: Project, *, reviewer_id: int, item: Item, reason: str) -> Done[Decision]:
+def reopen_item(project: Project, *, reviewer_id: Panelist, item: ItemRef, reason: str) -> Done[Decision]:
     """The chair reopens a decided item (reviewer.panel.phases.reopen)."""
-    row = project.write(lambda s: reopen(session=s, reviewer_id=reviewer_id, item=item, reason=reason))
-    return Done(row, Changes(items=frozenset([item]), decisions=True))
+    row, name = _acted(project, reviewer_id, item,
+                       lambda s, who, it: reopen(session=s, reviewer_id=who, item=it, reason=reason))
+    return Done(row, Changes(items=frozenset([item_of(row)]), decisions=True), by=name)
 
 
-def lock(project: Project, *, chair_id: int, item: Item, force: bool = False) -> Done[Decision]:
-    row = project.write(lambda s: decisions_mod.lock_decision(session=s, chair_id=chair_id, item=item, force=force))
-    return Done(row, Changes(items=frozenset([item]), decisions=True))
+def lock(project: Project, *, chair_id: Panelist, item: ItemRef, force: bool = False) -> Done[Decision]:
+    """The chair locks the item's majority decision."""
+    row, name = _acted(project, chair_id, item, lambda s, who, it: decisions_mod.lock_decision(
+        session=s, chair_id=who, item=it, force=force))
+    return Done(row, Changes(items=frozenset([item_of(row)]), decisions=True), by=name)
 
 
 @dataclass(frozen=True)
@@ -211,19 +295,20 @@ def lock_preview(project: Project, *, chair_id: int, item: Item) -> LockPreview:
     return LockPreview(text=text, replaces=replaces)
 
 
-def lock_all(project: Project, *, chair_id: int, unanimous_only: bool = False,
+def lock_all(project: Project, *, chair_id: Panelist, unanimous_only: bool = False,
              force: bool = False) -> Done[list[Decision]]:
     """Lock every fully voted undecided item, in one transaction (items whose lock would
     replace an override are left alone unless `force`: the result's `kept`)."""
-    rows = project.write(lambda s: decisions_mod.lock_all(session=s, chair_id=chair_id,
-                                                          unanimous_only=unanimous_only, force=force))
-    return Done(rows, Changes(items=frozenset(Item(r.image_id, r.predicted) for r in rows), decisions=bool(rows)))
+    rows, name = _acted(project, chair_id, None, lambda s, who, _: decisions_mod.lock_all(
+        session=s, chair_id=who, unanimous_only=unanimous_only, force=force))
+    return Done(rows, Changes(items=frozenset(item_of(r) for r in rows), decisions=bool(rows)), by=name)
 
 
-def override(project: Project, *, chair_id: int, item: Item, **decision) -> Done[Decision]:
-    row = project.write(lambda s: decisions_mod.override_decision(session=s, chair_id=chair_id, item=item,
-                                                                  **decision))
-    return Done(row, Changes(items=frozenset([item]), decisions=True))
+def override(project: Project, *, chair_id: Panelist, item: ItemRef, **decision) -> Done[Decision]:
+    """The chair sets the item's decision instead of the majority."""
+    row, name = _acted(project, chair_id, item, lambda s, who, it: decisions_mod.override_decision(
+        session=s, chair_id=who, item=it, **decision))
+    return Done(row, Changes(items=frozenset([item_of(row)]), decisions=True), by=name)
 
 
 # -- the group view -------------------------------------------------------------------------

@@ -97,63 +97,51 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_decide(args: argparse.Namespace) -> int:
+    from reviewer.app import panel as acts
     from reviewer.errors import UserError
-    from reviewer.panel.decisions import check_override, lock_all, lock_decision, override_decision
-    from reviewer.panel.identity import acting_reviewer
-    from reviewer.panel.lookup import find_mistake
+    from reviewer.panel.decisions import check_override
 
     one = args.override or args.image or args.predicted
     if args.override:
         if not args.verdict:
             raise UserError("--override needs the decision: --verdict (and for 'wrong' --severity, --category)")
         check_override(verdict=args.verdict, reason=args.reason, severity=args.severity, category=args.category)
-
-    def work(session):
-        chair = acting_reviewer(session=session, name=args.chair)
-        if not one:
-            return chair, lock_all(session=session, chair_id=chair.id, unanimous_only=args.unanimous_only,
-                                   force=args.force)
-        item = find_mistake(session=session, image=args.image, predicted=args.predicted)
-        if args.override:
-            return chair, override_decision(session=session, chair_id=chair.id, item=item, verdict=args.verdict,
-                                            problematic=args.problematic, severity=args.severity,
-                                            category=args.category, oov_name=args.oov_name, reason=args.reason)
-        return chair, lock_decision(session=session, chair_id=chair.id, item=item, force=args.force)
-
-    chair, result = Project.open(args.project).write(work)
+    project, chair = Project.open(args.project), acts.ByName(args.chair)
     if one:
-        row = result
+        item = acts.ItemName(args.image, args.predicted)
+        if args.override:
+            row = acts.override(project, chair_id=chair, item=item, verdict=args.verdict,
+                                problematic=args.problematic, severity=args.severity, category=args.category,
+                                oov_name=args.oov_name, reason=args.reason).value
+        else:
+            row = acts.lock(project, chair_id=chair, item=item, force=args.force).value
         print(f"decision {row.id} ({row.method}) on {args.image} predicted {row.predicted}: verdict {row.verdict}"
               + (f", {row.reason}" if row.reason else ""))
         return 0
+    done = acts.lock_all(project, chair_id=chair, unanimous_only=args.unanimous_only, force=args.force)
+    result = done.value
     counts: dict[str, int] = {}
     for row in result:
         counts[row.verdict] = counts.get(row.verdict, 0) + 1
     summary = ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "nothing to lock"
     kind = "unanimous" if getattr(args, "unanimous_only", False) else "majority"
-    print(f"{chair.name} locked {counted(len(result), kind + ' decision')}: {summary}")
+    print(f"{done.by} locked {counted(len(result), kind + ' decision')}: {summary}")
     for kept in result.kept:
         print(f"not locked: {kept}")
     return 0
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from reviewer.panel.identity import acting_reviewer
-    from reviewer.panel.rules import BLIND, PANEL_CLOSED, UNANIMOUS_FINAL, read_rules, set_rules
+    from reviewer.app.panel import ByName, panel_rules, set_panel_rules
+    from reviewer.panel.rules import BLIND, PANEL_CLOSED, UNANIMOUS_FINAL
 
     changes = {key: value == "on" for key, value in ((BLIND, args.blind), (UNANIMOUS_FINAL, args.unanimous_final),
                                                      (PANEL_CLOSED, args.closed)) if value is not None}
     project = Project.open(args.project)
     if not changes:
-        with project.read() as session:
-            print(read_rules(session).describe())
+        print(panel_rules(project).describe())
         return 0
-
-    def work(session):
-        chair = acting_reviewer(session=session, name=args.chair)
-        return set_rules(session, chair_id=chair.id, **changes)
-
-    print(project.write(work).describe())
+    print(set_panel_rules(project, chair_id=ByName(args.chair), **changes).value.describe())
     return 0
 
 

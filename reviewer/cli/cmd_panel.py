@@ -108,9 +108,9 @@ def _describe(fields: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in fields.items() if k != "note") or "note"
 
 
-def _read_batch(session, source: str) -> list[tuple]:
-    """Every row checked (image, class, values, key) before any vote is cast:
-    (item, image, fields, key) per row."""
+def _read_batch(source: str) -> list:
+    """Every row of the CSV as a vote of a batch (`reviewer.app.panel.BatchVote`), its cells
+    and keys checked here, its item and fields by the act before any vote is cast."""
     import hashlib
     import io
 
@@ -134,7 +134,7 @@ def _read_batch(session, source: str) -> list[tuple]:
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]  # the same file: the same keys
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
-        rows = _checked_rows(session, name, reader, digest)
+        rows = _checked_rows(name, reader, digest)
     except csv.Error as exc:  # a cell past the csv module's limit (131,072 characters), a NUL, ...
         limit = csv.field_size_limit()
         why = (f"a cell longer than {limit:,} characters (a note that long belongs in a file of its own)"
@@ -144,16 +144,15 @@ def _read_batch(session, source: str) -> list[tuple]:
     return rows
 
 
-def _checked_rows(session, name: str, reader: csv.DictReader, digest: str) -> list[tuple]:
+def _checked_rows(name: str, reader: csv.DictReader, digest: str) -> list:
+    from reviewer.app.panel import BatchVote, ItemName
     from reviewer.errors import InputError, UserError
-    from reviewer.panel.lookup import find_mistake
-    from reviewer.panel.votes import check_fields, check_text
 
     unknown = set(reader.fieldnames or ()) - set(BATCH_COLUMNS)
     if not reader.fieldnames or {"image", "predicted"} - set(reader.fieldnames) or unknown:
         raise InputError(name, f"the header must name image, predicted and any of {', '.join(BATCH_COLUMNS[2:])}"
                          + (f" (unknown: {', '.join(sorted(unknown))})" if unknown else ""))
-    rows, known, keys = [], {}, {}
+    rows, keys = [], {}
     for number, row in enumerate(reader, start=2):
         try:
             if None in row:  # csv puts surplus cells under None
@@ -167,29 +166,24 @@ def _checked_rows(session, name: str, reader: csv.DictReader, digest: str) -> li
             if key in keys:
                 raise UserError(f"key {key!r} is on line {keys[key]} too: every row needs its own")
             keys[key] = number
-            pair = (row["image"], row["predicted"])
-            item = known[pair] if pair in known else known.setdefault(
-                pair, find_mistake(session=session, image=pair[0], predicted=pair[1]))
             fields = _fields(row)
             if not fields:
                 raise UserError("nothing to vote on this row: give a verdict, problematic, severity, "
                                 "category, oov_name or note")
-            check_fields(**{k: fields.get(k) for k in ("verdict", "severity", "category")})
-            check_text(note=fields.get("note"), oov_name=fields.get("oov_name"))
         except UserError as exc:
             raise InputError(name, str(exc), record=f"line {number}",
                              hint="nothing of this file was recorded") from None
-        rows.append((item, row["image"], fields, key))
+        rows.append(BatchVote(ItemName(row["image"], row["predicted"]), fields, key=key, where=f"line {number}"))
     return rows
 
 
 def run_vote(args: argparse.Namespace) -> int:
-    """One unit of work: the names are resolved and the votes cast in one transaction, so a
-    batch is recorded whole or not at all (a failure on its last row leaves nothing)."""
+    """One act (`reviewer.app.panel.vote`, `vote_batch` or `undo`), one unit of work: the
+    names are resolved and the votes cast in one transaction, so a batch is recorded whole
+    or not at all (a failure on its last row leaves nothing)."""
+    from reviewer.app import panel as acts
     from reviewer.errors import UserError
-    from reviewer.panel.identity import acting_reviewer
-    from reviewer.panel.lookup import find_mistake
-    from reviewer.panel.votes import cast_vote, check_fields, recorded_batch_keys, undo_last
+    from reviewer.panel.votes import check_fields
 
     given = [f"--{name.replace('_', '-')}" for name in ("image", "predicted", *VOTE_COLUMNS[2:])
              if getattr(args, name, None) is not None]
@@ -203,62 +197,47 @@ def run_vote(args: argparse.Namespace) -> int:
         if not fields:
             raise UserError("nothing to vote: give --verdict, --problematic, --severity, --category, --oov-name "
                             "or --note (or --undo)")
+    batch = _read_batch(args.batch) if args.batch else None
     project = Project.open(args.project)
+    who = acts.ByName(args.reviewer)
+    if args.undo:
+        done = acts.undo(project, reviewer_id=who)
+        row = done.value
+        print(f"undone: vote {row.undoes} of {done.by} (new row {row.id})" if row else "nothing to undo")
+        return 0
+    if batch is None:
+        done = acts.vote(project, reviewer_id=who, item=acts.ItemName(args.image, args.predicted), **fields)
+        print(f"vote {done.value.id}: {done.by} on {args.image} predicted {done.value.predicted}: {_describe(fields)}")
+        return 0
 
-    def work(session) -> list[str]:
-        reviewer = acting_reviewer(session=session, name=args.reviewer)
-        if args.undo:
-            row = undo_last(session=session, reviewer_id=reviewer.id)
-            return [f"undone: vote {row.undoes} of {reviewer.name} (new row {row.id})" if row else "nothing to undo"]
-        if not args.batch:
-            item = find_mistake(session=session, image=args.image, predicted=args.predicted)
-            row = cast_vote(session=session, reviewer_id=reviewer.id, item=item, **fields)
-            return [f"vote {row.id}: {reviewer.name} on {args.image} predicted {item.predicted}: {_describe(fields)}"]
-        batch = _read_batch(session, args.batch)
-        done = recorded_batch_keys(session=session, reviewer_id=reviewer.id, keys=[key for *_, key in batch])
-        print(f"recording {counted(len(batch) - len(done), 'vote')} of {reviewer.name} in one transaction"
-              + (f" ({counted(len(done), 'row')} recorded already)" if done else ""), file=sys.stderr, flush=True)
-        lines = []
-        for item, image, given, key in batch:
-            if key in done:
-                lines.append(f"already recorded [{key}]: vote {done[key]}")
-                continue
-            row = cast_vote(session=session, reviewer_id=reviewer.id, item=item, batch_key=key, **given)
-            lines.append(f"vote {row.id} [{key}]: {reviewer.name} on {image} predicted {item.predicted}: "
-                         f"{_describe(given)}")
-        return lines
+    def starting(to_record: int, recorded: int, name: str | None) -> None:
+        print(f"recording {counted(to_record, 'vote')} of {name} in one transaction"
+              + (f" ({counted(recorded, 'row')} recorded already)" if recorded else ""), file=sys.stderr, flush=True)
 
-    for line in project.write(work):  # printed once committed: a printed vote is recorded
-        print(line, flush=True)
+    done = acts.vote_batch(project, reviewer_id=who, votes=batch, source="stdin" if args.batch == "-" else args.batch,
+                           starting=starting)
+    for vote, cast in zip(batch, done.value):  # printed once committed: a printed vote is recorded
+        if cast.vote is None:
+            print(f"already recorded [{vote.key}]: vote {cast.recorded_before}", flush=True)
+        else:
+            print(f"vote {cast.vote.id} [{vote.key}]: {done.by} on {vote.item.image} predicted {cast.item.predicted}: "
+                  f"{_describe(vote.fields)}", flush=True)
     return 0
 
 
 def run_reopen(args: argparse.Namespace) -> int:
-    from reviewer.panel.identity import acting_reviewer
-    from reviewer.panel.lookup import find_mistake
-    from reviewer.panel.phases import reopen
+    from reviewer.app.panel import ByName, ItemName, reopen_item
 
-    def work(session):
-        reviewer = acting_reviewer(session=session, name=args.reviewer)
-        item = find_mistake(session=session, image=args.image, predicted=args.predicted)
-        reopen(session=session, reviewer_id=reviewer.id, item=item, reason=args.reason)
-        return item
-
-    item = Project.open(args.project).write(work)
-    print(f"reopened {args.image} predicted {item.predicted}: it needs every panelist's verdict again")
+    row = reopen_item(Project.open(args.project), reviewer_id=ByName(args.reviewer),
+                      item=ItemName(args.image, args.predicted), reason=args.reason).value
+    print(f"reopened {args.image} predicted {row.predicted}: it needs every panelist's verdict again")
     return 0
 
 
 def run_note(args: argparse.Namespace) -> int:
-    from reviewer.panel.discussion import add_note
-    from reviewer.panel.identity import acting_reviewer
-    from reviewer.panel.lookup import find_mistake
+    from reviewer.app.panel import ByName, ItemName, note
 
-    def work(session):
-        reviewer = acting_reviewer(session=session, name=args.reviewer)
-        item = find_mistake(session=session, image=args.image, predicted=args.predicted)
-        return reviewer, item, add_note(session=session, reviewer_id=reviewer.id, item=item, text=args.text)
-
-    reviewer, item, row = Project.open(args.project).write(work)
-    print(f"note {row.id} by {reviewer.name} on {args.image} predicted {item.predicted}")
+    done = note(Project.open(args.project), reviewer_id=ByName(args.reviewer),
+                item=ItemName(args.image, args.predicted), text=args.text)
+    print(f"note {done.value.id} by {done.by} on {args.image} predicted {done.value.predicted}")
     return 0

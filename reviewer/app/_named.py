@@ -1,0 +1,53 @@
+"""Who acts and on what, as the command line names them: a panelist's name and an
+item as an image file name and a predicted class. The panel's acts take these
+beside the window's ids and resolve them inside the act's own unit of work, so a
+name and the act on it are one transaction and both front ends run the same act.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from sqlmodel import Session
+
+from reviewer.items import Item
+
+
+@dataclass(frozen=True)
+class ByName:
+    """A panelist as a person names them (`--reviewer NAME`). None: the login name, or on a
+    panel of database roles the connection's role (`reviewer.panel.identity.acting_reviewer`)."""
+
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class ItemName:
+    """An item as a person names it: the image's file name and the predicted class
+    (index 0-999, wnid or class name; `reviewer.panel.lookup.find_mistake`)."""
+
+    image: str | None
+    predicted: str | None
+
+
+Panelist = Union[int, ByName]  # a panelist's id (the window knows it), or a name to resolve
+ItemRef = Union[Item, ItemName]
+
+
+def resolve_panelist(session: Session, who: Panelist) -> tuple[int, str | None]:
+    """(id, name) of the panelist acting; the name only where one was resolved."""
+    if isinstance(who, ByName):
+        from reviewer.panel.identity import acting_reviewer
+
+        row = acting_reviewer(session=session, name=who.name)
+        return row.id, row.name
+    return who, None
+
+
+def resolve_item(session: Session, ref: ItemRef) -> Item:
+    if isinstance(ref, ItemName):
+        from reviewer.panel.lookup import find_mistake
+
+        return find_mistake(session=session, image=ref.image, predicted=ref.predicted)
+    return ref
