@@ -11,7 +11,7 @@ and the database enforces it (CHECK constraints, migration 0004).
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, IntEnum
 
 try:
     from enum import StrEnum
@@ -132,6 +132,22 @@ class DecisionMethod(StrEnum):
     def stored(self) -> bool:
         """Whether a decision row may carry it (the database's CHECK lists these)."""
         return self is not DecisionMethod.UNANIMOUS
+
+
+class Phase(IntEnum):
+    """The panel's two phases (reviewer.panel.phases): correctness (verdict and the
+    problematic flag), then rating (severity and category) of what stands wrong. Members
+    equal their numbers, which the command line and the window print."""
+
+    CORRECTNESS = 1
+    RATING = 2
+
+    def __str__(self) -> str:  # "1", as Python 3.11's IntEnum prints, on 3.10 too
+        return str(self.value)
+
+    @property
+    def title(self) -> str:
+        return "Phase 1, correctness" if self is Phase.CORRECTNESS else "Phase 2, severity and category"
 
 
 # Spellings in google-research/imagenet-mistakes (and close variants).

@@ -39,11 +39,11 @@ from db.engine import DECISIONS, serialise
 from db.tables import Decision, Image, Mistake, Reviewer, Vote
 from reviewer.errors import UserError
 from reviewer.items import Item
-from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, in_phase, status, unanimous_in
+from reviewer.panel.phases import PhaseStatus, in_phase, status, unanimous_in
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.state import current_votes, decision_history, is_settled
 from reviewer.panel.votes import check_fields, check_text, panelists
-from reviewer.terms import Category, DecisionMethod, Severity, Verdict
+from reviewer.terms import Category, DecisionMethod, Phase, Severity, Verdict
 
 
 class DecisionError(UserError):
@@ -330,16 +330,16 @@ def lockable_items(snapshot: PanelSnapshot, *, unanimous_only: bool = False) -> 
     """Items fully voted in their current phase and without a decision for it yet."""
     out = []
     for item in snapshot.items:
-        for phase in (1, 2):
+        for phase in Phase:
             if not in_phase(snapshot, item, phase):
                 continue
             state = status(snapshot, item, phase)
             locked = snapshot.locked(item)
-            locked_here = locked is not None and (phase == 1 or locked.severity is not None
+            locked_here = locked is not None and (phase == Phase.CORRECTNESS or locked.severity is not None
                                                   or locked.category is not None)
             wanted = (unanimous_in(snapshot, item, phase) if unanimous_only
-                      else state in (DECIDED, AWAITS_GROUP))
-            if state != VOTING and wanted and not locked_here:
+                      else state in (PhaseStatus.DECIDED, PhaseStatus.AWAITS_GROUP))
+            if state != PhaseStatus.VOTING and wanted and not locked_here:
                 out.append(item)
                 break
     return out

@@ -29,6 +29,7 @@ from reviewer.panel.phases import in_phase
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.state import describe_decision
 from reviewer.panel.votes import SeenVote, seen_vote, voted_fields
+from reviewer.terms import Phase
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class GroupRow:
     predicted_name: str
     run_id: int | None  # a run that made this mistake (its facts are shown)
     split_fields: tuple[str, ...]  # fields every panelist voted, not unanimously (a pair: the two differ on)
-    phases: tuple[int, ...]
+    phases: tuple[Phase, ...]
     decision: str  # "" or e.g. "wrong (majority)"
 
 
@@ -99,7 +100,7 @@ def load_group(*, session: Session, viewer_id: int, field: str | None = None,
             predicted_name=classes[item.predicted], run_id=facts.runs[0] if facts else None,
             split_fields=(tuple(f for f in FIELDS if unanimity[f] is False) if pair is None
                           else _pair_split(snapshot, item, pair, viewer_id)),
-            phases=tuple(p for p in (1, 2) if in_phase(snapshot, item, p)),
+            phases=tuple(p for p in Phase if in_phase(snapshot, item, p)),
             decision=describe_decision(snapshot.decisions.get(item))))
     waiting = 0 if snapshot.unanimous_final else len(lockable_items(snapshot, unanimous_only=True))
     return GroupState(snapshot=snapshot, rows=rows, hidden=hidden, unanimous_to_lock=waiting)

@@ -30,9 +30,16 @@ from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot, load_snapshot
 from reviewer.panel.state import is_settled
-from reviewer.terms import DecisionMethod, Verdict
+from reviewer.terms import DecisionMethod, Phase, StrEnum, Verdict
 
-VOTING, AWAITS_GROUP, DECIDED = "voting", "awaits_group", "decided"
+
+class PhaseStatus(StrEnum):
+    """Where an item stands in one phase (module docstring); the names of `PhaseProgress`'s counts."""
+
+    VOTING = "voting"
+    AWAITS_GROUP = "awaits_group"
+    DECIDED = "decided"
+
 
 
 class PhaseError(UserError):
@@ -59,16 +66,16 @@ def correctness(snapshot: PanelSnapshot, item: Item) -> str | None:
     return None
 
 
-def in_phase(snapshot: PanelSnapshot, item: Item, phase: int) -> bool:
+def in_phase(snapshot: PanelSnapshot, item: Item, phase: Phase) -> bool:
     facts = snapshot.facts.get(item)
     if facts is None:
         return False
-    if phase == 1:
+    if phase == Phase.CORRECTNESS:
         return facts.novel or item in snapshot.reopened
     return correctness(snapshot, item) == Verdict.WRONG
 
 
-def phase_items(snapshot: PanelSnapshot, phase: int) -> list[Item]:
+def phase_items(snapshot: PanelSnapshot, phase: Phase) -> list[Item]:
     """The items of a phase, in (image, predicted) order."""
     return [item for item in snapshot.items if in_phase(snapshot, item, phase)]
 
@@ -80,37 +87,37 @@ def unanimous(snapshot: PanelSnapshot, item: Item, name: str) -> bool | None:
     return len(set(snapshot.values(item, name).values())) == 1
 
 
-def status(snapshot: PanelSnapshot, item: Item, phase: int) -> str:
-    """VOTING, AWAITS_GROUP or DECIDED: the item's state in `phase`. Unanimous is
+def status(snapshot: PanelSnapshot, item: Item, phase: Phase) -> PhaseStatus:
+    """VOTING, AWAITS_GROUP or DECIDED (`PhaseStatus`): the item's state in `phase`. Unanimous is
     DECIDED while the project's `unanimous_final` is on (reviewer.panel.final, the one
     meaning of decided); with it off a unanimous item awaits the chair's lock, as a
     split one awaits the group."""
     locked = snapshot.locked(item)
-    if locked is not None and (phase == 1 or locked.severity is not None or locked.category is not None):
-        return DECIDED
+    if locked is not None and (phase == Phase.CORRECTNESS or locked.severity is not None or locked.category is not None):
+        return PhaseStatus.DECIDED
     agreement = [unanimous(snapshot, item, name) for name in PHASE_FIELDS[phase]]
     if any(a is None for a in agreement):
-        return VOTING
-    return DECIDED if all(agreement) and snapshot.unanimous_final else AWAITS_GROUP
+        return PhaseStatus.VOTING
+    return PhaseStatus.DECIDED if all(agreement) and snapshot.unanimous_final else PhaseStatus.AWAITS_GROUP
 
 
-def unanimous_in(snapshot: PanelSnapshot, item: Item, phase: int) -> bool:
+def unanimous_in(snapshot: PanelSnapshot, item: Item, phase: Phase) -> bool:
     """Every panelist voted the phase's fields, all alike (whatever the setting)."""
     return all(unanimous(snapshot, item, name) for name in PHASE_FIELDS[phase])
 
 
-def has_voted(snapshot: PanelSnapshot, item: Item, reviewer_id: int, phase: int) -> bool:
+def has_voted(snapshot: PanelSnapshot, item: Item, reviewer_id: int, phase: Phase) -> bool:
     return all(reviewer_id in snapshot.values(item, name) for name in PHASE_FIELDS[phase])
 
 
-def to_do(snapshot: PanelSnapshot, item: Item, reviewer_id: int | None) -> frozenset[int]:
+def to_do(snapshot: PanelSnapshot, item: Item, reviewer_id: int | None) -> frozenset[Phase]:
     """The phases in which the item waits for this panelist's vote: in the phase, not
     decided there, and the panelist has not voted the phase's fields (what `progress`
     counts as the panelist's "to do")."""
     if reviewer_id is None:
         return frozenset()
-    return frozenset(phase for phase in (1, 2) if in_phase(snapshot, item, phase)
-                     and status(snapshot, item, phase) != DECIDED
+    return frozenset(phase for phase in Phase if in_phase(snapshot, item, phase)
+                     and status(snapshot, item, phase) != PhaseStatus.DECIDED
                      and not has_voted(snapshot, item, reviewer_id, phase))
 
 
@@ -125,7 +132,7 @@ class PanelistProgress:
 
 @dataclass
 class PhaseProgress:
-    phase: int
+    phase: Phase
     items: int = 0
     voting: int = 0
     awaits_group: int = 0
@@ -134,37 +141,45 @@ class PhaseProgress:
 
 
 @dataclass(frozen=True)
-class ItemProgress:
-    """One item's part of `progress`: for each phase it is in, its state there and the
-    panelists who have voted the phase's fields."""
+class PhasePart:
+    """An item in one phase: its state there and the panelists who voted the phase's fields."""
 
-    phases: tuple[tuple[int, str, frozenset[int]], ...] = ()
+    phase: Phase
+    status: PhaseStatus
+    voted: frozenset[int]
+
+
+@dataclass(frozen=True)
+class ItemProgress:
+    """One item's part of `progress`: one `PhasePart` for each phase it is in."""
+
+    phases: tuple[PhasePart, ...] = ()
 
 
 def item_progress(snapshot: PanelSnapshot, item: Item) -> ItemProgress:
     return ItemProgress(tuple(
-        (phase, status(snapshot, item, phase),
-         frozenset(p.id for p in snapshot.panelists if has_voted(snapshot, item, p.id, phase)))
-        for phase in (1, 2) if in_phase(snapshot, item, phase)))
+        PhasePart(phase, status(snapshot, item, phase),
+                  frozenset(p.id for p in snapshot.panelists if has_voted(snapshot, item, p.id, phase)))
+        for phase in Phase if in_phase(snapshot, item, phase)))
 
 
 def empty_progress(snapshot: PanelSnapshot) -> list[PhaseProgress]:
     return [PhaseProgress(phase, panelists=[PanelistProgress(p.id, p.name) for p in snapshot.panelists])
-            for phase in (1, 2)]
+            for phase in Phase]
 
 
 def count_progress(reports: list[PhaseProgress], part: ItemProgress, sign: int = 1) -> None:
     """Add (sign 1) or take away (sign -1) an item's part in `reports` (phases 1 and 2),
     so a window keeps the counts of thousands of items up to date item by item."""
-    for phase, state, voted in part.phases:
-        report = reports[phase - 1]
+    for phase_part in part.phases:
+        report, state = reports[phase_part.phase - 1], phase_part.status
         report.items += sign
         setattr(report, state, getattr(report, state) + sign)
         for entry in report.panelists:
-            if entry.reviewer_id in voted:
+            if entry.reviewer_id in phase_part.voted:
                 entry.done += sign
-                entry.awaits_group += sign * (state == AWAITS_GROUP)
-            elif state != DECIDED:
+                entry.awaits_group += sign * (state == PhaseStatus.AWAITS_GROUP)
+            elif state != PhaseStatus.DECIDED:
                 entry.to_do += sign  # as `to_do` says of the item
 
 
@@ -194,7 +209,7 @@ def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str) -> De
     image = image_names(session=session, image_ids=[item.image_id]).get(item.image_id, f"image {item.image_id}")
     if item not in snapshot.facts:
         raise PhaseError(f"{image} predicted {item.predicted} is not a mistake of any run of this project")
-    if in_phase(snapshot, item, 1) and snapshot.locked(item) is None:
+    if in_phase(snapshot, item, Phase.CORRECTNESS) and snapshot.locked(item) is None:
         from reviewer.panel.final import final_decision
 
         if final_decision(snapshot, item) is not None:

@@ -21,10 +21,10 @@ from db.tables import Decision, Mistake, ProjectSetting, Vote
 from reviewer.items import Item
 from reviewer.panel.state import current_votes, is_settled, latest_decisions
 from reviewer.panel.votes import panelists, voted_fields
-from reviewer.terms import DecisionMethod
+from reviewer.terms import DecisionMethod, Phase
 
 FIELDS = ("verdict", "problematic", "severity", "category")
-PHASE_FIELDS = {1: ("verdict", "problematic"), 2: ("severity", "category")}
+PHASE_FIELDS = {Phase.CORRECTNESS: ("verdict", "problematic"), Phase.RATING: ("severity", "category")}
 FIELD_PHASE = {f: phase for phase, names in PHASE_FIELDS.items() for f in names}
 
 

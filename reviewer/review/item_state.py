@@ -3,7 +3,7 @@ queue shows on a row and filters on.
 
 `ItemState` carries the panelist's own verdict, the final decision's value and how it
 came about (`reviewer.panel.final`, the one meaning of decided), a dispute (every
-panelist voted a phase's fields and they differ: `phases.status` AWAITS_GROUP), the
+panelist voted a phase's fields and they differ: `phases.status` is AWAITS_GROUP), the
 phases still waiting for this panelist's vote (`phases.to_do`), and how many
 discussion notes the item has.
 
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from reviewer.items import Item
 from reviewer.panel.final import DecidedHow, decided_how, final_decision
-from reviewer.panel.phases import AWAITS_GROUP, correctness, in_phase, status, to_do, unanimous
+from reviewer.panel.phases import PhaseStatus, correctness, in_phase, status, to_do, unanimous
 from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot
-from reviewer.terms import Category, Severity, StrEnum, Verdict
+from reviewer.terms import Category, Phase, Severity, StrEnum, Verdict
 
 _HOW_WORDS = {
     DecidedHow.UNANIMOUS: "the whole panel voted alike",
@@ -76,7 +76,7 @@ class DecidedValue:
 class Dispute:
     """Every panelist voted the phase's fields, and they differ on these."""
 
-    phase: int
+    phase: Phase
     fields: tuple[str, ...]
 
     def describe(self) -> str:
@@ -92,7 +92,7 @@ class ItemState:
     my_verdict: str | None = None
     decision: DecidedValue | None = None
     dispute: Dispute | None = None
-    to_do: frozenset[int] = frozenset()  # the phases waiting for this panelist's vote (`phases.to_do`)
+    to_do: frozenset[Phase] = frozenset()  # the phases waiting for this panelist's vote (`phases.to_do`)
     stands_wrong: bool = False  # its correctness stands as wrong: severity and category are rated (phase 2)
     notes: int = 0  # discussion notes (reviewer.panel.discussion)
 
@@ -103,7 +103,7 @@ class ItemState:
     @property
     def awaits_my_rating(self) -> bool:
         """The verdict stands wrong and this panelist's severity and category are still to give."""
-        return 2 in self.to_do
+        return Phase.RATING in self.to_do
 
     @property
     def problematic(self) -> bool | None:
@@ -119,8 +119,8 @@ class ItemState:
 
 def dispute(snapshot: PanelSnapshot, item: Item) -> Dispute | None:
     """The item's first phase where every panelist voted and the votes differ, or None."""
-    for phase in (1, 2):
-        if in_phase(snapshot, item, phase) and status(snapshot, item, phase) == AWAITS_GROUP:
+    for phase in Phase:
+        if in_phase(snapshot, item, phase) and status(snapshot, item, phase) == PhaseStatus.AWAITS_GROUP:
             fields = tuple(name for name in PHASE_FIELDS[phase] if unanimous(snapshot, item, name) is False)
             if fields:  # unanimous but waiting for the chair's lock (unanimous_final off) is no dispute
                 return Dispute(phase, fields)

@@ -9,7 +9,7 @@ from review_data import decisions_table_of, read_with, snapshot_of
 
 from reviewer.app import panel as acts
 from reviewer.panel.decisions import DecisionError, lockable_items, non_unanimous_items
-from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, progress, status
+from reviewer.panel.phases import PhaseStatus, progress, status
 from reviewer.panel.state import decision_history
 from reviewer.review.reviewed_mistakes import reviewed_mistakes
 
@@ -41,7 +41,7 @@ def test_a_majority_wrong_lock_leaves_phase_2_to_every_panelist(panel):
         == [["panel", None, None]]
 
     snap = snapshot_of(project)
-    assert status(snap, item, 1) == DECIDED and status(snap, item, 2) == VOTING
+    assert status(snap, item, 1) == PhaseStatus.DECIDED and status(snap, item, 2) == PhaseStatus.VOTING
     phase2 = {p.phase: p for p in progress(snap)}[2]
     # Two known mistakes wait for everyone; the locked one waits for cy only.
     assert {p.name: (p.done, p.to_do) for p in phase2.panelists} == {"ann": (1, 2), "bob": (1, 2), "cy": (0, 3)}
@@ -52,14 +52,14 @@ def test_a_majority_wrong_lock_leaves_phase_2_to_every_panelist(panel):
     # cy rates: the severity split reaches the group, then the chair locks it.
     vote(project, cy, item, severity="major", category="fine_grained")
     snap = snapshot_of(project)
-    assert status(snap, item, 2) == AWAITS_GROUP
+    assert status(snap, item, 2) == PhaseStatus.AWAITS_GROUP
     assert non_unanimous_items(snap, fields=["severity"]) == [item]
     assert lockable_items(snap) == [item]
     (second,) = acts.lock_all(project, chair_id=ann).value
     assert (second.verdict, second.problematic, second.severity, second.category) == (
         "wrong", False, "major", "fine_grained")
     assert second.reason == "severity: major 2, minor 1; category: fine_grained 3"
-    assert status(snapshot_of(project), item, 2) == DECIDED
+    assert status(snapshot_of(project), item, 2) == PhaseStatus.DECIDED
     assert lockable_items(snapshot_of(project)) == []
     # Append-only: the verdict-only lock stays in the history; the latest row is the whole decision.
     assert [(d.verdict, d.severity) for d in read_with(project, decision_history, item=item)] == [
@@ -94,4 +94,4 @@ def test_known_mistake_needs_every_rating_or_the_chairs_override(panel):
     assert lockable_items(snapshot_of(project)) == []
     acts.override(project, chair_id=ann, item=known, verdict="wrong",
                       severity="major", category="fine_grained", reason="cy is away; the two agree")
-    assert status(snapshot_of(project), known, 2) == DECIDED
+    assert status(snapshot_of(project), known, 2) == PhaseStatus.DECIDED

@@ -7,7 +7,7 @@ import pytest
 from review_data import snapshot_of, standing_decisions_of
 
 from reviewer.app import panel as acts
-from reviewer.panel.phases import AWAITS_GROUP, DECIDED, VOTING, PhaseError, phase_items, progress, status
+from reviewer.panel.phases import PhaseError, PhaseStatus, phase_items, progress, status
 
 
 def vote(project, reviewer, item, **fields):
@@ -32,7 +32,7 @@ def test_novel_mistakes_need_every_verdict_known_ones_skip_to_phase_2(panel):
         vote(project, who, b, verdict=verdict)
     vote(project, ann, c, verdict="correct")  # c: only ann so far
     snap = snapshot_of(project)
-    assert [status(snap, i, 1) for i in (a, b, c)] == [DECIDED, AWAITS_GROUP, VOTING]
+    assert [status(snap, i, 1) for i in (a, b, c)] == [PhaseStatus.DECIDED, PhaseStatus.AWAITS_GROUP, PhaseStatus.VOTING]
     # Unanimously wrong joins phase 2 at once; the split one waits for the group.
     assert phase_items(snap, 2) == [a, *known]
 
@@ -82,3 +82,17 @@ def test_a_new_panelist_has_everything_to_do(panel):
     acts.add_panelist(project, "dee")
     phase1 = by_phase(project)[1]
     assert {p.name: p.to_do for p in phase1.panelists}["dee"] == 6
+
+
+def test_a_phase_is_named_and_prints_as_its_number():
+    """Phases are `Phase` members, not bare 1 and 2; the command line's JSON, its tables and
+    the window print them as the numbers the panel knows them by."""
+    import json
+
+    from reviewer.panel.snapshot import FIELD_PHASE, PHASE_FIELDS
+    from reviewer.terms import Phase
+
+    assert [str(p) for p in Phase] == ["1", "2"] and f"phase {Phase.RATING}" == "phase 2"
+    assert json.dumps({"phase": Phase.RATING}) == '{"phase": 2}'
+    assert PHASE_FIELDS[Phase.RATING] == ("severity", "category") and FIELD_PHASE["verdict"] is Phase.CORRECTNESS
+    assert Phase.CORRECTNESS.title == "Phase 1, correctness"
