@@ -24,7 +24,6 @@ import warnings
 from dataclasses import dataclass
 from typing import Hashable, Mapping, Sequence
 
-import krippendorff
 import numpy as np
 
 from reviewer.items import Item
@@ -98,6 +97,8 @@ def alpha(counts: np.ndarray, *, level: str = "nominal") -> float | None:
     """Krippendorff's alpha from value counts (the package does the computing)."""
     if (counts.sum(axis=1) >= 2).sum() < 1:
         return None
+    import krippendorff  # loaded when an agreement is computed, not with the window
+
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")

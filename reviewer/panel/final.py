@@ -28,9 +28,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-import pandas as pd
 from sqlmodel import Session
 
 from db.tables import Decision
@@ -38,6 +37,9 @@ from reviewer.items import Item
 from reviewer.panel.snapshot import PanelSnapshot, load_snapshot
 from reviewer.panel.state import is_settled
 from reviewer.terms import Category, DecisionMethod, StrEnum, Verdict
+
+if TYPE_CHECKING:  # pandas loads with the first table (0.3 s): the window's first paint needs none
+    import pandas as pd
 
 UNANIMOUS_FINAL = "unanimous_final"  # project setting: "on" (default) or "off"
 
@@ -196,6 +198,8 @@ def decisions_table(*, session: Session, snapshot: PanelSnapshot | None = None) 
     """The final decisions as a table, one row per decided item (the analysis, the export
     and the split read this): `DECISION_COLUMNS`, `reviewer` the chair's name (none for
     a unanimous decision), `decided_how` as `decided_how` says."""
+    import pandas as pd
+
     snapshot = load_snapshot(session=session) if snapshot is None else snapshot
     names = {p.id: p.name for p in snapshot.panelists}
     if any(d.decided_by not in names for d in snapshot.decisions.values() if d.decided_by is not None):

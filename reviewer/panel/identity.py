@@ -16,12 +16,14 @@ Two ways a project knows it, and the README says which holds where:
 from __future__ import annotations
 
 import getpass
+from typing import TYPE_CHECKING
 
-from sqlalchemy import select, text
-from sqlmodel import Session
-
-from db.tables import ProjectSetting, Reviewer
 from reviewer.errors import UserError
+
+if TYPE_CHECKING:  # the window asks default_name() before its first paint, before any database is open
+    from sqlmodel import Session
+
+    from db.tables import Reviewer
 
 IDENTITY_SETTING = "identity"
 DATABASE_ROLES = "database-roles"
@@ -43,11 +45,15 @@ def uses_database_roles(session: Session) -> bool:
     """The project's panelists are database roles (set by `reviewer panel-setup`)."""
     if session.get_bind().dialect.name != "postgresql":
         return False
+    from db.tables import ProjectSetting
+
     row = session.get(ProjectSetting, IDENTITY_SETTING)
     return row is not None and row.value == DATABASE_ROLES
 
 
 def session_role(session: Session) -> str:
+    from sqlalchemy import text
+
     return session.execute(text("SELECT current_user")).scalar_one()
 
 
@@ -58,6 +64,9 @@ def acting_reviewer(*, session: Session, name: str | None) -> Reviewer:
     be a claim the database does not back). Trust: the panelist called `name`
     (default: the OS user), who must be on the panel already (a typo does not add one).
     """
+    from sqlalchemy import select
+
+    from db.tables import Reviewer
     from reviewer.panel.lookup import require_reviewer
 
     if uses_database_roles(session):

@@ -15,9 +15,9 @@ the split, the comparison and the reviewed mistakes all read through it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from sqlalchemy import delete, insert, select
 from sqlmodel import Session
 
@@ -27,6 +27,9 @@ from reviewer.items import Item
 from reviewer.labels.labelset import CORRECT, WRONG, LabelSet, accepted, evaluable
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.runs.predictions import RunPredictions, load_predictions
+
+if TYPE_CHECKING:  # pandas loads with the first table (0.3 s): the window's first paint needs none
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ MISTAKE_COLUMNS = ["mistake_id", "run_id", "image_id", "predicted", "probability
 
 def mistakes_frame(mistakes: list[StoredMistake]) -> pd.DataFrame:
     """The same mistakes as a table (`MISTAKE_COLUMNS`)."""
+    import pandas as pd
+
     frame = pd.DataFrame([tuple(m.__dict__.values()) for m in mistakes], columns=MISTAKE_COLUMNS)
     return frame.astype({"image_id": "int64", "predicted": "int64", "run_id": "int64", "novel": bool})
 

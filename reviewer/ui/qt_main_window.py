@@ -8,30 +8,35 @@ waits for the votes still being written.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QByteArray, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QPushButton, QStackedWidget
 
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
-from reviewer.app.panel import join_panel, panel_rules
 from reviewer.app.preferences import Preferences, load_preferences, save_preferences
-from reviewer.app.runs import default_run, no_run_words, run_list
 from reviewer.errors import UserError
-from reviewer.panel.identity import default_name, describe_identity, uses_database_roles
-from reviewer.project import Project
+from reviewer.panel.identity import default_name
 from reviewer.redact import scrub
 from reviewer.terms import RunStatus
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
 from reviewer.ui.keys import AppKey, KeyDispatcher
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
-from reviewer.ui.review.qt_review_page import QtReviewPage
 from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
-from reviewer.ui.review.review_session import ReviewSession
 from reviewer.ui.side_windows import SideWindows
 from reviewer.ui.theme import ERROR, MUTED, set_text_colour
-from reviewer.ui.watcher import ProjectWatcher
 from reviewer.ui.workers import Worker
+
+# The first paint (the start screen, or "Opening …") needs none of the database, the review
+# page or its domain modules (SQLAlchemy, numpy: about half a second): they load when a project
+# opens, on the worker that opens it (tests/cli/test_startup.py checks it).
+if TYPE_CHECKING:
+    from reviewer.project import Project
+    from reviewer.ui.review.qt_review_page import QtReviewPage
+    from reviewer.ui.review.review_session import ReviewSession
+    from reviewer.ui.watcher import ProjectWatcher
 
 MENUS = {"Verdict": "&Review", "Severity (wrong)": "&Review", "Category (wrong)": "&Review", "Move": "&Review",
          "Image": "&View", "Window": "&View"}
@@ -44,6 +49,11 @@ FRAME_ALLOWANCE = QSize(16, 48)
 
 
 def _open(root: str, reviewer_name: str, join: bool = False):
+    from reviewer.app.panel import join_panel, panel_rules
+    from reviewer.app.runs import run_list
+    from reviewer.panel.identity import describe_identity, uses_database_roles
+    from reviewer.project import Project
+
     project = Project.open(root)
     try:
         reviewer = join_panel(project, reviewer_name, join=join).value
@@ -88,21 +98,14 @@ class QtMainWindow(QMainWindow):
         self.start.open_project.connect(self.open_project)
         self.start.new_project.connect(self.new_project)
         self.start.open_demo.connect(self.open_demo)
-        self.page = QtReviewPage(self.keymap, auto_advance=self.prefs.auto_advance)
-        self.page.image.enlarge_small = self.prefs.enlarge_small_images
-        self.page.evidence_before_vote = self.prefs.evidence_before_vote
-        self.page.status_message.connect(self.show_message)
+        self._page: QtReviewPage | None = None  # built when first needed (`page`)
         self._message_is_error = False
-        # A vote is a new act: a word about the one before it ("Undone: …") no longer applies.
-        # (An error stays until its time is up: it may be about a vote not recorded.)
-        self.page.voted.connect(lambda: None if self._message_is_error else self.status_text.clear())
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start)
-        self.stack.addWidget(self.page)
         self.setCentralWidget(self.stack)
         self.help = QtHelpOverlay(self.keymap, self.stack)
         self.help.edit_keys.connect(self.edit_keys)
-        self.help.closed.connect(lambda: self.page.setFocus())
+        self.help.closed.connect(lambda: self._page is not None and self._page.setFocus())
         self._build_toolbar()
         self.actions_by_name: dict[str, QAction] = {}
         self._build_actions()
@@ -118,6 +121,24 @@ class QtMainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.show_run_button)
         self._offered_run: int | None = None
         self.export_summary: QMessageBox | None = None
+
+    @property
+    def page(self) -> QtReviewPage:
+        """The review page, built on first use: a project opening, or a caller asking for it."""
+        if self._page is None:
+            from reviewer.ui.review.qt_review_page import QtReviewPage
+
+            page = QtReviewPage(self.keymap, auto_advance=self.prefs.auto_advance)
+            page.image.enlarge_small = self.prefs.enlarge_small_images
+            page.evidence_before_vote = self.prefs.evidence_before_vote
+            page.status_message.connect(self.show_message)
+            # A vote is a new act: a word about the one before it ("Undone: …") no longer applies.
+            # (An error stays until its time is up: it may be about a vote not recorded.)
+            page.voted.connect(lambda: None if self._message_is_error else self.status_text.clear())
+            self.stack.addWidget(page)
+            self.help.raise_()  # the overlay stays above the page
+            self._page = page
+        return self._page
 
     def _place_window(self) -> None:
         """Where it was left (preferences), else the preferred size shrunk to the screen's
@@ -202,7 +223,8 @@ class QtMainWindow(QMainWindow):
             title = qaction.text().split("\t")[0]
             keys = keymap.keys(name)
             qaction.setText(f"{title}\t{', '.join(keys)}" if keys else title)
-        self.page.set_keymap(keymap)
+        if self._page is not None:
+            self._page.set_keymap(keymap)
         self.help.set_keymap(keymap)
         group = self.side.get("group")
         if group is not None:
@@ -219,7 +241,8 @@ class QtMainWindow(QMainWindow):
     def _release_focus(self, widget, key: str) -> bool:
         """Enter or Escape in a filter box of the review page: the filter applies and the
         review keys work again."""
-        if self.stack.currentWidget() is not self.page or not self.page.queue_panel.isAncestorOf(widget):
+        if self._page is None or self.stack.currentWidget() is not self._page \
+                or not self._page.queue_panel.isAncestorOf(widget):
             return False
         self.page.queue_panel.finish_editing()
         return True
@@ -234,7 +257,7 @@ class QtMainWindow(QMainWindow):
     # -- actions -----------------------------------------------------------------
     def trigger(self, name: str) -> bool:
         """Carry out an action by name (a key, a menu); False when it does nothing here."""
-        if self.page.vote_panel.asking():
+        if self._page is not None and self._page.vote_panel.asking():
             return False  # the inline text field has the keys
         if name == "help":
             self.help.hide_overlay() if self.help.isVisible() else self.help.show_overlay()
@@ -257,10 +280,10 @@ class QtMainWindow(QMainWindow):
                 self.show_message("Blind review is the chair's rule on this panel: others' votes show once you "
                                   "voted, or once the item is decided.")
         elif name == "focus_filter":
-            if self.stack.currentWidget() is not self.page:
+            if self._page is None or self.stack.currentWidget() is not self._page:
                 return False
             self.page.queue_panel.class_filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        elif name in PAGE_ACTIONS and self.stack.currentWidget() is self.page:
+        elif name in PAGE_ACTIONS and self._page is not None and self.stack.currentWidget() is self._page:
             return self.page.trigger(name)
         else:
             return False
@@ -277,12 +300,14 @@ class QtMainWindow(QMainWindow):
     def set_enlarge_small(self, enlarge: bool) -> None:
         self.prefs.enlarge_small_images = enlarge
         save_preferences(self.prefs)
-        self.page.image.set_enlarge_small(enlarge)
+        if self._page is not None:
+            self._page.image.set_enlarge_small(enlarge)
 
     def set_evidence_before_vote(self, shown: bool) -> None:
         self.prefs.evidence_before_vote = shown
         save_preferences(self.prefs)
-        self.page.set_evidence_before_vote(shown)
+        if self._page is not None:
+            self._page.set_evidence_before_vote(shown)
 
     def set_blind(self, blind: bool) -> None:
         self.prefs.blind = blind
@@ -337,6 +362,10 @@ class QtMainWindow(QMainWindow):
         self.start.show_error(text)  # whole, where a one-line status bar cuts it off
 
     def _project_opened(self, result) -> None:
+        from reviewer.app.runs import no_run_words
+        from reviewer.ui.review.review_session import ReviewSession
+        from reviewer.ui.watcher import ProjectWatcher
+
         project, reviewer, runs, (identity, roles, rules) = result
         self.close_project()
         self.project, self.reviewer, self.runs = project, reviewer, runs
@@ -383,6 +412,8 @@ class QtMainWindow(QMainWindow):
         """A change record (this window's act or anyone's): the runs list and the windows
         beside the review follow (the review page follows through its session)."""
         if changes.runs and self.project is not None:
+            from reviewer.app.runs import run_list
+
             self.worker.submit(run_list, self.project, on_done=self._runs_listed)
         analysis = self.side.get("analysis")
         if analysis is not None and (changes.votes or changes.decisions or changes.runs or changes.labels):
@@ -408,6 +439,8 @@ class QtMainWindow(QMainWindow):
             self.run_combo.addItem(f"#{run_id} {model} · {images} images{suffix}", run_id)
 
     def _default_run(self) -> int | None:
+        from reviewer.app.runs import default_run
+
         return default_run(self.runs, self.prefs.last_run.get(str(self.project.root)))
 
     def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:
@@ -425,6 +458,8 @@ class QtMainWindow(QMainWindow):
     def reload_runs(self, select: int | None = None) -> None:
         if self.project is None:
             return
+        from reviewer.app.runs import run_list
+
         self.runs = run_list(self.project)
         self._fill_runs()
         self.open_run(select if select is not None else self._default_run(), refresh=True)
@@ -474,6 +509,8 @@ class QtMainWindow(QMainWindow):
         if current is None or current == run_id:
             self.reload_runs(select=run_id)
             return
+        from reviewer.app.runs import run_list
+
         self.runs = run_list(self.project)
         self._fill_runs()
         self.run_combo.setCurrentIndex(self.run_combo.findData(current))
@@ -547,16 +584,17 @@ class QtMainWindow(QMainWindow):
         folder = QFileDialog.getExistingDirectory(self, "Export the reviewed labels into", str(self.project.root))
         if not folder:
             return
-        from reviewer.export import export_project
+        from reviewer.app.export import export_project
 
         self.export_action.setEnabled(False)
         self.show_message(f"Exporting into {folder}…")
         self.worker.submit(export_project, self.project, folder, on_done=self._exported,
                            on_error=self._export_failed)
 
-    def _exported(self, result) -> None:
+    def _exported(self, done) -> None:
         from reviewer.export import export_summary
 
+        result = done.value
         self.export_action.setEnabled(True)
         count = len(result.data_files())
         self.show_message(f"Exported {count} data file{'' if count == 1 else 's'} and the manifest to {result.path}")
@@ -603,7 +641,8 @@ class QtMainWindow(QMainWindow):
             dialog.close()  # a running model stops after its batch, resumable
         # Votes still being written are finished before the window goes.
         self.close_project()
-        self.page.shutdown()
+        if self._page is not None:
+            self._page.shutdown()
         self.worker.shutdown()
         name = self.start.reviewer_name()
         if name and name != self.one_off_reviewer:

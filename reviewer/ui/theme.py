@@ -108,6 +108,14 @@ def style_section_title(label: QLabel) -> None:
     label.setContentsMargins(0, 8, 0, 0)
 
 
+def section_title(text: str) -> QLabel:
+    """A section's small capitals title (the review page's facts, the start screen, the group view)."""
+    label = QLabel(text.upper())
+    label.setObjectName("sectionTitle")
+    style_section_title(label)
+    return label
+
+
 def style_primary(button: QAbstractButton) -> None:
     """The accent colour while enabled; a disabled primary button looks disabled."""
     palette = button.palette()

@@ -6,6 +6,7 @@ interpreter and reads which modules it loaded (bench/bench_startup.py gives the 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -98,3 +99,57 @@ def test_predict_says_it_started_before_torch_loads(tmp_path, shared_data):
     result = subprocess.run([sys.executable, "-c", PROBE.format(setup=setup, heavy=set(HEAVY), argv=[
         "predict", str(project), "--model", "tf_efficientnet_lite0"])], capture_output=True, text=True, timeout=120)
     assert result.stderr.startswith("loading torch, timm and tf_efficientnet_lite0 ..."), result.stderr
+
+
+# `reviewer gui [PROJECT]` to the window's first paint: which modules are loaded then. The
+# project opens on a worker thread, held here until the paint, so the answer is the main
+# thread's alone and does not depend on which thread wins on a busy machine.
+GUI_PROBE = """
+import json, os, sys, threading
+from PySide6.QtCore import QEvent, QObject
+import reviewer.ui.app as ui_app
+import reviewer.ui.qt_main_window as main_window
+from reviewer.cli import main
+
+painted = threading.Event()
+open_project = main_window._open
+main_window._open = lambda *args: painted.wait(60) and open_project(*args)
+make = ui_app.create_app
+
+class FirstPaint(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and obj.isWidgetType() and obj.window().inherits("QMainWindow"):
+            print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r}
+                                    or m == "reviewer.ui.review.qt_review_page")), flush=True)
+            os._exit(0)
+        return False
+
+def create_app():
+    app = make()
+    app.installEventFilter(FirstPaint(app))
+    return app
+
+ui_app.create_app = create_app
+sys.exit(main({argv!r}))
+"""
+
+
+@pytest.mark.gui
+@pytest.mark.parametrize("with_project", [False, True], ids=["start screen", "opening a project"])
+def test_the_windows_first_paint_loads_no_database_no_review_page_and_no_library(with_project, tmp_path,
+                                                                                   shared_data):
+    """The window paints before SQLAlchemy, numpy, pandas and the review page load (about
+    half a second of imports on this machine, issue 24): they load once a project opens."""
+    argv = ["gui"]
+    if with_project:
+        project = tmp_path / "proj"
+        assert main(["init", str(project), "--labels", str(shared_data / "formats" / "tfds_v3_sample.json")]) == 0
+        argv.append(str(project))
+    heavy = set(HEAVY) - {"PySide6"} | {"sqlalchemy", "sqlmodel", "alembic", "db", "pandas", "numpy",
+                                          "krippendorff", "PIL"}
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    result = subprocess.run([sys.executable, "-c", GUI_PROBE.format(heavy=heavy, argv=argv)], capture_output=True,
+                            text=True, timeout=120, env=env)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("[")]
+    assert lines, f"the window never painted: {result.stdout}{result.stderr}"
+    assert json.loads(lines[-1]) == []

@@ -18,8 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.ui.plain import plain_tip, text_label
-from reviewer.ui.review.qt_detail_panel import section_title
-from reviewer.ui.theme import ERROR, QtCard, set_text_colour, style_headline, style_muted, style_primary
+from reviewer.ui.theme import ERROR, QtCard, section_title, set_text_colour, style_headline, style_muted, style_primary
 
 
 class QtStartScreen(QWidget):
