@@ -22,10 +22,10 @@ from db.engine import read_session, write_session
 from db.tables import Decision, Mistake, Reviewer
 from reviewer.analysis.render import write_report
 from reviewer.analysis.report import build_report
+from reviewer.app.export import export_project
 from reviewer.app.imports import init_project
 from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.evaluation.split import SplitRule, apply_split_rule, resolve_members
-from reviewer.export import export_project
 from reviewer.review.queue import pending_items
 from reviewer.runs.mistakes import store_mistakes
 from reviewer.terms import Category, Severity, values
@@ -73,7 +73,7 @@ def main() -> None:
         mistakes = sum(project.write(lambda s, r=run_id: store_mistakes(session=s, run_id=r)) for run_id in run_ids)
         decided = decide_share(project, args.decided, rng)
         print(f"synthetic set: {args.images} images, {args.runs} runs, {mistakes} mistakes, {decided} decided items")
-        result = timed("export (json + csv)", export_project, project, tmp / "exports")
+        result = timed("export (json + csv)", export_project, project, tmp / "exports").value
         sizes = sum(entry["bytes"] for entry in result.manifest["outputs"].values())
         print(f"    {len(result.manifest['outputs'])} files, {sizes / 1e6:.1f} MB")
         report = timed("build the analysis report", build_report, project)

@@ -50,11 +50,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_adopt_evidence(args: argparse.Namespace) -> int:
-    from reviewer.evidence.adopt import ADOPTABLE, adopt
+    from reviewer.app.evidence import adopt_evidence
+    from reviewer.evidence.adopt import ADOPTABLE
     from reviewer.evidence.kinds import EvidenceKind
 
-    project = Project.open(args.project)
-    summary = project.write(lambda session: adopt(session=session, kind=args.source))
+    summary = adopt_evidence(Project.open(args.project), args.source).value
     print(summary.describe())
     for line in (*summary.notes, *summary.warnings):
         print(f"  {line}")
@@ -63,12 +63,12 @@ def run_adopt_evidence(args: argparse.Namespace) -> int:
 
 
 def run_import_evidence(args: argparse.Namespace) -> int:
-    from reviewer.evidence import import_evidence
+    from reviewer.app.evidence import import_evidence
 
     project = Project.open(args.project)
     started = time.perf_counter()
     try:
-        results = import_evidence(project, args.files)
+        results = import_evidence(project, args.files).value
     except InputError as exc:
         raise CommandError(f"{exc}\nNothing was imported; fix the file and run the command again.") from None
     for result in results:
@@ -90,18 +90,14 @@ def class_argument(text: str, option: str) -> int:
 
 
 def run_evidence(args: argparse.Namespace) -> int:
-    from sqlalchemy import select
-
-    from db.tables import Image
-    from reviewer.evidence import evidence_for, list_sources
+    from reviewer.app.evidence import evidence_sources, image_evidence
     from reviewer.importers._read import image_name
 
     project = Project.open(args.project)
     if args.image is None:
         if args.predicted is not None or args.original is not None:
             raise CommandError("--predicted and --original need --image")
-        with project.read() as session:
-            sources = list_sources(session=session)
+        sources = evidence_sources(project)
         if args.json:
             print(json.dumps([asdict(s) for s in sources], indent=2, ensure_ascii=False))
         elif not sources:
@@ -116,16 +112,15 @@ def run_evidence(args: argparse.Namespace) -> int:
     except InputError as exc:
         raise CommandError(str(exc)) from None
     predicted = class_argument(args.predicted, "--predicted")
-    with project.read() as session:
-        row = session.execute(select(Image.original_label).where(Image.file_name == name)).first()
-        original = (class_argument(args.original, "--original") if args.original is not None
-                    else row.original_label if row is not None else None)
-        lines = evidence_for(session, name, predicted, original)
+    found = image_evidence(project, name, predicted,
+                           class_argument(args.original, "--original") if args.original is not None else None)
+    lines = found.lines
     if args.json:
-        print(json.dumps({"image": name, "predicted": predicted, "original": original, "in_project": row is not None,
-                          "evidence": [asdict(line) for line in lines]}, indent=2, ensure_ascii=False))
+        print(json.dumps({"image": name, "predicted": predicted, "original": found.original,
+                          "in_project": found.in_project, "evidence": [asdict(line) for line in lines]},
+                         indent=2, ensure_ascii=False))
         return 0
-    if row is None:
+    if not found.in_project:
         print(f"note: {name} is not an image of this project; the evidence is shown all the same")
     if not lines:
         print("no evidence imported ('reviewer import-evidence PROJECT FILE...')")

@@ -70,9 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from reviewer.export import export_project
+    from reviewer.app.export import export_project
 
-    result = export_project(Project.open(args.project), args.out_dir, formats=args.format, split=args.split)
+    result = export_project(Project.open(args.project), args.out_dir, formats=args.format, split=args.split).value
     m = result.manifest
     reviews = m["reviews"]
     how = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in reviews["decided_how"].items())
@@ -94,9 +94,9 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_export_reviews(args: argparse.Namespace) -> int:
-    from reviewer.export import write_model_mistakes
+    from reviewer.app.export import export_reviews
 
-    result = write_model_mistakes(Project.open(args.project), args.model, args.out)
+    result = export_reviews(Project.open(args.project), args.model, args.out).value
     print(f"wrote {len(result.records)} reviewed mistakes of {args.model} to {args.out}")
     if result.incomplete:
         print(f"  left out {len(result.incomplete)} decided mistakes without a category or severity "
@@ -107,9 +107,9 @@ def run_export_reviews(args: argparse.Namespace) -> int:
 
 
 def run_export_probabilities(args: argparse.Namespace) -> int:
-    from reviewer.export import export_probabilities
+    from reviewer.app.export import export_probabilities
 
-    result = export_probabilities(Project.open(args.project), args.run, args.out)
+    result = export_probabilities(Project.open(args.project), args.run, args.out).value
     print(f"wrote the probabilities of run {args.run} ({result.model}) for {result.images} images to {result.path}")
     return 0
 

@@ -1,10 +1,13 @@
 """Exports of a review project: refreshed multi-labels, reviewed mistakes, manifest.
 
-- `export_project(project, out_dir)`: a new versioned folder (see `bundle`);
-- `write_model_mistakes(project, model, path)`: one model's reviewed mistakes in
+- `export_project(project, out_dir, session=)`: a new versioned folder (see `bundle`);
+- `write_model_mistakes(model, path, session=)`: one model's reviewed mistakes in
   the imagenet-mistakes metadata format;
-- `export_probabilities(project, run_id, path)`: a run's softmax as `.npz`
+- `export_probabilities(project, run_id, path, session=)`: a run's softmax as `.npz`
   (`file_names`, `probabilities`), the layout `import-logits` reads.
+
+Each reads through the caller's session; the acts that open it (one read snapshot)
+are `reviewer.app.export`'s, which the window and the command line both call.
 """
 
 from __future__ import annotations

@@ -154,28 +154,28 @@ def _write_files(session: Session, folder: Path, formats: tuple[str, ...], split
     return notes
 
 
-def export_project(project: Project, out_dir: str | Path, *, formats=("json", "csv"),
+def export_project(project: Project, out_dir: str | Path, *, session: Session, formats=("json", "csv"),
                    split: str | None = DEFAULT_SPLIT) -> ExportResult:
     """Export the project's labels after review into a new versioned folder under `out_dir`.
 
     `split`: the slice written as `imagenet_m` (none, or the default slice absent: an empty list).
-    Everything is read from one snapshot of the database.
+    Everything is read through `session`: pass a read session, one snapshot of the database
+    (`reviewer.app.export.export_project` is the act).
     """
     formats = parse_formats(formats)
     out_dir = Path(out_dir).expanduser().resolve()
     if out_dir.exists() and not out_dir.is_dir():
         raise ExportError(f"{out_dir} is a file; give a folder to export into")
-    with project.read() as session:
-        names = slice_names(session=session)
-        if split and split != DEFAULT_SPLIT and split not in names:
-            known = ", ".join(names) or "none"
-            raise ExportError(f"the project has no slice named {split!r} to export as the split (slices: {known})")
-        try:
-            return _export_into(project, session, out_dir, formats, split)
-        except OSError as exc:
-            # Read-only folder, full disk, a file where a folder should be: say where and why.
-            raise ExportError(f"could not write the export into {out_dir}: {exc.strerror or exc}"
-                              + (f" ({exc.filename})" if exc.filename else "") + "; nothing was exported") from exc
+    names = slice_names(session=session)
+    if split and split != DEFAULT_SPLIT and split not in names:
+        known = ", ".join(names) or "none"
+        raise ExportError(f"the project has no slice named {split!r} to export as the split (slices: {known})")
+    try:
+        return _export_into(project, session, out_dir, formats, split)
+    except OSError as exc:
+        # Read-only folder, full disk, a file where a folder should be: say where and why.
+        raise ExportError(f"could not write the export into {out_dir}: {exc.strerror or exc}"
+                          + (f" ({exc.filename})" if exc.filename else "") + "; nothing was exported") from exc
 
 
 def _export_into(project: Project, session: Session, out_dir: Path, formats: tuple[str, ...],

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from sqlmodel import Session
 
 from reviewer._files import atomic_write_text
 from reviewer.errors import UserError
-from reviewer.project import Project
 from reviewer.review.reviewed_mistakes import reviewed_mistakes
 from reviewer.terms import Category, Severity
 
@@ -64,10 +64,9 @@ def model_mistakes(*, model: str, reviewed: pd.DataFrame) -> ModelMistakes:
     return out
 
 
-def write_model_mistakes(project: Project, model: str, path: str | Path) -> ModelMistakes:
+def write_model_mistakes(model: str, path: str | Path, *, session: Session) -> ModelMistakes:
     """Write `model`'s reviewed mistakes to `path` atomically; returns what was written."""
-    with project.read() as session:
-        result = model_mistakes(model=model, reviewed=reviewed_mistakes(session=session))
+    result = model_mistakes(model=model, reviewed=reviewed_mistakes(session=session))
     try:
         atomic_write_text(path, result.to_json())
     except OSError as exc:  # the old file, if any, is untouched (atomic write)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 from sqlalchemy import select
+from sqlmodel import Session
 
 from db.tables import Image, Model, Prediction, Run
 from reviewer.errors import UserError
@@ -35,17 +36,16 @@ class ProbabilityExport:
     images: int
 
 
-def export_probabilities(project: Project, run_id: int, path: str | Path) -> ProbabilityExport:
+def export_probabilities(project: Project, run_id: int, path: str | Path, *, session: Session) -> ProbabilityExport:
     """Write run `run_id`'s probabilities to `path` (.npz)."""
     path = Path(path).expanduser()
-    with project.read() as session:
-        found = session.execute(select(Run, Model.name).join(Model, Model.id == Run.model_id)
-                                .where(Run.id == run_id)).first()
-        if found is None:
-            raise UserError(f"no run with id {run_id}; 'reviewer report PROJECT' lists the runs")
-        run, model = found
-        rows = session.execute(select(Image.file_name, Prediction.row).join(Image, Image.id == Prediction.image_id)
-                               .where(Prediction.run_id == run_id).order_by(Image.file_name)).all()
+    found = session.execute(select(Run, Model.name).join(Model, Model.id == Run.model_id)
+                            .where(Run.id == run_id)).first()
+    if found is None:
+        raise UserError(f"no run with id {run_id}; 'reviewer report PROJECT' lists the runs")
+    run, model = found
+    rows = session.execute(select(Image.file_name, Prediction.row).join(Image, Image.id == Prediction.image_id)
+                           .where(Prediction.run_id == run_id).order_by(Image.file_name)).all()
     probs = run_probabilities(project, run)
     if probs is None:
         raise UserError(f"run {run_id} of {model} has no probability file in {project.root / 'runs'}; "

@@ -16,7 +16,7 @@ from reviewer.analysis.render import to_markdown, write_report
 from reviewer.analysis.report import ReportOptions, build_report, report_json
 from reviewer.analysis.sections import report_sections
 from reviewer.analysis.source_agreement import wilson_interval
-from reviewer.evidence import import_evidence
+from reviewer.app.evidence import import_evidence
 from reviewer.panel.votes import cast_vote, get_reviewer
 from reviewer.project import Project
 

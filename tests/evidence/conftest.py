@@ -21,13 +21,13 @@ def published(shared_data) -> Path:
 def full_project(tmp_path_factory, published, shared_data):
     """A project made from the TFDS v3 sample labels, with every published file imported as evidence.
     Yields (project, results of the import, ground-truth row counts before the import)."""
+    from reviewer.app.evidence import import_evidence
     from reviewer.app.imports import init_project
-    from reviewer.evidence import import_evidence
 
     project, _ = init_project(tmp_path_factory.mktemp("evidence") / "p",
                               labels=[shared_data / "formats" / "tfds_v3_sample.json"])
     before = table_counts(project, GROUND_TRUTH)
-    results = import_evidence(project, published_files(published))
+    results = import_evidence(project, published_files(published)).value
     yield project, results, before
     project.close()
 

@@ -10,21 +10,22 @@ from evidence_data import table_counts
 from sqlalchemy import inspect
 
 from db import migrate
+from reviewer.app.evidence import import_evidence
 from reviewer.errors import InputError
-from reviewer.evidence import evidence_for, import_evidence, list_sources
+from reviewer.evidence import evidence_for, list_sources
 
 IMAGE = "ILSVRC2012_val_00000293.JPEG"
 
 
 def test_same_file_again_changes_nothing_and_says_so(published, project, tmp_path):
     files = [published / "flaws-of-imagenet" / "finegrained.csv", published / "label-errors" / "imagenet_mturk.json"]
-    first = import_evidence(project, files)
+    first = import_evidence(project, files).value
     counts = table_counts(project)
     with project.read() as session:
         before = list_sources(session=session)
     copy = tmp_path / "renamed.json"  # the same bytes under another name: the same file
     copy.write_bytes(files[1].read_bytes())
-    again = import_evidence(project, [files[0], copy])
+    again = import_evidence(project, [files[0], copy]).value
     assert [r.status for r in again] == ["unchanged", "unchanged"]
     assert [r.source_id for r in again] == [r.source_id for r in first]
     assert "already imported as evidence source" in again[0].describe() and "nothing changed" in again[0].describe()
@@ -39,7 +40,7 @@ def test_a_newer_file_of_a_kind_replaces_the_older(published, project, tmp_path)
     newer = [r for r in records if r["id"] != 293][:40]
     newer[0] = {**newer[0], "mturk": {"given": 1, "guessed": 4, "neither": 0, "both": 0}}
     (tmp_path / "imagenet_mturk_v2.json").write_text(json.dumps(newer))
-    [result] = import_evidence(project, [tmp_path / "imagenet_mturk_v2.json"])
+    [result] = import_evidence(project, [tmp_path / "imagenet_mturk_v2.json"]).value
     assert result.status == "replaced" and result.replaced == ("imagenet_mturk.json",)
     assert table_counts(project)["evidence_item"] == 40
     with project.read() as session:
@@ -56,7 +57,7 @@ def test_relabelings_of_one_layout_are_one_source_per_file_name(published, proje
     finegrained = published / "flaws-of-imagenet" / "finegrained.csv"
     lines = finegrained.read_text().splitlines(keepends=True)
     (tmp_path / "my_relabeling.csv").write_text("".join(lines[:101]))
-    results = import_evidence(project, [finegrained, tmp_path / "my_relabeling.csv"])
+    results = import_evidence(project, [finegrained, tmp_path / "my_relabeling.csv"]).value
     assert [r.status for r in results] == ["imported", "imported"]
     image = lines[1].split(",")[0]
     sources = [line.source for line in evidence_for(project, image, 1, 0)]
@@ -64,7 +65,7 @@ def test_relabelings_of_one_layout_are_one_source_per_file_name(published, proje
     # A newer finegrained.csv (another folder) replaces only the file of its name.
     (tmp_path / "v2").mkdir()
     (tmp_path / "v2" / "finegrained.csv").write_text("".join(lines[:11]))
-    [result] = import_evidence(project, [tmp_path / "v2" / "finegrained.csv"])
+    [result] = import_evidence(project, [tmp_path / "v2" / "finegrained.csv"]).value
     assert result.status == "replaced" and result.replaced == ("finegrained.csv",)
     with project.read() as session:
         assert sorted((s.file_name, s.n_items) for s in list_sources(session=session)) == [

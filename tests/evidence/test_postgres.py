@@ -9,8 +9,9 @@ import pytest
 from evidence_data import table_counts
 
 from db import migrate
+from reviewer.app.evidence import import_evidence
 from reviewer.errors import InputError
-from reviewer.evidence import evidence_by_pair, evidence_for, import_evidence
+from reviewer.evidence import evidence_by_pair, evidence_for
 from reviewer.project import Project
 
 pytestmark = pytest.mark.postgres
@@ -26,7 +27,7 @@ def test_evidence_on_postgresql_reads_as_on_sqlite(postgres_url, published, tmp_
     pg = Project.create(tmp_path / "pg", db_url=postgres_url)
     lite = Project.create(tmp_path / "lite")
     try:
-        assert [r.status for r in import_evidence(pg, files)] == ["imported"] * len(files)
+        assert [r.status for r in import_evidence(pg, files).value] == ["imported"] * len(files)
         import_evidence(lite, files)
         assert table_counts(pg) == table_counts(lite)
         for image in IMAGES:
@@ -36,7 +37,7 @@ def test_evidence_on_postgresql_reads_as_on_sqlite(postgres_url, published, tmp_
         assert evidence_by_pair(pg, pairs) == evidence_by_pair(lite, pairs)
 
         counts = table_counts(pg)
-        assert [r.status for r in import_evidence(pg, files)] == ["unchanged"] * len(files)
+        assert [r.status for r in import_evidence(pg, files).value] == ["unchanged"] * len(files)
         (tmp_path / "bad.json").write_text(json.dumps([{"category": [2], "classes": {"1": "goldfish", "x": "?"}}]))
         with pytest.raises(InputError, match="bad.json"):
             import_evidence(pg, [published / "real" / "raters_golden.npz", tmp_path / "bad.json"])

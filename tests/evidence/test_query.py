@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from reviewer.evidence import evidence_by_pair, evidence_for, import_evidence, uncovered_images
+from reviewer.app.evidence import import_evidence
+from reviewer.evidence import evidence_by_pair, evidence_for, uncovered_images
 from reviewer.evidence.verdicts import ACCEPTS, REJECTS, verdict
 
 

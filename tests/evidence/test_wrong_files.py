@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from evidence_data import table_counts
 
+from reviewer.app.evidence import import_evidence
 from reviewer.cli import main
 from reviewer.errors import InputError
-from reviewer.evidence import import_evidence
 
 
 def _lines(path: Path, count: int) -> str:
@@ -169,7 +169,7 @@ def test_cleanlab_auxiliary_files_must_agree_with_each_other(published, project,
     assert table_counts(project)["evidence_source"] == 0
     # Each alone is accepted (checked and recorded; nothing per image).
     results = import_evidence(project, [folder / "imagenet_val_set_index_to_filepath.json",
-                                        folder / "imagenet_val_set_original_labels.npy"])
+                                        folder / "imagenet_val_set_original_labels.npy"]).value
     assert [r.n_items for r in results] == [0, 0]
 
 

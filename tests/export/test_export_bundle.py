@@ -12,14 +12,20 @@ import pytest
 from review_data import add_images, add_run, decide, val_name
 
 from reviewer._files import sha256_file
+from reviewer.app import export as export_acts
 from reviewer.app import panel as acts
 from reviewer.app.imports import import_review, init_project
 from reviewer.classes.vocabulary import load_classes
 from reviewer.cli import main
-from reviewer.export import ExportError, export_project
+from reviewer.export import ExportError
 from reviewer.items import Item
 
 WNIDS = load_classes().wnids
+
+
+def export_project(project, out_dir, **options):
+    """What the export act (reviewer.app.export, the window's and the CLI's) wrote."""
+    return export_acts.export_project(project, out_dir, **options).value
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

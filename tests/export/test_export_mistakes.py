@@ -7,10 +7,11 @@ import json
 import pytest
 from review_data import add_run, decide, read_with
 
+from reviewer.app.export import export_reviews
 from reviewer.app.imports import import_review, init_project
 from reviewer.cli import main
 from reviewer.errors import UserError
-from reviewer.export import model_mistakes, write_model_mistakes
+from reviewer.export import model_mistakes
 from reviewer.project import Project
 from reviewer.review.reviewed_mistakes import image_table, reviewed_mistakes
 
@@ -35,7 +36,7 @@ def test_published_reviews_export_to_the_same_bytes(tmp_path, shared_data, capsy
     # Our export, imported into another project and exported again: the same bytes.
     again = Project.create(tmp_path / "q")
     import_review(again, tmp_path / "vit3b.json", model="vit3b")
-    write_model_mistakes(again, "vit3b", tmp_path / "vit3b_again.json")
+    export_reviews(again, "vit3b", tmp_path / "vit3b_again.json")
     assert (tmp_path / "vit3b_again.json").read_bytes() == (shared_data / "imagenet-mistakes" / FILES["vit3b"]
                                                             ).read_bytes()
 

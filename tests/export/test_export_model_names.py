@@ -8,9 +8,14 @@ import json
 
 from review_data import add_images, add_run, decide, val_name
 
+from reviewer.app import export as export_acts
 from reviewer.app.imports import init_project
-from reviewer.export import export_project
 from reviewer.export.bundle import model_file_names
+
+
+def export_project(project, out_dir, **options):
+    """What the export act (reviewer.app.export, the window's and the CLI's) wrote."""
+    return export_acts.export_project(project, out_dir, **options).value
 
 
 def test_models_whose_safe_names_meet_get_two_files(tmp_path):

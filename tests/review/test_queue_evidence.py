@@ -12,7 +12,7 @@ from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Image, Mistake, Model, Run
-from reviewer.evidence import import_evidence
+from reviewer.app.evidence import import_evidence
 from reviewer.items import Item
 from reviewer.project import Project
 from reviewer.review.queue import QueueFilter, load_queue

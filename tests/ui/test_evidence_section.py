@@ -8,7 +8,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from reviewer.evidence import import_evidence
+from reviewer.app.evidence import import_evidence
 
 pytestmark = pytest.mark.gui
 
