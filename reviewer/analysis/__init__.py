@@ -1,7 +1,15 @@
 """The analysis report (the paper's tables and plots) for any model and any panel.
 
-- `tables`: category/severity counts, chi-square tests, confused pairs, categories by distance;
-- `calibration`: expected calibration error and reliability bins per run;
-- `report`: `build_report(project, ReportOptions())` and its JSON (`report_json`);
-- `plots` / `render`: PNG figures and the Markdown or HTML report (`write_report`).
+Computing, each returning typed results (dataclasses, or tables with named columns):
+- `report`: `build_report(project, ReportOptions())` -> `AnalysisReport`, every figure
+  from one snapshot of the database;
+- `tables`: category/severity counts, chi-square tests, confused pairs, categories by
+  distance; `run_tables`: MLA (Table 1) and variable top-k, one row per run;
+- `calibration`, `class_balance`, `comparison`, `provisional`, `source_agreement`,
+  `zoom_probe`: one computation each.
+
+Rendering, reading those results:
+- `report_json`: the JSON of `reviewer report --json` (its `analysis` key);
+- `sections`: one module per section of the report (`report_sections`);
+- `plots`: the PNG figures; `render`: the Markdown or HTML report (`write_report`).
 """

@@ -4,7 +4,8 @@
     reliability_run<id>.png, source_reliability.png (source_reliability_provisional.png), topk.png, trend.png,
     confused_pairs.csv (every pair of every model)
 
-Both formats are rendered from the same list of sections, so they say the same.
+Both formats are rendered from the same list of sections (`reviewer.analysis.sections`),
+so they say the same.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ import pandas as pd
 
 from reviewer._files import atomic_write_text
 from reviewer.analysis.report import AnalysisReport
-from reviewer.analysis.section import Section
-from reviewer.analysis.sections import report_sections
+from reviewer.analysis.sections import Section, report_sections
 from reviewer.errors import UserError
 
 FORMATS = ("markdown", "html")
@@ -93,7 +93,7 @@ def write_report(report: AnalysisReport, out_dir: str | Path, *, fmt: str = "mar
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         sections = report_sections(report, out_dir)
-        title = f"Review analysis: {report.summary['project']['name']}"
+        title = f"Review analysis: {report.summary.project.name}"
         if fmt == "markdown":
             path, text = out_dir / "report.md", to_markdown(sections, title)
         else:

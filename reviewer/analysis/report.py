@@ -3,7 +3,8 @@
 `build_report` gathers, from the project as it stands (each module's
 docstring gives the definition and its source):
 - MLA before and after the review for all / organism / object classes per run
-  (Table 1), from `reviewer.evaluation.summary.project_summary` (`reviewer.evaluation.metrics`);
+  (Table 1), from `reviewer.evaluation.summary.project_summary` (`reviewer.evaluation.metrics`),
+  one row per run (`run_tables`);
 - category and severity counts and shares of each model's reviewed mistakes
   (Table 2; imported reviews and the panel's final decisions), with chi-square
   tests of independence between every two models, marked with an exact test
@@ -20,18 +21,20 @@ docstring gives the definition and its source):
   panel's final decisions (and, with `ReportOptions.provisional`, with the
   provisional ones), with Wilson 95 % intervals (`source_agreement`);
 - the zoom probe: per model, the probed mistakes that some crop corrects, by
-  the panel's verdict, severity and category and by zoom group (`zoom_section`);
-- variable top-k / ASMA per label-count subgroup (`reviewer.evaluation.topk`);
+  the panel's verdict, severity and category and by zoom group (`zoom_probe`);
+- variable top-k / ASMA per label-count subgroup (`reviewer.evaluation.topk`,
+  `run_tables`);
   QUBA's calibration (ECE, ACE, CE) and class balance per run, and the
   multi-label ECE (`calibration`, `class_balance`);
 - the leaderboard on the curated slice.
-`report_json` is the machine-readable form (the `analysis` key of `reviewer
-report --json`); `reviewer.analysis.render` writes Markdown or HTML with plots.
+Every figure is a typed result (`AnalysisReport`, its tables and records); the
+renderings read them: `reviewer.analysis.report_json` (the `analysis` key of
+`reviewer report --json`), `reviewer.analysis.sections` (one module per section)
+and `reviewer.analysis.render` (Markdown or HTML with plots).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -49,19 +52,12 @@ from reviewer.analysis.provisional import (
     provisional_decisions,
     with_provisional,
 )
+from reviewer.analysis.run_tables import mla_table, topk_table
 from reviewer.analysis.source_agreement import SourceReliability, source_agreement
-from reviewer.analysis.tables import (
-    FINE_GRAINED_INCL_OOV,
-    PAPER_FINE_GRAINED_SHARE,
-    category_by_distance,
-    category_severity_counts,
-    chi_square_tests,
-    confused_pairs,
-    shares,
-)
-from reviewer.analysis.zoom_section import ZoomReport, zoom_report
+from reviewer.analysis.tables import category_by_distance, category_severity_counts, chi_square_tests, confused_pairs
+from reviewer.analysis.zoom_probe import ZoomReport, zoom_report
 from reviewer.evaluation.leaderboard import leaderboard
-from reviewer.evaluation.summary import project_summary
+from reviewer.evaluation.summary import ProjectSummary, project_summary
 from reviewer.labels.labelset import load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.panel.final import decisions_table
@@ -84,10 +80,18 @@ class ReportOptions:
     provisional: bool = False
 
 
+@dataclass(frozen=True)
+class Unrated:
+    """A model's reviewed mistakes (panel items) left without a category or a severity."""
+
+    category: int
+    severity: int
+
+
 @dataclass
 class AnalysisReport:
     options: ReportOptions
-    summary: dict  # project_summary(): the stable JSON of `reviewer report --json`
+    summary: ProjectSummary  # every run and imported review; its as_dict() is `reviewer report --json`
     reviewed: pd.DataFrame  # reviewer.review.reviewed_mistakes.reviewed_mistakes()
     categories: pd.DataFrame  # counts, model x category
     severities: pd.DataFrame  # counts, model x severity
@@ -124,56 +128,11 @@ class AnalysisReport:
         return self.status.note(provisional_shown=self.options.provisional)
 
     @property
-    def unrated(self) -> dict[str, dict[str, int]]:
+    def unrated(self) -> dict[str, Unrated]:
         """Per model, reviewed mistakes left without a category or severity (panel items)."""
-        out = {}
-        for model, group in self.reviewed.groupby("model"):
-            out[str(model)] = {"category": int(group["category"].isna().sum()),
-                               "severity": int(group["severity"].isna().sum())}
-        return out
-
-
-def _mla_table(summary: dict) -> pd.DataFrame:
-    rows = []
-    for run in summary["runs"]:
-        metrics = run["metrics"]
-        if not metrics:
-            continue
-        row = {"run_id": run["id"], "model": run["model"], "image_slice": run["image_slice"],
-               "images_covered": run["images_covered"]}
-        for when, key in (("before", "mla"), ("after", "mla_after_review")):
-            for group in ("all", "organisms", "objects"):
-                row[f"{group}_{when}"] = metrics[key][group]["value"]
-        rows.append(row)
-    columns = ["run_id", "model", "image_slice", "images_covered"] + [f"{g}_{w}" for w in ("before", "after")
-                                                    for g in ("all", "organisms", "objects")]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def _topk_table(summary: dict) -> pd.DataFrame:
-    """One row per run, label set ("real": Anzaku et al.'s; "multilabel": the variant) and
-    label count; `labels` 0 is the row of the images with more than `max_labels` labels.
-    Per row the subgroup's mean of both per-image scores (`mean_jaccard` |Y∩Ŷ|/|Y∪Ŷ|,
-    `mean_hit_rate` m/k); per run and label set both ASMAs and the top-1 accuracy on the
-    images with 1..max_labels labels, repeated on each row (`reviewer.evaluation.topk`)."""
-    rows = []
-    for run in summary["runs"]:
-        metrics = run["metrics"]
-        if not metrics:
-            continue
-        for key in ("variable_topk", "variable_topk_multilabel"):
-            vt = metrics[key]
-            if vt["reason"]:
-                continue
-            groups = sorted(vt["by_label_count"].items(), key=lambda kv: int(kv[0]))
-            for k, group in groups + ([("0", vt["over_max"])] if vt["over_max"]["images"] else []):
-                rows.append({"run_id": run["id"], "model": run["model"], "label_set": vt["label_set"],
-                             "labels": int(k), **group, "asma": vt["asma"],
-                             "asma_share_found": vt["asma_share_found"],
-                             "real_accuracy_1_to_5": vt["real_accuracy_1_to_5"]})
-    return pd.DataFrame(rows, columns=["run_id", "model", "label_set", "labels", "images", "mean_jaccard",
-                                       "mean_hit_rate", "all_in_topk", "asma", "asma_share_found",
-                                       "real_accuracy_1_to_5"])
+        return {str(model): Unrated(category=int(group["category"].isna().sum()),
+                                    severity=int(group["severity"].isna().sum()))
+                for model, group in self.reviewed.groupby("model")}
 
 
 def _provisional_tables(session: Session, decisions: pd.DataFrame, provisional: pd.DataFrame,
@@ -241,7 +200,7 @@ def _build(project: Project, options: ReportOptions, session: Session) -> Analys
         chi_severities=chi_square_tests(severities, yates=options.yates),
         confusions=confused_pairs(reviewed, after), by_distance=category_by_distance(reviewed, after),
         by_distance_nearest=category_by_distance(reviewed, after, to="nearest_correct"),
-        mla=_mla_table(summary), topk=_topk_table(summary), calibration=calibrations,
+        mla=mla_table(summary), topk=topk_table(summary), calibration=calibrations,
         calibration_multilabel={run_id: multilabel_calibration(after, preds, bins=options.ece_bins)
                                 for run_id, preds in predictions.items()},
         class_balance=balance, overlap=mistake_overlap(session=session, runs=compared), novel=novel,
@@ -253,82 +212,3 @@ def _build(project: Project, options: ReportOptions, session: Session) -> Analys
         provisional_source_reliability=provisional_reliability, zoom=zoom,
     )
 
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
-
-
-def _plain(value):
-    """numpy scalars to Python, NaN to None (JSON has no NaN)."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-def _count_table(counts: pd.DataFrame) -> dict:
-    share = shares(counts)
-    return {str(model): {str(level): {"count": int(counts.loc[model, level]), "share": _plain(share.loc[model, level])}
-                         for level in counts.columns} for model in counts.index}
-
-
-def _distance_table(table: pd.DataFrame) -> dict:
-    """{model: {distance: {category shares, mistakes}}}."""
-    out: dict = {}
-    for (model, distance), row in table.iterrows():
-        out.setdefault(str(model), {})[str(int(distance))] = {k: _plain(v) for k, v in row.items()}
-    return out
-
-
-def _calibration_json(c: Calibration) -> dict:
-    return {"ece": _plain(c.ece), "ace": _plain(c.ace), "ce": _plain(c.ce), "images": c.images,
-            "bins": _records(c.bins)}
-
-
-def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
-    """The report's tables as plain JSON (the `analysis` key of `reviewer report --json`)."""
-    o = report.options
-    return {
-        "options": {"keep_borderline": o.keep_borderline, "yates": o.yates, "slice": o.slice_name,
-                    "ece_bins": o.ece_bins, "collapsed_mappings": o.collapsed_mappings,
-                    "provisional": o.provisional},
-        "decision_status": {"panel_items": report.status.items, "locked": report.status.locked,
-                            "voted_not_locked": report.status.voted,
-                            "provisional_items": report.status.provisional, "note": report.note},
-        "reviewed_mistakes": {str(m): {"total": int(len(g)), "imported": int((g["source"] == "imported").sum()),
-                                       "panel": int((g["source"] == "panel").sum())}
-                              for m, g in report.reviewed.groupby("model")},
-        "unrated": report.unrated,
-        "categories": _count_table(report.categories),
-        "severities": _count_table(report.severities),
-        "provisional": {
-            "reviewed_mistakes": {str(m): {"total": int(len(g)), PROVISIONAL: int((g["source"] == PROVISIONAL).sum())}
-                                  for m, g in report.provisional_reviewed.groupby("model")},
-            "categories": _count_table(report.provisional_categories),
-            "severities": _count_table(report.provisional_severities)} if o.provisional else None,
-        "chi_square": {"categories": _records(report.chi_categories),
-                       "severities": _records(report.chi_severities)},
-        "confused_pairs": {str(m): _records(g.drop(columns="model").head(max_pairs))
-                           for m, g in report.confusions.groupby("model")},
-        "category_by_distance": _distance_table(report.by_distance),
-        "category_by_distance_nearest_correct": _distance_table(report.by_distance_nearest),
-        "paper_fine_grained_share": {str(d): v for d, v in PAPER_FINE_GRAINED_SHARE.items()},
-        "paper_fine_grained_share_compares_with": FINE_GRAINED_INCL_OOV,  # fine-grained in-vocabulary or OOV
-        "model_comparison": {"overlap": _records(report.overlap), "novel": _records(report.novel),
-                             "chi_square": _records(report.novel_tests)},
-        "source_reliability": {
-            **report.source_reliability.as_dict(),
-            PROVISIONAL: (report.provisional_source_reliability.as_dict()
-                          if report.provisional_source_reliability is not None else None)},
-        "zoom_probe": report.zoom.as_dict(),
-        "mla": _records(report.mla),
-        "variable_topk": _records(report.topk),
-        "calibration": {str(run_id): _calibration_json(c) for run_id, c in report.calibration.items()},
-        "calibration_multilabel": {str(run_id): _calibration_json(c)
-                                   for run_id, c in report.calibration_multilabel.items()},
-        "class_balance": {str(run_id): {k: _plain(v) if not isinstance(v, dict) else
-                                        {kk: _plain(vv) for kk, vv in v.items()} for k, v in b.as_dict().items()}
-                          for run_id, b in report.class_balance.items()},
-        "leaderboard": _records(report.leaderboard),
-    }

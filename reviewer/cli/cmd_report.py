@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import TYPE_CHECKING
 
 from reviewer.cli import CommandError
 from reviewer.project import Project
 from reviewer.terms import RunStatus
+
+if TYPE_CHECKING:
+    from reviewer.evaluation.metrics import Score
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,10 +41,10 @@ def _share(count: int, total: int) -> str:
     return f"{100 * count / total:.1f}% ({count}/{total})" if total else f"- ({count}/0)"
 
 
-def _pct(score: dict | None) -> str:
-    if not score or score["value"] is None or (isinstance(score["value"], float) and math.isnan(score["value"])):
+def _pct(score: Score | None) -> str:
+    if score is None or score.value is None or (isinstance(score.value, float) and math.isnan(score.value)):
         return "   -  "
-    return f"{100 * score['value']:6.2f}"
+    return f"{100 * score.value:6.2f}"
 
 
 def _json_safe(value):
@@ -57,7 +61,8 @@ def _json_safe(value):
 def run_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from reviewer.analysis.report import ReportOptions, build_report, report_json
+    from reviewer.analysis.report import ReportOptions, build_report
+    from reviewer.analysis.report_json import report_json
 
     if args.out and not args.format:
         # It would print the text and write nothing: say so before the report is built.
@@ -68,7 +73,7 @@ def run_report(args: argparse.Namespace) -> int:
     report = build_report(project, options)
     summary = report.summary
     if args.json:
-        print(json.dumps(_json_safe({**summary, "analysis": report_json(report)}), indent=2, default=str))
+        print(json.dumps(_json_safe({**summary.as_dict(), "analysis": report_json(report)}), indent=2, default=str))
         return 0
     if args.format:
         from reviewer.analysis.render import write_report  # matplotlib: only for a written report
@@ -76,33 +81,31 @@ def run_report(args: argparse.Namespace) -> int:
         path = write_report(report, Path(args.out) if args.out else project.root / "report", fmt=args.format)
         print(f"wrote {path} (plots beside it)")
         return 0
-    p = summary["project"]
-    print(f"Project {p['name']}: {p['images']} images ({p['images_with_files']} with files), "
-          f"{p['multilabel_set']} in the multi-label set, {p['evaluable']} counted by MLA, "
-          f"{p['problematic']} problematic")
-    if summary["runs"]:
+    p = summary.project
+    print(f"Project {p.name}: {p.images} images ({p.images_with_files} with files), "
+          f"{p.multilabel_set} in the multi-label set, {p.evaluable} counted by MLA, "
+          f"{p.problematic} problematic")
+    if summary.runs:
         print("\nRuns                                   top-1    MLA  MLA-org MLA-obj  ReaL  MLA-after  mistakes (novel)  "
               "images\n  (MLA, MLA-org, MLA-obj: before the panel's review; MLA-after: with its final decisions)")
-        for run in summary["runs"]:
-            m = run["metrics"] or {}
-            mla = m.get("mla", {})
-            print(f"  #{run['id']:<3} {run['model'][:30]:30} {_pct(m.get('top1'))} {_pct(mla.get('all'))} "
-                  f"{_pct(mla.get('organisms'))} {_pct(mla.get('objects'))} {_pct(m.get('real'))}     "
-                  f"{_pct((m.get('mla_after_review') or {}).get('all'))}  "
-                  f"{run['mistakes']['total']} ({run['mistakes']['novel']})  {run['images_covered']}"
-                  + ("" if run["status"] == RunStatus.COMPLETE else f"  [{run['status']}]")
-                  + ("  [fast JPEG decoding, not timm's exact preprocessing]" if run["fast_decode"] else "")
-                  + (f"  [computed in {run['precision']}]" if run.get("precision", "fp32") != "fp32" else ""))
-        reasons = sorted({r["metrics"]["mla"]["reason"] for r in summary["runs"]
-                          if r["metrics"] and r["metrics"]["mla"]["reason"]})
+        for run in summary.runs:
+            m = run.metrics
+            print(f"  #{run.id:<3} {run.model[:30]:30} {_pct(m and m.top1)} {_pct(m and m.mla.all)} "
+                  f"{_pct(m and m.mla.organisms)} {_pct(m and m.mla.objects)} {_pct(m and m.real)}     "
+                  f"{_pct(m and m.mla_after_review.all)}  "
+                  f"{run.mistakes.total} ({run.mistakes.novel})  {run.images_covered}"
+                  + ("" if run.status == RunStatus.COMPLETE else f"  [{run.status}]")
+                  + ("  [fast JPEG decoding, not timm's exact preprocessing]" if run.fast_decode else "")
+                  + (f"  [computed in {run.precision}]" if run.precision != "fp32" else ""))
+        reasons = sorted({r.metrics.mla.reason for r in summary.runs if r.metrics and r.metrics.mla.reason})
         for reason in reasons:
             print(f"  no MLA: {reason}")
         _print_quality(report)
-    for review in summary["imported_reviews"]:
-        print(f"\nImported review of {review['model']}: {review['items']} reviewed mistakes")
-        for group in ("categories", "severities"):
-            total = sum(v["count"] for v in review[group].values())
-            cells = ", ".join(f"{k} {_share(v['count'], total)}" for k, v in review[group].items() if v["count"])
+    for review in summary.imported_reviews:
+        print(f"\nImported review of {review.model}: {review.items} reviewed mistakes")
+        for group, counts in (("categories", review.categories), ("severities", review.severities)):
+            total = sum(v.count for v in counts.values())
+            cells = ", ".join(f"{k} {_share(v.count, total)}" for k, v in counts.items() if v.count)
             print(f"  {group}: {cells}")
     _print_analysis(report)
     return 0
@@ -111,27 +114,26 @@ def run_report(args: argparse.Namespace) -> int:
 def _print_quality(report) -> None:
     """Per run: ASMA (Anzaku et al., ReaL labels; both readings, reviewer.evaluation.topk) with the
     ReaL accuracy of the same images, QUBA's calibration and class balance."""
-    for run in report.summary["runs"]:
-        metrics = run["metrics"]
-        if not metrics:
+    for run in report.summary.runs:
+        if run.metrics is None:
             continue
         parts = []
-        vt = metrics["variable_topk"]
-        if not vt["reason"]:
-            parts.append(f"ReaL labels, {vt['images']} images with 1-{vt['max_labels']} labels: "
-                         f"ASMA {100 * vt['asma']:.1f}% (example-based accuracy, intersection over union of "
+        vt = run.metrics.variable_topk
+        if not vt.reason:
+            parts.append(f"ReaL labels, {vt.images} images with 1-{vt.max_labels} labels: "
+                         f"ASMA {100 * vt.asma:.1f}% (example-based accuracy, intersection over union of "
                          f"the valid labels and the top-k, as the papers cite), "
-                         f"ASMA {100 * vt['asma_share_found']:.1f}% (share of labels found, m/k), "
-                         f"ReaL accuracy {100 * vt['real_accuracy_1_to_5']:.2f}% (same images)")
-        c = report.calibration.get(run["id"])
+                         f"ASMA {100 * vt.asma_share_found:.1f}% (share of labels found, m/k), "
+                         f"ReaL accuracy {100 * vt.real_accuracy_1_to_5:.2f}% (same images)")
+        c = report.calibration.get(run.id)
         if c is not None and c.images:
             ace = f", ACE {100 * c.ace:.3f}%, CE {100 * c.ce:.2f}%" if c.ace == c.ace else ""
             parts.append(f"ECE {100 * c.ece:.2f}%{ace}")
-        b = report.class_balance.get(run["id"])
+        b = report.class_balance.get(run.id)
         if b is not None and b.images:
             parts.append(f"class balance {b.class_balance:.3f} (authors' code {b.code_class_balance:.3f})")
         if parts:
-            print(f"  #{run['id']:<3} " + "; ".join(parts))
+            print(f"  #{run.id:<3} " + "; ".join(parts))
 
 
 def _print_counts(counts, *, suffix: str = "") -> None:
@@ -159,8 +161,8 @@ def _print_sources(reliability) -> None:
 
 
 def _print_zoom(zoom) -> None:
-    """Per model, the probed mistakes some crop corrects (reviewer.analysis.zoom_section)."""
-    from reviewer.analysis.zoom_section import CATEGORIES, GROUPS, SEVERITIES, VERDICTS
+    """Per model, the probed mistakes some crop corrects (reviewer.analysis.zoom_probe)."""
+    from reviewer.analysis.zoom_probe import CATEGORIES, GROUPS, SEVERITIES, VERDICTS
 
     if zoom.note:
         print(f"\nZoom probe: {zoom.note}")

@@ -1,11 +1,13 @@
 """What `reviewer report` shows: every run and imported review with its metrics,
-counts and its mistakes' category and severity shares. The dict returned by
-`project_summary` is the stable JSON of `reviewer report --json`."""
+counts and its mistakes' category and severity shares. `project_summary`
+returns them as typed records (`ProjectSummary`); its `as_dict()` is the stable
+JSON of `reviewer report --json`, key for key."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from sqlalchemy import Integer, cast, func, select
@@ -13,8 +15,15 @@ from sqlmodel import Session
 
 from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, ProjectSetting, Run
 from reviewer import __version__
-from reviewer.evaluation.metrics import mla_images, multilabel_accuracy, real_accuracy, top1_accuracy
-from reviewer.evaluation.topk import multilabel_variable_topk, real_variable_topk
+from reviewer.evaluation.metrics import (
+    GroupScores,
+    Score,
+    mla_images,
+    multilabel_accuracy,
+    real_accuracy,
+    top1_accuracy,
+)
+from reviewer.evaluation.topk import VariableTopK, multilabel_variable_topk, real_variable_topk
 from reviewer.labels.labelset import LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.project import Project
@@ -25,13 +34,113 @@ from reviewer.terms import Category, RunStatus, Severity, values
 TOPK_FOR_VARIABLE = 10  # ReaL lists at most 9 labels of an image
 
 
-def _counts_and_shares(counts: Counter, keys: tuple[str, ...]) -> dict:
+@dataclass(frozen=True)
+class RunMetrics:
+    """A complete run's metrics (`run_metrics`): before the review but `mla_after_review`."""
+
+    predictions: int
+    top1: Score
+    mla: GroupScores
+    mla_after_review: GroupScores  # with the panel's final decisions
+    real: Score
+    variable_topk: VariableTopK  # ReaL labels (Anzaku et al.)
+    variable_topk_multilabel: VariableTopK  # the multi-label set's correct labels (this tool's variant)
+
+    def as_dict(self) -> dict:
+        return {"predictions": self.predictions, "top1": self.top1.as_dict(), "mla": self.mla.as_dict(),
+                "mla_after_review": self.mla_after_review.as_dict(), "real": self.real.as_dict(),
+                "variable_topk": self.variable_topk.as_dict(),
+                "variable_topk_multilabel": self.variable_topk_multilabel.as_dict()}
+
+
+@dataclass(frozen=True)
+class MistakeCounts:
+    total: int
+    novel: int  # the prediction is not a wrong label of the image before the review
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run of the project, complete or not; `metrics` None unless complete."""
+
+    id: int
+    model: str
+    source: str
+    status: str  # RunStatus
+    image_slice: str | None
+    limit: int | None  # reviewer predict --limit
+    images_covered: str  # `reviewer.runs.records.images_of_run`: 'all', 'first N' or a slice
+    device: str | None
+    fast_decode: bool  # large JPEGs decoded in draft mode: not timm's exact preprocessing (--fast-decode)
+    precision: str  # number format of the forward passes (reviewer predict --precision)
+    created_at: str | None  # ISO 8601
+    mistakes: MistakeCounts
+    metrics: RunMetrics | None
+
+    def as_dict(self) -> dict:
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        out["mistakes"] = asdict(self.mistakes)
+        out["metrics"] = self.metrics.as_dict() if self.metrics is not None else None
+        return out
+
+
+@dataclass(frozen=True)
+class LevelCount:
+    count: int
+    share: float  # of the review's items; nan when it has none
+
+
+@dataclass(frozen=True)
+class ReviewSummary:
+    """An imported published review: its items' category and severity counts, every level listed."""
+
+    id: int
+    model: str
+    path: str
+    sha256: str
+    items: int
+    categories: dict[str, LevelCount]  # by Category value
+    severities: dict[str, LevelCount]  # by Severity value
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ProjectCounts:
+    name: str
+    root: str
+    images: int
+    images_with_files: int
+    problematic: int
+    multilabel_set: int  # images of the multi-label set
+    evaluable: int  # images MLA counts: the multi-label set's validation images, not problematic
+
+
+@dataclass(frozen=True)
+class ProjectSummary:
+    """Every run and imported review of a project with its figures (`project_summary`)."""
+
+    app_version: str
+    project: ProjectCounts
+    runs: tuple[RunSummary, ...]
+    imported_reviews: tuple[ReviewSummary, ...]
+
+    def as_dict(self) -> dict:
+        """The stable JSON of `reviewer report --json` (NaN where nothing was evaluated)."""
+        return {"app_version": self.app_version, "project": asdict(self.project),
+                "runs": [run.as_dict() for run in self.runs],
+                "imported_reviews": [review.as_dict() for review in self.imported_reviews]}
+
+
+def _counts_and_shares(counts: Counter, keys: list[str]) -> dict[str, LevelCount]:
     total = sum(counts.values())
-    return {k: {"count": counts.get(k, 0), "share": counts.get(k, 0) / total if total else math.nan} for k in keys}
+    return {k: LevelCount(count=counts.get(k, 0), share=counts.get(k, 0) / total if total else math.nan)
+            for k in keys}
 
 
 def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *, session: Session,
-                predictions: RunPredictions | None = None, collapsed: bool = False) -> dict:
+                predictions: RunPredictions | None = None, collapsed: bool = False) -> RunMetrics:
     """A complete run's metrics. `project` gives the run's probability file, `session` the rest."""
     preds = load_predictions(session=session, run_id=run.id) if predictions is None else predictions
     pos_b = before.positions(preds.image_ids)
@@ -39,23 +148,23 @@ def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *
     pos_b, top1 = pos_b[known], preds.top1[known]
     pos_a = after.positions(preds.image_ids[known])
     ranked = ranked_classes(project, run, preds, TOPK_FOR_VARIABLE)[known]
-    return {
-        "predictions": int(len(preds)),
-        "top1": top1_accuracy(before, pos_b, top1).as_dict(),
-        "mla": multilabel_accuracy(before, pos_b, top1, collapsed=collapsed).as_dict(),
-        "mla_after_review": multilabel_accuracy(after, pos_a, top1, collapsed=collapsed).as_dict(),
-        "real": real_accuracy(before, pos_b, top1).as_dict(),
-        "variable_topk": real_variable_topk(before, pos_b, ranked).as_dict(),
-        "variable_topk_multilabel": multilabel_variable_topk(before, pos_b, ranked).as_dict(),
-    }
+    return RunMetrics(
+        predictions=int(len(preds)),
+        top1=top1_accuracy(before, pos_b, top1),
+        mla=multilabel_accuracy(before, pos_b, top1, collapsed=collapsed),
+        mla_after_review=multilabel_accuracy(after, pos_a, top1, collapsed=collapsed),
+        real=real_accuracy(before, pos_b, top1),
+        variable_topk=real_variable_topk(before, pos_b, ranked),
+        variable_topk_multilabel=multilabel_variable_topk(before, pos_b, ranked),
+    )
 
 
 def project_summary(project: Project, *, session: Session, before: LabelSet | None = None,
                     after: LabelSet | None = None, predictions: dict[int, RunPredictions] | None = None,
-                    collapsed: bool = False) -> dict:
-    """The report's JSON, read with `session` (one snapshot). `before`/`after` (the labels
-    before and after the review) and `predictions` (run id -> predictions) save reloading
-    what the caller has."""
+                    collapsed: bool = False) -> ProjectSummary:
+    """Every run and imported review with its figures, read with `session` (one snapshot).
+    `before`/`after` (the labels before and after the review) and `predictions` (run id ->
+    predictions) save reloading what the caller has."""
     before = reviewed_labelset(session=session, after_review=False) if before is None else before
     after = reviewed_labelset(session=session, after_review=True) if after is None else after
     predictions = predictions or {}
@@ -77,36 +186,26 @@ def project_summary(project: Project, *, session: Session, before: LabelSet | No
     out_runs = []
     for run, model in runs:
         total, novel = mistake_counts.get(run.id, (0, 0))
-        entry = {
-            "id": run.id, "model": model.name, "source": model.source, "status": run.status,
-            "image_slice": run.image_slice, "limit": (run.report or {}).get("limit"),
-            "images_covered": images_of_run(run), "device": run.device,
-            # Large JPEGs decoded in draft mode: not timm's exact preprocessing (reviewer predict --fast-decode).
-            "fast_decode": fast_decoded(run),
-            "precision": run_precision(run),  # number format of the forward passes (reviewer predict --precision)
-            "created_at": run.created_at.isoformat() if run.created_at else None,
-            "mistakes": {"total": int(total or 0), "novel": int(novel or 0)},
-        }
-        entry["metrics"] = (run_metrics(project, run, before, after, session=session,
-                                        predictions=predictions.get(run.id), collapsed=collapsed)
-                            if run.status == RunStatus.COMPLETE else None)
-        out_runs.append(entry)
+        out_runs.append(RunSummary(
+            id=run.id, model=model.name, source=model.source, status=run.status, image_slice=run.image_slice,
+            limit=(run.report or {}).get("limit"), images_covered=images_of_run(run), device=run.device,
+            fast_decode=fast_decoded(run), precision=run_precision(run),
+            created_at=run.created_at.isoformat() if run.created_at else None,
+            mistakes=MistakeCounts(total=int(total or 0), novel=int(novel or 0)),
+            metrics=(run_metrics(project, run, before, after, session=session, predictions=predictions.get(run.id),
+                                 collapsed=collapsed) if run.status == RunStatus.COMPLETE else None)))
     out_reviews = []
     for review, model in reviews:
         items = review_items[review.id]
-        out_reviews.append({
-            "id": review.id, "model": model.name, "path": review.path, "sha256": review.sha256,
-            "items": len(items),
-            "categories": _counts_and_shares(Counter(c for c, _ in items), values(Category)),
-            "severities": _counts_and_shares(Counter(s for _, s in items), values(Severity)),
-        })
-    return {
-        "app_version": __version__,
-        "project": {"name": name.value if name and name.value else project.root.name, "root": str(project.root),
-                    "images": int(n_images),
-                    "images_with_files": int(n_files), "problematic": int(n_problematic),
-                    "multilabel_set": int(before.multilabel.sum()),
-                    "evaluable": int(mla_images(before, np.arange(len(before))).sum())},
-        "runs": out_runs,
-        "imported_reviews": out_reviews,
-    }
+        out_reviews.append(ReviewSummary(
+            id=review.id, model=model.name, path=review.path, sha256=review.sha256, items=len(items),
+            categories=_counts_and_shares(Counter(c for c, _ in items), values(Category)),
+            severities=_counts_and_shares(Counter(s for _, s in items), values(Severity))))
+    return ProjectSummary(
+        app_version=__version__,
+        project=ProjectCounts(
+            name=name.value if name and name.value else project.root.name, root=str(project.root),
+            images=int(n_images), images_with_files=int(n_files), problematic=int(n_problematic),
+            multilabel_set=int(before.multilabel.sum()),
+            evaluable=int(mla_images(before, np.arange(len(before))).sum())),
+        runs=tuple(out_runs), imported_reviews=tuple(out_reviews))

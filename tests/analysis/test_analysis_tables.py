@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from scipy.stats import chi2
 
-from reviewer.analysis.report import ReportOptions, build_report, report_json
+from reviewer.analysis.report import ReportOptions, build_report
+from reviewer.analysis.report_json import report_json
 from reviewer.analysis.tables import shares
 from reviewer.app.imports import import_review, init_project
 from reviewer.classes.vocabulary import load_classes

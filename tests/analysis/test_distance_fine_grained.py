@@ -13,8 +13,8 @@ import pytest
 
 from reviewer.analysis import tables
 from reviewer.analysis.plots import LIGHT
-from reviewer.analysis.report import _distance_table
-from reviewer.analysis.sections import _distance_section
+from reviewer.analysis.report_json import distance_json
+from reviewer.analysis.sections.distance import distance_section
 
 FG, OOV, SPURIOUS, NONPROTO = "fine_grained", "fine_grained_oov", "spurious_correlation", "non_prototypical"
 
@@ -50,7 +50,7 @@ def test_the_papers_fine_grained_share_counts_oov_and_the_category_alone_is_kept
 
 def test_the_report_puts_the_papers_figures_beside_the_share_in_the_papers_sense(by_distance, tmp_path):
     report = SimpleNamespace(by_distance=by_distance, by_distance_nearest=by_distance.iloc[0:0])
-    section = _distance_section(report, tmp_path, style=LIGHT)
+    section = distance_section(report, tmp_path, style=LIGHT)
     caption, cells = section.tables[0]
     assert caption == "m, distance to the original label"
     columns = list(cells.columns)
@@ -64,7 +64,7 @@ def test_the_report_puts_the_papers_figures_beside_the_share_in_the_papers_sense
 
 
 def test_the_json_has_both_fine_grained_shares(by_distance):
-    data = _distance_table(by_distance)  # analysis.category_by_distance of `reviewer report --json`
+    data = distance_json(by_distance)  # analysis.category_by_distance of `reviewer report --json`
     assert data["m"]["1"]["fine_grained_incl_oov"] == pytest.approx(0.8)
     assert data["m"]["1"]["fine_grained"] == pytest.approx(0.6)
 

@@ -9,7 +9,8 @@ import pytest
 from review_data import add_images, add_run
 
 from reviewer.analysis.render import write_report
-from reviewer.analysis.report import ReportOptions, build_report, report_json
+from reviewer.analysis.report import ReportOptions, Unrated, build_report
+from reviewer.analysis.report_json import report_json
 from reviewer.cli import main
 from reviewer.items import Item
 from reviewer.panel.decisions import lock_all
@@ -89,7 +90,7 @@ def test_nothing_locked_is_said_and_provisional_shares_are_what_the_lock_then_re
     # A lock settles severity and category only once everyone has rated: cy voted a correct, so a
     # is locked wrong, not rated, and its ratings so far stay provisional.
     locked = build_report(project, PROVISIONAL)
-    assert locked.unrated == {"model-A": {"category": 2, "severity": 1}}  # a; and c's category tie
+    assert locked.unrated == {"model-A": Unrated(category=2, severity=1)}  # a; and c's category tie
     assert locked.note == ""  # every item with votes has a final decision
     assert counts(locked, "provisional_severities") == counts(provisional, "provisional_severities")
     assert set(locked.provisional_reviewed["source"]) == {"panel", "provisional"}
@@ -110,7 +111,7 @@ def test_a_locked_wrong_still_being_rated_takes_the_ratings_cast_so_far(panel):
     vote(project, who["cy"], a, severity="minor", category="fine_grained")
     vote(project, who["ann"], a, severity="major", category="spurious_correlation")
     report = build_report(project, PROVISIONAL)
-    assert report.unrated == {"model-A": {"category": 1, "severity": 1}}  # final: locked wrong, not rated yet
+    assert report.unrated == {"model-A": Unrated(category=1, severity=1)}  # final: locked wrong, not rated yet
     assert counts(report, "provisional_categories")["model-A"]["spurious_correlation"] == 1
     assert counts(report, "provisional_severities")["model-A"] == {"major": 0, "minor": 1}
     lock(project, who["ann"])

@@ -12,7 +12,8 @@ from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Label, LabelSource
-from reviewer.analysis.report import build_report, report_json
+from reviewer.analysis.report import build_report
+from reviewer.analysis.report_json import report_json
 from reviewer.analysis.sections import report_sections
 from reviewer.cli import main
 from reviewer.project import Project

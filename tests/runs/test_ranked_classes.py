@@ -113,10 +113,10 @@ def test_variable_topk_at_k_1_scores_the_runs_own_top1(tmp_path):
         before = reviewed_labelset(session=session, after_review=False)
         after = reviewed_labelset(session=session, after_review=True)
         metrics = run_metrics(project, run, before, after, session=session)
-    v = metrics["variable_topk_multilabel"]
+    v = metrics.variable_topk_multilabel
     single = [r for r in range(N_IMAGES) if len(labels[r]) == 1]
     top1_in_labels = [int(stored[r, 0]) in labels[r] for r in range(N_IMAGES)]
-    assert v["images"] == N_IMAGES
-    assert v["by_label_count"]["1"]["images"] == len(single)
-    assert v["by_label_count"]["1"]["mean_hit_rate"] == np.mean([top1_in_labels[r] for r in single])
-    assert v["real_accuracy_1_to_5"] == np.mean(top1_in_labels)
+    assert v.images == N_IMAGES
+    assert v.by_label_count[1]["images"] == len(single)
+    assert v.by_label_count[1]["mean_hit_rate"] == np.mean([top1_in_labels[r] for r in single])
+    assert v.real_accuracy_1_to_5 == np.mean(top1_in_labels)

@@ -1,0 +1,53 @@
+"""The report's sections: what `reviewer.analysis.render` writes as Markdown or HTML and
+the GUI's Analysis view shows as tabs, each a title, a text, tables of strings and
+plots (`Section`). One module per section, in the report's order; each reads the typed
+results of `reviewer.analysis.report.build_report` and computes nothing of its own.
+
+Every section says what its figures are and where the definition comes from (the
+computing modules: `reviewer.analysis.tables`, `run_tables`, `comparison`,
+`calibration`, `class_balance`, `source_agreement`, `zoom_probe`,
+`reviewer.evaluation.topk`). Every share is shown with its count and denominator
+("41.2% (7/17)", `cells`); what a reader must not miss (nothing locked yet, a
+chi-square on small expected counts) is a section's warning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewer.analysis.plots import LIGHT, PlotStyle
+from reviewer.analysis.report import AnalysisReport
+from reviewer.analysis.sections.calibration import calibration_section
+from reviewer.analysis.sections.categories import categories_section
+from reviewer.analysis.sections.chi_square import chi_square_section
+from reviewer.analysis.sections.confusions import confusions_section
+from reviewer.analysis.sections.distance import distance_section
+from reviewer.analysis.sections.leaderboard import leaderboard_section
+from reviewer.analysis.sections.mla import mla_section
+from reviewer.analysis.sections.model_comparison import comparison_section
+from reviewer.analysis.sections.project import project_section
+from reviewer.analysis.sections.section import Section
+from reviewer.analysis.sections.sources import source_section
+from reviewer.analysis.sections.topk import topk_section
+from reviewer.analysis.sections.zoom import zoom_section
+
+__all__ = ["Section", "report_sections"]
+
+
+def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle = LIGHT) -> list[Section]:
+    """The report's sections; writes their PNG files into `out_dir`, coloured by `style`
+    (the file report's light default, or a window's theme)."""
+    return [
+        project_section(report),
+        mla_section(report),
+        categories_section(report, out_dir, style),
+        chi_square_section(report),
+        confusions_section(report, out_dir, style),
+        distance_section(report, out_dir, style),
+        comparison_section(report),
+        topk_section(report, out_dir, style),
+        calibration_section(report, out_dir, style),
+        leaderboard_section(report, out_dir, style),
+        source_section(report, out_dir, style),
+        zoom_section(report.zoom),
+    ]
