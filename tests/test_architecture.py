@@ -1,10 +1,17 @@
-"""The headless layers import and work without Qt (ARCHITECTURE.md)."""
+"""The headless layers import and work without Qt (ARCHITECTURE.md), and reviewer's packages
+import one way, in the order pyproject.toml's layers contract draws (README.md, "Layout")."""
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 from pathlib import Path
+
+import grimp
+import pytest
+from importlinter import api
+from importlinter.contracts.layers import LayersContract
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -42,8 +49,8 @@ def _tool(name: str) -> str:
 
 
 def test_layering_contracts_hold():
-    """import-linter's contracts in pyproject.toml: the window holds no SQL, Qt stays in reviewer.ui, the layers
-    cli > ui > app > domain > db/models only ever import downwards."""
+    """import-linter's contracts in pyproject.toml: the window holds no SQL, Qt stays in reviewer.ui, models and db
+    never import reviewer, and reviewer's packages import only downwards in the one order of its layers contract."""
     result = subprocess.run([_tool("lint-imports")], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
@@ -54,3 +61,85 @@ def test_no_unused_or_undefined_names_and_imports_sorted():
     result = subprocess.run([_tool("ruff"), "check", "--select", "F,I", "reviewer", "models", "db", "tests", "bench"],
                             cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- one order of packages -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    """reviewer's import graph, as import-linter builds it (TYPE_CHECKING imports included)."""
+    return grimp.build_graph("reviewer", cache_dir=None)
+
+
+def package_cycles(graph: grimp.ImportGraph) -> list[tuple[str, ...]]:
+    """Every cycle among reviewer's packages and top-level modules (each once, from its least
+    name): package A imports B when any module in A imports any module in B."""
+    children = sorted(graph.find_children("reviewer"))
+    imports = {a: [b for b in children if b != a and graph.direct_import_exists(importer=a, imported=b,
+                                                                                as_packages=True)]
+               for a in children}
+    cycles: set[tuple[str, ...]] = set()
+
+    def walk(path: list[str]) -> None:
+        for nxt in imports[path[-1]]:
+            if nxt == path[0]:
+                cycles.add(tuple(name.removeprefix("reviewer.") for name in path))
+            elif nxt > path[0] and nxt not in path:
+                walk(path + [nxt])
+
+    for start in children:
+        walk([start])
+    return sorted(cycles)
+
+
+def layers_options() -> tuple[dict, dict]:
+    """The session's options and those of the one layers contract of pyproject.toml, as lint-imports reads them."""
+    config = api.read_configuration(str(REPO / "pyproject.toml"))
+    options = [c for c in config["contracts_options"] if c["type"] == "layers"]
+    assert len(options) == 1, "one layers contract orders reviewer's packages"
+    return config["session_options"], options[0]
+
+
+def layers_contract() -> LayersContract:
+    session_options, options = layers_options()
+    return LayersContract(name=options["name"], session_options=session_options, contract_options=options)
+
+
+def test_no_cycle_among_reviewer_packages(graph):
+    cycles = package_cycles(graph)
+    assert cycles == [], "packages importing each other in a loop: " + "; ".join(" -> ".join(c) for c in cycles)
+    assert graph.nominate_cycle_breakers("reviewer") == set()
+
+
+def test_a_planted_package_cycle_is_found(graph):
+    planted = copy.deepcopy(graph)
+    planted.add_import(importer="reviewer.classes.wordnet", imported="reviewer.labels.labelset")
+    assert ("classes", "labels") in package_cycles(planted)
+
+
+def test_the_layers_contract_lists_every_package_and_holds(graph):
+    _, options = layers_options()
+    assert options["containers"] == ["reviewer"] and str(options["exhaustive"]).lower() == "true"
+    listed = {name.strip() for layer in options["layers"] for name in layer.replace(":", "|").split("|")}
+    assert listed == {child.removeprefix("reviewer.") for child in graph.find_children("reviewer")}
+    assert layers_contract().check(copy.deepcopy(graph), verbose=False).kept
+
+
+@pytest.mark.parametrize("importer, imported", [
+    ("reviewer.labels.labelset", "reviewer.app.panel"),  # a lower package importing the app layer
+    ("reviewer.panel.state", "reviewer.runs.mistakes"),  # the panel reaching up for a run's mistakes
+    ("reviewer.items", "reviewer.panel.state"),  # the bottom importing upwards
+    ("reviewer.runs.mistakes", "reviewer.evidence.store"),  # one independent sibling importing another
+])
+def test_the_layers_contract_fails_on_a_planted_import(graph, importer, imported):
+    planted = copy.deepcopy(graph)
+    planted.add_import(importer=importer, imported=imported, line_number=1, line_contents=f"import {imported}")
+    check = layers_contract().check(planted, verbose=False)
+    assert not check.kept
+    assert any(importer.split(".")[1] in str(d) for d in check.metadata["invalid_dependencies"])
+
+
+def test_the_layers_contract_fails_on_a_package_it_does_not_place(graph):
+    planted = copy.deepcopy(graph)
+    planted.add_module("reviewer.misc")
+    check = layers_contract().check(planted, verbose=False)
+    assert not check.kept and "reviewer.misc" in str(check.metadata["undeclared_modules"])
