@@ -79,7 +79,7 @@ def _phase_2_open(decision) -> bool:
 
 def provisional_decisions(snapshot: PanelSnapshot) -> pd.DataFrame:
     """One row per item whose current votes give a decision the chair has not locked
-    (module docstring), in the columns of `reviewer.panel.state.decisions_table`
+    (module docstring), in the columns of `reviewer.panel.final.decisions_table`
     (method and reviewer "provisional", no chair, no time)."""
     rows = []
     for item in snapshot.items:
@@ -110,7 +110,7 @@ def with_provisional(decisions: pd.DataFrame, provisional: pd.DataFrame) -> pd.D
     """The standing decisions with the provisional ones in place of those of the same item."""
     if provisional.empty:
         return decisions
-    keys = pd.MultiIndex.from_frame(provisional[["image_id", "predicted"]])
-    kept = decisions[~pd.MultiIndex.from_frame(decisions[["image_id", "predicted"]]).isin(keys)]
+    items = pd.MultiIndex.from_frame(provisional[["image_id", "predicted"]])
+    kept = decisions[~pd.MultiIndex.from_frame(decisions[["image_id", "predicted"]]).isin(items)]
     return pd.concat([kept, provisional], ignore_index=True).sort_values(["image_id", "predicted"],
                                                                           ignore_index=True)

@@ -139,7 +139,7 @@ def _comparable_sources(session: Session) -> list:
 
 
 def source_agreement(*, session: Session, decisions: pd.DataFrame) -> SourceReliability:
-    """Each evidence source against `decisions` (`reviewer.panel.state.decisions_table`, or with the
+    """Each evidence source against `decisions` (`reviewer.panel.final.decisions_table`, or with the
     provisional decisions in place: `reviewer.analysis.provisional.with_provisional`)."""
     sources = _comparable_sources(session)
     decided = decisions[decisions["verdict"].isin(VERDICTS)]

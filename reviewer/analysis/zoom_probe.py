@@ -71,8 +71,8 @@ HOW_TO_PROBE = ("No mistake has a zoom probe yet: press X on a mistake in the re
                 "the 324 crops (Taesiri et al. 2023); the result is stored with the run.")
 
 
-def _pairs(keys) -> dict[str, list[int]]:
-    return {k: [0, 0] for k in keys}  # [corrected, probed]
+def _pairs(levels) -> dict[str, list[int]]:
+    return {level: [0, 0] for level in levels}  # [corrected, probed]
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,8 @@ class ZoomReport:
                 "real_labels": self.real_labels, "models": [m.as_dict() for m in self.models]}
 
 
-def _decision_keys(decisions: pd.DataFrame) -> dict[tuple[int, int], tuple[str, str, str]]:
-    """{(image, predicted): (verdict, severity, category)} of the standing settled decisions."""
+def _decisions_by_item(decisions: pd.DataFrame) -> dict[tuple[int, int], tuple[str, str, str]]:
+    """{item (image, predicted): (verdict, severity, category)} of the standing settled decisions."""
     out = {}
     for image, predicted, verdict, severity, category in zip(decisions["image_id"], decisions["predicted"],
                                                               decisions["verdict"], decisions["severity"],
@@ -148,7 +148,7 @@ def _decision_keys(decisions: pd.DataFrame) -> dict[tuple[int, int], tuple[str, 
 
 def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) -> ZoomReport:
     """Every model's probed mistakes (module docstring). `labels`: the label set before the review
-    (`reviewed_labelset(after_review=False)`), `decisions`: `reviewer.panel.state.decisions_table`."""
+    (`reviewed_labelset(after_review=False)`), `decisions`: `reviewer.panel.final.decisions_table`."""
     complete_run = Run.status == RunStatus.COMPLETE
     mistakes = session.execute(
         select(Model.name, Run.id, Mistake.image_id, Mistake.predicted)
@@ -172,11 +172,11 @@ def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) 
         grouped.setdefault((model.name, int(row.image_id), int(row.predicted)), []).append((model, row))
     chairs = set(session.execute(select(Reviewer.id).where(Reviewer.is_chair.is_(True))).scalars())
     chosen: dict[tuple[str, int, int], ZoomResult | None] = {}
-    for key, pairs in grouped.items():
+    for mistake, pairs in grouped.items():
         model_of = {id(row): model for model, row in pairs}
-        chosen[key] = next((result for row in choose([r for _, r in pairs], reader_id=None, trusted=chairs)
+        chosen[mistake] = next((result for row in choose([r for _, r in pairs], reader_id=None, trusted=chairs)
                             if (result := readable(row, model_of[id(row)])) is not None), None)
-    decided = _decision_keys(decisions)
+    decided = _decisions_by_item(decisions)
     models = {name: ModelZoom(model=name, runs=tuple(sorted(runs[name])), mistakes=len(items))
               for name, items in sorted(per_model.items())}
     counts = {name: {"probed": 0, "corrected": 0, "taesiri_corrected": 0, "partial": 0, "partial_corrected": 0}
@@ -203,11 +203,11 @@ def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) 
         c["corrected"] += hit
         c["taesiri_corrected"] += int(summarise(result, predicted=predicted, accepted=taesiri).corrected)
         verdict, severity, category = decided.get((image, predicted), (UNDECIDED, UNRATED, UNRATED))
-        for table, key in ((m.by_verdict, verdict),) + (
+        for table, level in ((m.by_verdict, verdict),) + (
                 ((m.by_severity, severity), (m.by_category, category), (m.crosstab[severity], category))
                 if verdict == Verdict.WRONG.value else ()):
-            table[key][0] += hit
-            table[key][1] += 1
+            table[level][0] += hit
+            table[level][1] += 1
         for group, n in summary.by_group.items():
             m.by_group[group] += int(n > 0)
     out = []
