@@ -143,3 +143,20 @@ def test_the_layers_contract_fails_on_a_package_it_does_not_place(graph):
     planted.add_module("reviewer.misc")
     check = layers_contract().check(planted, verbose=False)
     assert not check.kept and "reviewer.misc" in str(check.metadata["undeclared_modules"])
+
+
+def test_the_readme_draws_the_order_of_the_contract():
+    """README.md's layout picture lists reviewer's packages row by row in the contract's order,
+    a sibling on the contract's layer as a row starting with '|'."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    picture = readme.split("## Layout", 1)[1].split("```", 2)[1].split("\nreviewer/\n", 1)[1].split("\nmodels/")[0]
+    rows: list[list[str]] = []
+    for line in picture.splitlines():
+        name = line.strip().split()[0] if line.strip() else ""
+        if name == "|":
+            rows[-1].append(line.split()[1].removesuffix("/").removesuffix(".py"))
+        elif line.startswith("  ") and not line.startswith("   "):
+            rows.append([name.removesuffix("/").removesuffix(".py")])
+    _, options = layers_options()
+    layers = [[name.strip() for name in layer.replace(":", "|").split("|")] for layer in options["layers"]]
+    assert rows == layers

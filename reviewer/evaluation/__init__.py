@@ -2,5 +2,6 @@
 top-k and ASMA), named image slices, the major-error split rule, the
 leaderboard on a slice, and the per-run summary behind `reviewer report --json`.
 
-May import `classes`, `labels`, `runs` and `panel.state`; no Qt, no CLI.
+Below `analysis` and `export`, above `review` (README.md, "Layout"): imports
+`review` (the reviewed mistakes), `runs`, `labels`, `panel` and `classes`; no Qt, no CLI.
 """

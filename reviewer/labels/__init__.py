@@ -1,6 +1,7 @@
-"""Label sets and how reviews change them: the project's labels as numpy arrays
-(`labelset`), the labels after published reviews and the panel's decisions
-(`reviewed`), and each model's reviewed mistakes (`reviewed_mistakes`).
+"""Label sets and how reviews change them: the project's labels as numpy arrays and
+the two predicates on them, `accepted` and `evaluable` (`labelset`), and the labels
+after published reviews and the panel's final decisions (`reviewed`).
 
-May import `classes`, `panel.state` (the current decisions) and `db`.
+Below `importers`, above `panel` (README.md, "Layout"): imports `panel` (the final
+decisions), `classes` and `db`; never runs, the review or anything above.
 """

@@ -25,10 +25,11 @@ Filters: status (`QueueStatus`: all / to do for me / phase 2 to do / disputed /
 decided / undecided / problematic / with notes / novel / previously reviewed /
 unvoted by me / voted by me), a class (predicted or original label), a WordNet
 distance range, a confidence range, and what the imported evidence sources say
-(some source accepts the prediction / sources disagree / all covering sources
-reject it / no source covers the image). Sort keys: queue order (image), most
-or least confident first, nearest or farthest in WordNet first, class, most
-sources accepting first.
+(`QueueEvidence`: some source accepts the prediction / sources disagree / all
+covering sources reject it / no source covers the image). Sorts (`QueueSort`): queue
+order (image), most or least confident first, nearest or farthest in WordNet first,
+class, most sources accepting first. Each vocabulary is a StrEnum whose members carry
+their title (the window lists them) and their rule (`accepts`, `key`).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ resumable), importing precomputed scores (`logits`), its records on disk and
 in the database (`records`), its stored predictions (`predictions`) and its
 mistakes (`mistakes`: found, stored, and the one reader of a run's mistakes).
 
-May import `models`, `db`, `classes` and `labels`; never the panel, the UI or
-the command line.
+Below `review`, beside `evidence` and `neighbours` (README.md, "Layout"): imports
+`models`, `db`, `classes`, `labels` and `items`; never the panel, the review, the
+UI or the command line.
 """
