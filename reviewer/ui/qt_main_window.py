@@ -67,6 +67,7 @@ def _open(root: str, reviewer_name: str, join: bool = False):
 
 class QtMainWindow(QMainWindow):
     project_opened = Signal()
+    reviewed_listed = Signal(int)  # a project without a run: its reviewed mistakes are listed (how many)
     run_opened = Signal(int)
     exported = Signal(str)  # the export folder written
     export_failed = Signal(str)  # the reason, also shown in the status bar
@@ -99,6 +100,7 @@ class QtMainWindow(QMainWindow):
         self.start.new_project.connect(self.new_project)
         self.start.open_demo.connect(self.open_demo)
         self._page: QtReviewPage | None = None  # built when first needed (`page`)
+        self.reviewed = None  # the reviewed mistakes of a project without a run (qt_reviewed_list), when shown
         self._message_is_error = False
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start)
@@ -404,9 +406,30 @@ class QtMainWindow(QMainWindow):
             # What the project holds and what to do: a project of label files has no image files to run on.
             self.page.show_empty(*no_run_words(self.project, run_keys=" or ".join(self.keymap.keys("run_model")),
                                                analysis_keys=" or ".join(self.keymap.keys("analysis_view"))))
+            # Its published reviews' mistakes are listed instead, when it has any.
+            from reviewer.app.reviewed import reviewed_list
+
+            self.worker.submit(reviewed_list, project, on_done=lambda listed, p=project: self._show_reviewed(p, listed))
         else:
             self.open_run(run_id)
         self.project_opened.emit()  # last: the demo then starts its run over the "no run" page
+
+    def _show_reviewed(self, project: Project, listed) -> None:
+        """A project without a run: its reviewed mistakes, read-only, in place of the empty
+        review page (which still says what to do when there are none)."""
+        if project is not self.project or not listed.rows or self.session is None or self.session.state.run_id:
+            return
+        if self.reviewed is None:
+            from reviewer.ui.review.qt_reviewed_list import QtReviewedList
+
+            self.reviewed = QtReviewedList()
+            self.stack.addWidget(self.reviewed)
+            self.help.raise_()
+        self.reviewed.show_list(project, listed, viewer=self.reviewer.name,
+                                note=listed.what_to_do(run_keys=" or ".join(self.keymap.keys("run_model"))))
+        if self.stack.currentWidget() is self.page:
+            self.stack.setCurrentWidget(self.reviewed)
+        self.reviewed_listed.emit(len(listed.rows))
 
     def _project_changed(self, changes) -> None:
         """A change record (this window's act or anyone's): the runs list and the windows
@@ -452,6 +475,8 @@ class QtMainWindow(QMainWindow):
         self.run_combo.setCurrentIndex(self.run_combo.findData(run_id))
         self.prefs.last_run[str(self.project.root)] = run_id
         save_preferences(self.prefs)
+        if self.reviewed is not None and self.stack.currentWidget() is self.reviewed:
+            self.stack.setCurrentWidget(self.page)  # a run to review at last
         self.session.state.open_run(run_id, self.page.queue_panel.current_filter(), refresh=refresh)
         self.run_opened.emit(run_id)
 
@@ -621,6 +646,8 @@ class QtMainWindow(QMainWindow):
 
     def close_project(self) -> None:
         self.side.close_all()
+        if self.reviewed is not None:
+            self.reviewed.clear()
         if self.session is not None:
             self.page.set_session(None)
             self.session.close()
@@ -643,6 +670,8 @@ class QtMainWindow(QMainWindow):
         self.close_project()
         if self._page is not None:
             self._page.shutdown()
+        if self.reviewed is not None:
+            self.reviewed.shutdown()
         self.worker.shutdown()
         name = self.start.reviewer_name()
         if name and name != self.one_off_reviewer:
