@@ -4,8 +4,9 @@ EfficientNet-Lite0's mistakes on them, made on first use, offline.
 The images ship in `assets/demo/images` (built by scripts/build_demo_assets.py:
 every sample image the model gets wrong plus correct ones, ~300 in all, their
 labels in their `<wnid>_<name>.JPEG` names). `prepare_demo_project` copies
-them into the user data dir and imports them; `run_demo_model` runs the model
-through `reviewer.runs.compute.predict` (resumable, with progress and cancel). A
+them into the user data dir and imports them, its name and its "ready" mark in
+the import's own unit of work; `run_demo_model` runs the model through the run
+act, `reviewer.app.runs.run_model` (resumable, with progress and cancel). A
 second launch finds both done and reuses them.
 """
 
@@ -69,9 +70,7 @@ def prepare_demo_project(root: Path | None = None) -> Project:
     images.mkdir(parents=True)
     for source in sorted(demo_images().glob("*.JPEG")):
         shutil.copyfile(source, images / source.name)
-    project, _ = init_project(root, images=images)
-    project.set_setting("name", "ImageNet demo")
-    project.set_setting(READY_SETTING, "1")
+    project, _ = init_project(root, images=images, settings={"name": "ImageNet demo", READY_SETTING: "1"})
     return project
 
 
@@ -97,7 +96,7 @@ def demo_status(project: Project) -> DemoStatus:
 
 def run_demo_model(project: Project, *, progress: Callable | None = None, cancel: Callable[[], bool] | None = None):
     """Run the bundled EfficientNet-Lite0 over the demo images (resuming a
-    cancelled run); returns reviewer.runs.compute.RunResult."""
-    from reviewer.runs.compute import predict
+    cancelled run); returns the run act's `Done` (its value a RunResult)."""
+    from reviewer.app.runs import run_model
 
-    return predict(project, DEMO_MODEL, progress=progress, cancel=cancel)
+    return run_model(project, DEMO_MODEL, progress=progress, cancel=cancel)

@@ -21,7 +21,7 @@ from reviewer.importers import (
     parse_label_files,
 )
 from reviewer.importers.reviews import read_review, store_review
-from reviewer.project import Project
+from reviewer.project import Project, write_setting
 
 _LABELS = Changes(labels=True)
 
@@ -95,11 +95,13 @@ def _refuse_missing(source: str, missing: set[str], total: int, with_files: int,
 
 
 def init_project(root: str | Path, *, images: str | Path | None = None, labels: list[str | Path] = (),
-                 db_url: str | None = None) -> tuple[Project, list[ImportSummary]]:
+                 db_url: str | None = None, settings: dict[str, str] | None = None
+                 ) -> tuple[Project, list[ImportSummary]]:
     """Create a project and import its images and label files (`reviewer init`).
 
     All inputs are parsed before the project folder is made, so a bad file
-    leaves no half-made project behind.
+    leaves no half-made project behind. `settings` (e.g. its name) are written in
+    the same unit of work as the import.
     """
     folder = folders.scan(images) if images is not None else None
     plans = parse_label_files(list(labels), project_images=set(folder.images) if folder else set())
@@ -107,7 +109,10 @@ def init_project(root: str | Path, *, images: str | Path | None = None, labels: 
 
     def work(session: Session) -> list[ImportSummary]:
         first = [add_images(session=session, plan=folder)] if folder is not None else []
-        return first + [apply_plan(session=session, plan=plan) for plan in plans]
+        summaries = first + [apply_plan(session=session, plan=plan) for plan in plans]
+        for key, value in (settings or {}).items():
+            write_setting(session=session, key=key, value=value)
+        return summaries
 
     summaries = project.write(work)
     if folder is not None:  # label files naming images beyond the folder: say they have no file

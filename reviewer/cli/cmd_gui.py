@@ -60,7 +60,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
             from reviewer.cli.cmd_predict import _ProgressBar
 
             progress = _ProgressBar(terminal=False)
-        result = run_demo_model(project, progress=progress)
+        result = run_demo_model(project, progress=progress).value
         if sys.stderr.isatty():
             print(file=sys.stderr)
         if result.status != RunStatus.COMPLETE:

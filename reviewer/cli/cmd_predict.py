@@ -128,7 +128,7 @@ def run_predict(args: argparse.Namespace) -> int:
     project = Project.open(args.project)
     # The first line comes before torch and timm load (seconds): the command has started.
     print(f"loading torch, timm and {', '.join(models)} ...", file=sys.stderr, flush=True)
-    from reviewer.runs.compute import predict_models
+    from reviewer.app.runs import run_models
 
     bars: dict[int, _ProgressBar] = {}
 
@@ -136,11 +136,11 @@ def run_predict(args: argparse.Namespace) -> int:
         bars.setdefault(update.run_id, _ProgressBar(position=len(bars)))(update)
 
     try:
-        results = predict_models(project, models, checkpoints=[args.checkpoint] * len(models),
-                                 names=[args.name] * len(models), device=args.device, batch_size=args.batch_size,
-                                 limit=args.limit, image_slice=args.image_slice, workers=args.workers,
-                                 streams=args.streams, rerun=args.rerun, fast_decode=args.fast_decode,
-                                 precision=args.precision, decoder=args.decoder, progress=progress)
+        results = run_models(project, models, checkpoints=[args.checkpoint] * len(models),
+                             names=[args.name] * len(models), device=args.device, batch_size=args.batch_size,
+                             limit=args.limit, image_slice=args.image_slice, workers=args.workers,
+                             streams=args.streams, rerun=args.rerun, fast_decode=args.fast_decode,
+                             precision=args.precision, decoder=args.decoder, progress=progress).value
     except KeyboardInterrupt:
         for bar in bars.values():
             bar.close()
@@ -164,10 +164,10 @@ def run_predict(args: argparse.Namespace) -> int:
 
 
 def run_import_logits(args: argparse.Namespace) -> int:
-    from reviewer.runs.logits import import_logits
+    from reviewer.app.runs import import_scores
 
     project = Project.open(args.project)
-    result = import_logits(project, args.file, model=args.model, kind=args.kind)
+    result = import_scores(project, args.file, model=args.model, kind=args.kind).value
     if result.already_complete:
         print(f"run #{result.run_id} of {result.model} already holds the scores of this file (imported before); "
               "nothing was changed")

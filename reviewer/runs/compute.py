@@ -22,6 +22,14 @@ precision (`models.PRECISIONS`) and the decoding are recorded in the run's
 same ones. Each run's report also keeps `first_batch_seconds` (from the call
 to the first probabilities: loading, preparing, the first decode) and the
 result `finish_seconds` (after the last batch: writes, mistakes).
+
+The units of work of a run are opened here and only here, each one step of its
+lifecycle (by design not one transaction: a killed run resumes from its committed
+batches): the model and its runs found or made, the run created, the run prepared
+(lost rows forgotten, its row set running), each batch's rows, the report, and
+`end_run` (its mistakes stored). `reviewer.runs.records` reads and writes through
+the session each step gives it; `reviewer.app.runs` is the act the window and the
+command line call.
 """
 
 from __future__ import annotations
@@ -39,7 +47,6 @@ import numpy as np
 import torch
 from sqlalchemy import insert
 
-from db.engine import write_session
 from db.tables import Prediction, Run, utcnow
 from models import (
     DEFAULT_PRECISION,
@@ -60,7 +67,7 @@ from models.inference import ForwardStreams
 from models.pipeline import DECODERS
 from models.sources import LoadedModel
 from models.store import written_rows
-from reviewer.errors import InputError
+from reviewer.errors import InputError, UserError
 from reviewer.project import Project
 from reviewer.runs.records import (
     RunLock,
@@ -157,7 +164,8 @@ def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequ
     twice = sorted({m for m in models if models.count(m) > 1}) if not any(names) and not any(checkpoints) else []
     if twice:
         raise InputError(f"--model {' '.join(models)}", f"names {', '.join(twice)} more than once")
-    ids = run_images(project, image_slice=image_slice, limit=limit)  # fails early on a bad slice
+    with project.read() as session:  # fails early on a bad slice
+        ids = run_images(session=session, image_slice=image_slice, limit=limit, source=str(project.root))
     results: dict[int, RunResult] = {}
     attempts: list[tuple[int, _Attempt]] = []
     for index, (model, checkpoint, name) in enumerate(zip(models, checkpoints, names)):
@@ -168,13 +176,16 @@ def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequ
             raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
         load_seconds = time.perf_counter() - loading
         display = name or (f"{model}:{Path(checkpoint).stem}" if checkpoint else model)
-        with write_session(project.engine) as session:
+
+        def find_runs(session):
+            """The model's row (made when new) and its runs this call could resume or reuse."""
             row = model_row(session, name=display, source=loaded.source,
                             checkpoint=str(Path(checkpoint).resolve()) if checkpoint else None,
                             weights_sha256=loaded.weights_sha256)
-            model_id, model_name = row.id, row.name
-        runs = matching_runs(project, model_id=model_id, image_slice=image_slice, limit=limit,
-                             fast_decode=fast_decode, precision=precision)
+            return row.id, row.name, matching_runs(session=session, model_id=row.id, image_slice=image_slice,
+                                                   limit=limit, fast_decode=fast_decode, precision=precision)
+
+        model_id, model_name, runs = project.write(find_runs)
         unfinished = next((r for r in runs if r.status != RunStatus.COMPLETE), None)
         if unfinished is None and runs and not rerun:
             results[index] = _already_complete(project, runs[0], model_name)
@@ -197,10 +208,19 @@ def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequ
     for index, attempt in attempts:
         result = attempt.result
         if result.status == RunStatus.COMPLETE:
-            result.mistakes, result.mistakes_note = store_run_mistakes(project, attempt.run.id)
+            result.mistakes, result.mistakes_note = end_run(project, attempt.run.id)
         result.finish_seconds = round(time.perf_counter() - attempt.last_batch_at, 3) if attempt.last_batch_at else 0.0
         results[index] = result
     return [results[i] for i in range(len(models))]
+
+
+def end_run(project: Project, run_id: int) -> tuple[int | None, str | None]:
+    """The step that ends a complete run, one unit of work: its mistakes found and stored,
+    their count kept in its report. (count, None), or (None, why not)."""
+    try:
+        return project.write(lambda session: store_run_mistakes(session=session, run_id=run_id)), None
+    except UserError as exc:
+        return None, f"mistakes not computed: {exc}"
 
 
 def _groups(attempts: list["_Attempt"]) -> list[list["_Attempt"]]:
@@ -214,7 +234,7 @@ def _groups(attempts: list["_Attempt"]) -> list[list["_Attempt"]]:
 
 def _create_run(project: Project, model_id: int, ids: list[int], loaded: LoadedModel, *,
                 image_slice: str | None, limit: int | None, fast_decode: bool, precision: str) -> Run:
-    with write_session(project.engine) as session:
+    def work(session) -> Run:
         run = Run(model_id=model_id, status=RunStatus.RUNNING, image_slice=image_slice, num_images=len(ids),
                   device=str(loaded.device),
                   preprocessing=_preprocessing(loaded, fast_decode=fast_decode, precision=precision),
@@ -223,6 +243,9 @@ def _create_run(project: Project, model_id: int, ids: list[int], loaded: LoadedM
         session.flush()
         run.probs_path = probs_relpath(run.id)
         session.add(run)
+        return run
+
+    run = project.write(work)
     save_image_ids(project, run.id, ids)
     ProbabilityWriter.create(project.root / run.probs_path, len(ids)).close()
     return run
@@ -241,13 +264,15 @@ def _preprocessing(loaded: LoadedModel, *, fast_decode: bool, precision: str) ->
 
 def _already_complete(project: Project, run: Run, model_name: str) -> RunResult:
     report = run.report or {}
+    with project.read() as session:
+        predicted = prediction_count(session=session, run_id=run.id)
     result = RunResult(run_id=run.id, model=model_name, status=RunStatus.COMPLETE, total=run.num_images,
-                       predicted=prediction_count(project, run.id), skipped=report.get("skipped", []),
+                       predicted=predicted, skipped=report.get("skipped", []),
                        already_complete=True, seconds=report.get("seconds", 0.0),
                        images_per_second=report.get("images_per_second", 0.0), mistakes=report.get("mistakes"),
                        precision=run_precision(run))
     if result.mistakes is None:  # an earlier attempt could not compute them
-        result.mistakes, result.mistakes_note = store_run_mistakes(project, run.id)
+        result.mistakes, result.mistakes_note = end_run(project, run.id)
     return result
 
 
@@ -303,24 +328,33 @@ class _Attempt:
             # deleted: start the run over with the current image list.
             if ids is None or len(ids) != run.num_images:
                 limit = (run.report or {}).get("limit")
-                ids = run_images(project, image_slice=run.image_slice, limit=limit)
+                with project.read() as session:
+                    ids = run_images(session=session, image_slice=run.image_slice, limit=limit,
+                                     source=str(project.root))
                 save_image_ids(project, run.id, ids)
-            forget_predictions(project, run.id)
+            project.write(lambda session: forget_predictions(session=session, run_id=run.id))
             ProbabilityWriter.create(probs_file, len(ids)).close()
-        done_ids, done_rows = predicted_rows(project, run.id)
+        with project.read() as session:
+            done_ids, done_rows = predicted_rows(session=session, run_id=run.id)
+        lost = None
         if len(done_rows):
             intact = written_rows(probs_file, done_rows)
             if not intact.all():
-                forget_predictions(project, run.id, done_ids[~intact])
-                done_rows = done_rows[intact]
+                lost, done_rows = done_ids[~intact], done_rows[intact]
         finished = np.zeros(len(ids), dtype=bool)
         finished[done_rows] = True
-        with write_session(project.engine) as session:
+
+        def running(session) -> None:
+            """Rows whose probabilities did not survive forgotten, and the run set running."""
+            if lost is not None:
+                forget_predictions(session=session, run_id=run.id, image_ids=lost)
             row = session.get(Run, run.id)
             row.status, row.device, row.num_images = RunStatus.RUNNING, str(self.loaded.device), len(ids)
             row.preprocessing = _preprocessing(self.loaded, fast_decode=self.pipeline.draft,
                                                precision=self.inference.precision)
             session.add(row)
+
+        project.write(running)
         self.ids = ids
         self.row_of = {ids[r]: r for r in np.flatnonzero(~finished).tolist()}
         self.total, self.before = len(ids), len(ids) - len(self.row_of)
@@ -361,9 +395,11 @@ class _Attempt:
             self.recorder.close()
             self.writer.close()
         report = self._finish(status, self.done_now, seconds, called=called, error=error)
+        with self.project.read() as session:
+            predicted = prediction_count(session=session, run_id=self.run.id)
         self.result = RunResult(
             run_id=self.run.id, model=self.model_name, status=status, total=self.total,
-            predicted=prediction_count(self.project, self.run.id), skipped=self.skipped, resumed=self.resumed,
+            predicted=predicted, skipped=self.skipped, resumed=self.resumed,
             resumed_from=self.before, seconds=seconds,
             images_per_second=self.done_now / seconds if seconds > 0 else 0.0, mistakes=report.get("mistakes"),
             startup_seconds=report["parts"][-1].get("first_batch_seconds") or 0.0,
@@ -378,12 +414,12 @@ class _Attempt:
              **{f"prob_{k + 1}": float(values[i, k]) for k in range(5)}}
             for i, row in enumerate(rows)
         ]
-        with write_session(self.project.engine) as session:
-            session.execute(insert(Prediction), records)
+        self.project.write(lambda session: session.execute(insert(Prediction), records))
 
     def _finish(self, status: str, done_now: int, seconds: float, *, called: float, error: str | None = None) -> dict:
         classifier_settings = self.classifier.settings() if self.classifier else {"precision": self.inference.precision}
-        with write_session(self.project.engine) as session:
+
+        def work(session) -> dict:
             run = session.get(Run, self.run.id)
             report = dict(run.report or {})
             parts = report.get("parts", []) + [{
@@ -406,7 +442,9 @@ class _Attempt:
             if status == RunStatus.COMPLETE:
                 run.finished_at = utcnow()
             session.add(run)
-        return report
+            return report
+
+        return self.project.write(work)
 
 
 class _Pass:
@@ -421,7 +459,8 @@ class _Pass:
         for attempt in attempts:
             attempt.prepare()
         wanted = list(dict.fromkeys(i for a in attempts for i in a.row_of))  # every image any run lacks
-        paths, names = image_files(self.project, wanted)
+        with self.project.read() as session:
+            paths, names = image_files(self.project, wanted, session=session)
         first = attempts[0]
         streams_count = first.inference.streams or default_streams(first.loaded.device)
         config = replace(first.pipeline, prefetch_batches=first.pipeline.prefetch_batches

@@ -1,4 +1,9 @@
-"""A run from precomputed logits or probabilities (`reviewer import-logits`)."""
+"""A run from precomputed logits or probabilities (`reviewer import-logits`).
+
+Its units of work, each opened here on the project (`reviewer.runs.records` takes
+the session): the model's row and its runs, the run started, the predictions and
+'complete' together, and the run's end (`compute.end_run`, its mistakes stored).
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,13 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import delete, insert, select
 
-from db.engine import read_session, write_session
 from db.tables import Image, Prediction, Run, utcnow
 from models import ModelInputError, ProbabilityWriter, top_k
 from models.logits import CHUNK, ScoreFile, read_scores
 from reviewer._files import sha256_file
 from reviewer.errors import InputError, UserError
 from reviewer.project import Project
+from reviewer.runs.compute import end_run
 from reviewer.runs.records import (
     RunLock,
     RunResult,
@@ -24,7 +29,6 @@ from reviewer.runs.records import (
     prediction_count,
     probs_relpath,
     save_image_ids,
-    store_run_mistakes,
 )
 from reviewer.terms import RunStatus
 
@@ -43,16 +47,20 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
         raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
     image_ids, score_rows = _match_images(project, scores)
     sha = sha256_file(path)
-    with write_session(project.engine) as session:
+
+    def find_runs(session):
+        """The model's row (made when new), its runs, and a complete one's predictions."""
         row = model_row(session, name=model, source="logits", checkpoint=str(path), weights_sha256=sha)
-        model_id, model_name = row.id, row.name
-    runs = matching_runs(project, model_id=model_id, image_slice=None, limit=None)
+        runs = matching_runs(session=session, model_id=row.id, image_slice=None, limit=None)
+        done = next((r for r in runs if r.status == RunStatus.COMPLETE), None)
+        return row.id, row.name, runs, done and prediction_count(session=session, run_id=done.id)
+
+    model_id, model_name, runs, predicted = project.write(find_runs)
     earlier = [r for r in runs if r.status == RunStatus.COMPLETE]
     if earlier:
         run = earlier[0]
         return RunResult(run_id=run.id, model=model_name, status=RunStatus.COMPLETE, total=run.num_images,
-                         predicted=prediction_count(project, run.id), already_complete=True,
-                         mistakes=(run.report or {}).get("mistakes"))
+                         predicted=predicted, already_complete=True, mistakes=(run.report or {}).get("mistakes"))
     # An import of this file that was killed (its run left 'running', a full probability
     # file beside it) is resumed under its run's number; older leftovers are removed.
     unfinished = [r.id for r in runs if r.status != RunStatus.COMPLETE and (r.report or {}).get("source") == "logits"]
@@ -66,11 +74,13 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
         try:
             records = _write_probabilities(project, run_id, scores, image_ids, score_rows)
             # Predictions and 'complete' in one transaction: an interrupted import leaves no half run.
-            with write_session(project.engine) as session:
+            def complete(session) -> None:
                 session.execute(insert(Prediction), records)
                 run = session.get(Run, run_id)
                 run.status, run.finished_at = RunStatus.COMPLETE, utcnow()
                 session.add(run)
+
+            project.write(complete)
         except BaseException as exc:
             # Nothing of a failed import stays (no run left 'running', no probability file);
             # if even that fails (the server gone), the retry resumes the run.
@@ -83,13 +93,13 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
             raise
     result = RunResult(run_id=run_id, model=model_name, status=RunStatus.COMPLETE, total=len(image_ids),
                        predicted=len(records))
-    result.mistakes, result.mistakes_note = store_run_mistakes(project, run_id)
+    result.mistakes, result.mistakes_note = end_run(project, run_id)
     return result
 
 
 def _start_run(project: Project, model_id: int, resumed: int | None, images: int, report: dict) -> int:
     """A 'running' run of the import: the killed one resumed, else a new one."""
-    with write_session(project.engine) as session:
+    def work(session) -> int:
         run = session.get(Run, resumed) if resumed is not None else None
         if run is None:
             run = Run(model_id=model_id, device="", preprocessing={})
@@ -99,6 +109,8 @@ def _start_run(project: Project, model_id: int, resumed: int | None, images: int
         run.probs_path = probs_relpath(run.id)
         session.add(run)
         return run.id
+
+    return project.write(work)
 
 
 def _write_probabilities(project: Project, run_id: int, scores: ScoreFile, image_ids: np.ndarray,
@@ -122,16 +134,18 @@ def _write_probabilities(project: Project, run_id: int, scores: ScoreFile, image
 
 def _remove_run(project: Project, run_id: int) -> None:
     """An unfinished import's run: its row (it has no predictions yet) and its files."""
-    with write_session(project.engine) as session:
+    def work(session) -> None:
         session.execute(delete(Prediction).where(Prediction.run_id == run_id))
         session.execute(delete(Run).where(Run.id == run_id, Run.status != RunStatus.COMPLETE))
+
+    project.write(work)
     for file in (project.root / probs_relpath(run_id), images_file(project, run_id)):
         file.unlink(missing_ok=True)
 
 
 def _match_images(project: Project, scores: ScoreFile) -> tuple[np.ndarray, np.ndarray]:
     """(image ids in id order, the score row of each)."""
-    with read_session(project.engine) as session:
+    with project.read() as session:
         images = session.execute(select(Image.id, Image.file_name, Image.val_index)).all()
     where = str(scores.path)
     if scores.names is None:

@@ -4,8 +4,9 @@ and the step that ends every run (its mistakes stored).
 
 A run is computed (or imported) as a sequence of units of work by design:
 each batch is committed on its own so that a killed run resumes where it
-stopped. The helpers here that serve that lifecycle take the project and
-open their own short transactions; the readers used elsewhere take a session.
+stopped. Those units of work are opened by the lifecycle itself
+(`reviewer.runs.compute`, `reviewer.runs.logits`), each named there; every
+function here reads or writes through the caller's session.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from filelock import FileLock, Timeout
 from sqlalchemy import delete, func, select
 from sqlmodel import Session
 
-from db.engine import read_session, write_session
 from db.tables import Image, ImageSlice, Model, Prediction, Run
 from reviewer._files import atomic_write_bytes
 from reviewer.errors import InputError, UserError
@@ -75,23 +75,23 @@ def model_row(session: Session, *, name: str, source: str, checkpoint: str | Non
 
 
 # -- images ------------------------------------------------------------------------
-def run_images(project: Project, *, image_slice: str | None, limit: int | None) -> list[int]:
+def run_images(*, session: Session, image_slice: str | None, limit: int | None, source: str) -> list[int]:
     """Ids of the images a new run covers: images with files, in id order,
-    restricted to a named slice, the first `limit` of them."""
-    with read_session(project.engine) as session:
-        query = select(Image.id).where(Image.path.is_not(None)).order_by(Image.id)
-        if image_slice is not None:
-            names = list(session.execute(select(ImageSlice.name).distinct()).scalars())
-            if image_slice not in names:
-                raise InputError(f"--images {image_slice}", "the project has no image slice of this name",
-                                 hint=f"slices: {', '.join(sorted(names))}" if names else "the project has no slices")
-            query = query.where(Image.id.in_(select(ImageSlice.image_id).where(ImageSlice.name == image_slice)))
-        if limit is not None:
-            query = query.limit(limit)
-        ids = list(session.execute(query).scalars())
+    restricted to a named slice, the first `limit` of them. `source`: the project
+    an error names."""
+    query = select(Image.id).where(Image.path.is_not(None)).order_by(Image.id)
+    if image_slice is not None:
+        names = list(session.execute(select(ImageSlice.name).distinct()).scalars())
+        if image_slice not in names:
+            raise InputError(f"--images {image_slice}", "the project has no image slice of this name",
+                             hint=f"slices: {', '.join(sorted(names))}" if names else "the project has no slices")
+        query = query.where(Image.id.in_(select(ImageSlice.image_id).where(ImageSlice.name == image_slice)))
+    if limit is not None:
+        query = query.limit(limit)
+    ids = list(session.execute(query).scalars())
     if not ids:
         where = f"slice {image_slice}" if image_slice else "the project"
-        raise InputError(str(project.root), f"{where} has no images with files to run a model on",
+        raise InputError(source, f"{where} has no images with files to run a model on",
                          hint="add an image folder with 'reviewer import-images PROJECT DIR'")
     return ids
 
@@ -101,17 +101,17 @@ class _StoredPath:
     path: str
 
 
-def image_files(project: Project, ids: list[int]) -> tuple[list[Path | None], list[str | None]]:
+def image_files(project: Project, ids: list[int], *, session: Session
+                ) -> tuple[list[Path | None], list[str | None]]:
     """(file path, file name) of each image id; None for images no longer in the project.
 
     Plain tuples, not ORM objects: a 50,000-image run keeps them for its whole length.
     """
     found: dict[int, tuple[str, str | None]] = {}
-    with read_session(project.engine) as session:
-        for start in range(0, len(ids), 900):  # SQLite's bound-parameter limit
-            chunk = ids[start:start + 900]
-            rows = session.execute(select(Image.id, Image.file_name, Image.path).where(Image.id.in_(chunk)))
-            found.update({image_id: (name, path) for image_id, name, path in rows})
+    for start in range(0, len(ids), 900):  # SQLite's bound-parameter limit
+        chunk = ids[start:start + 900]
+        rows = session.execute(select(Image.id, Image.file_name, Image.path).where(Image.id.in_(chunk)))
+        found.update({image_id: (name, path) for image_id, name, path in rows})
     paths, names = [], []
     for image_id in ids:
         name, path = found.get(image_id, (None, None))
@@ -145,13 +145,12 @@ def load_image_ids(project: Project, run_id: int) -> list[int] | None:
 
 
 # -- runs ------------------------------------------------------------------------
-def matching_runs(project: Project, *, model_id: int, image_slice: str | None, limit: int | None,
+def matching_runs(*, session: Session, model_id: int, image_slice: str | None, limit: int | None,
                   fast_decode: bool = False, precision: str = "fp32") -> list[Run]:
     """Runs of this model over the same images with the same decoding and precision, newest first."""
-    with read_session(project.engine) as session:
-        runs = session.execute(select(Run).where(Run.model_id == model_id).order_by(Run.id.desc())).scalars()
-        return [r for r in runs if r.image_slice == image_slice and (r.report or {}).get("limit") == limit
-                and fast_decoded(r) == fast_decode and run_precision(r) == precision]
+    runs = session.execute(select(Run).where(Run.model_id == model_id).order_by(Run.id.desc())).scalars()
+    return [r for r in runs if r.image_slice == image_slice and (r.report or {}).get("limit") == limit
+            and fast_decoded(r) == fast_decode and run_precision(r) == precision]
 
 
 def images_of_run(run: Run) -> str:
@@ -175,30 +174,27 @@ def run_precision(run: Run) -> str:
     return (run.preprocessing or {}).get("precision", "fp32")
 
 
-def predicted_rows(project: Project, run_id: int) -> tuple[np.ndarray, np.ndarray]:
+def predicted_rows(*, session: Session, run_id: int) -> tuple[np.ndarray, np.ndarray]:
     """(image ids, rows) of the images the run has predictions for."""
-    with read_session(project.engine) as session:
-        result = session.execute(select(Prediction.image_id, Prediction.row).where(Prediction.run_id == run_id)).all()
+    result = session.execute(select(Prediction.image_id, Prediction.row).where(Prediction.run_id == run_id)).all()
     table = np.array(result, dtype=np.int64).reshape(len(result), 2)
     return table[:, 0], table[:, 1]
 
 
-def forget_predictions(project: Project, run_id: int, image_ids: np.ndarray | None = None) -> None:
+def forget_predictions(*, session: Session, run_id: int, image_ids: np.ndarray | None = None) -> None:
     """Drop a run's predictions (all, or those of `image_ids`) so they are computed again."""
-    with write_session(project.engine) as session:
-        query = delete(Prediction).where(Prediction.run_id == run_id)
-        if image_ids is None:
-            session.execute(query)
-            return
-        ids = [int(i) for i in image_ids]
-        for start in range(0, len(ids), 900):
-            session.execute(query.where(Prediction.image_id.in_(ids[start:start + 900])))
+    query = delete(Prediction).where(Prediction.run_id == run_id)
+    if image_ids is None:
+        session.execute(query)
+        return
+    ids = [int(i) for i in image_ids]
+    for start in range(0, len(ids), 900):
+        session.execute(query.where(Prediction.image_id.in_(ids[start:start + 900])))
 
 
-def prediction_count(project: Project, run_id: int) -> int:
-    with read_session(project.engine) as session:
-        return session.execute(select(func.count()).select_from(Prediction)
-                               .where(Prediction.run_id == run_id)).scalar_one()
+def prediction_count(*, session: Session, run_id: int) -> int:
+    return session.execute(select(func.count()).select_from(Prediction)
+                           .where(Prediction.run_id == run_id)).scalar_one()
 
 
 def top1_counts(*, session: Session, run_id: int) -> tuple[int, int]:
@@ -211,22 +207,16 @@ def top1_counts(*, session: Session, run_id: int) -> tuple[int, int]:
     return int(correct), int(labelled)
 
 
-def store_run_mistakes(project: Project, run_id: int) -> tuple[int | None, str | None]:
-    """The step that ends a complete run: its mistakes found and stored, their count kept in
-    the run's report, in one transaction. Returns (count, None), or (None, why not)."""
+def store_run_mistakes(*, session: Session, run_id: int) -> int:
+    """What ends a complete run: its mistakes found and stored, their count kept in the run's
+    report (`reviewer.runs.compute.end_run` runs it as its own unit of work)."""
     from reviewer.runs.mistakes import store_mistakes
 
-    def work(session: Session) -> int:
-        count = store_mistakes(session=session, run_id=run_id)
-        run = session.get(Run, run_id)
-        run.report = {**(run.report or {}), "mistakes": count}
-        session.add(run)
-        return count
-
-    try:
-        return project.write(work), None
-    except UserError as exc:
-        return None, f"mistakes not computed: {exc}"
+    count = store_mistakes(session=session, run_id=run_id)
+    run = session.get(Run, run_id)
+    run.report = {**(run.report or {}), "mistakes": count}
+    session.add(run)
+    return count
 
 
 class RunLock:

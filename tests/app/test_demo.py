@@ -58,7 +58,7 @@ def test_demo_project_is_built_once_and_reused(few_demo_images):
 @pytest.mark.slow
 def test_demo_runs_the_bundled_model_offline(few_demo_images, capsys):
     project = prepare_demo_project()
-    result = run_demo_model(project)
+    result = run_demo_model(project).value
     assert result.status == "complete" and result.predicted == 6
     status = demo_status(project)
     assert status.run_id == result.run_id and status.mistakes == 4
