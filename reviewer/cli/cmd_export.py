@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from reviewer.app.split import DEFAULT_K
 from reviewer.cli import CommandError
 from reviewer.project import Project
-
-DEFAULT_K = 3  # the split's k when --k is not given (at least 3 of the members, as ImageNet-M)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -115,7 +113,7 @@ def run_export_probabilities(args: argparse.Namespace) -> int:
 
 
 def run_split(args: argparse.Namespace) -> int:
-    from reviewer._files import atomic_write_text
+    from reviewer.app.split import apply_split
     from reviewer.evaluation.split import (
         EXCLUDED,
         EXCLUDED_MINOR,
@@ -124,40 +122,11 @@ def run_split(args: argparse.Namespace) -> int:
         NOT_CANDIDATE,
         NOT_ENOUGH,
         SELECTED,
-        SplitRule,
-        apply_split_rule,
-        resolve_members,
-        save_split,
     )
 
-    project = Project.open(args.project)
-
-    def work(session):
-        """The rule applied and, with --save, its images stored: one unit of work."""
-        members = resolve_members(session=session, specs=args.runs)
-        anchor = 0
-        if args.anchor:
-            (wanted,) = resolve_members(session=session, specs=[args.anchor])
-            if wanted not in members:
-                raise CommandError(f"the anchor {wanted.label} is not one of --runs; add it to them")
-            anchor = members.index(wanted)
-        k = DEFAULT_K if args.k is None else args.k
-        if not 1 <= k <= len(members):
-            given = f"{len(members)} --runs ({', '.join(m.label for m in members)})"
-            if args.k is None:
-                raise CommandError(f"--k is {DEFAULT_K} by default, more than the {given}: name at least "
-                                   f"{DEFAULT_K} runs or reviews with --runs, or pass --k "
-                                   + ("1" if len(members) == 1 else f"1 to {len(members)}"))
-            raise CommandError(f"--k {k}: between 1 and the number of {given}")
-        result = apply_split_rule(session=session, rule=SplitRule(members, k=k, anchor=anchor))
-        size = save_split(session=session, result=result, name=args.save, replace=args.replace) if args.save else None
-        return result, size
-
-    if args.save:
-        result, size = project.write(work)
-    else:
-        with project.read() as session:
-            result, size = work(session)
+    outcome = apply_split(Project.open(args.project), runs=args.runs, k=args.k, anchor=args.anchor, save=args.save,
+                          replace=args.replace, export=args.export).value
+    result, size = outcome.result, outcome.saved
     rule = result.rule
     counts = result.counts()
     print(f"rule: candidates are the major mistakes of {rule.anchor_member.label}; kept where at least {rule.k} of "
@@ -176,12 +145,6 @@ def run_split(args: argparse.Namespace) -> int:
     if args.save:
         print(f"saved {size} images as slice '{args.save}'")
     if args.export:
-        data = {"rule": rule.as_dict(), "counts": counts, "images": result.images(SELECTED),
-                "candidates": json.loads(result.table.to_json(orient="records"))}
-        try:
-            atomic_write_text(args.export, json.dumps(data, indent=2) + "\n")
-        except OSError as exc:
-            raise CommandError(f"could not write {args.export}: {exc.strerror or exc}") from exc
         print(f"wrote the split and its candidates to {args.export}")
     return 0
 

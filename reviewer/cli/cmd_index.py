@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_index(args: argparse.Namespace) -> int:
-    from reviewer.neighbours.build import build_index
+    from reviewer.app.index import build_index
     from reviewer.project import Project
 
     if args.k < 1:
@@ -38,10 +38,9 @@ def run_index(args: argparse.Namespace) -> int:
 
         raise CommandError("--k must be at least 1")
     project = Project.open(args.project)
-    summary = build_index(project, images=Path(args.images), model=args.model,
-                          checkpoint=Path(args.checkpoint) if args.checkpoint else None, k=args.k,
+    summary = build_index(project, images=Path(args.images), model=args.model, checkpoint=args.checkpoint, k=args.k,
                           device=args.device, batch_size=args.batch_size,
-                          progress=lambda line: print(line, file=sys.stderr, flush=True))
+                          progress=lambda line: print(line, file=sys.stderr, flush=True)).value
     for name, count in summary.counts.items():
         skipped = summary.skipped.get(name, [])
         print(f"{name}: {count} images, {len(skipped)} skipped")

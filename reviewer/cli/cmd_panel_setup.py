@@ -26,28 +26,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_panel_setup(args: argparse.Namespace) -> int:
-    from reviewer.panel import roles as panel_roles
+    from reviewer.app.roles import set_up_roles
 
     project = Project.open(args.project)
-    if project.engine.dialect.name != "postgresql":
-        raise panel_roles.PanelSetupError(
-            f"{project.root} keeps its database in SQLite, which has no users: whoever can write project.db can act "
-            "under any name (the history stays append-only). Panelists as database roles need a PostgreSQL project "
-            "('reviewer init PROJECT --db postgresql://HOST/DB')")
-    roles = panel_roles.plan(project.engine.url.database, args.panelist, args.chair)
-    statements = panel_roles.setup_statements(roles)
-    if args.revoke:
-        if set(args.revoke) & set(roles.panelists):
-            raise panel_roles.PanelSetupError("a role cannot be both added and revoked: "
-                                              + ", ".join(sorted(set(args.revoke) & set(roles.panelists))))
-        statements += panel_roles.revoke_statements(roles, args.revoke)
+    setup = set_up_roles(project, chair=args.chair, panelists=args.panelist, revoke=args.revoke,
+                         print_only=args.print_sql).value
     if args.print_sql:
-        print(";\n".join(statements) + ";")
+        print(";\n".join(setup.statements) + ";")
         return 0
-    panel_roles.check_login_roles(project.engine, list(roles.panelists))
-    panel_roles.apply(project.engine, statements)
-    print(f"panel of {project.root.name}: chair {roles.chair}; panelists {', '.join(roles.panelists)}"
-          + (f"; revoked {', '.join(args.revoke)}" if args.revoke else ""))
+    print(f"panel of {project.root.name}: chair {setup.chair}; panelists {', '.join(setup.panelists)}"
+          + (f"; revoked {', '.join(setup.revoked)}" if setup.revoked else ""))
     print(f"each panelist connects as their role: PGUSER=ROLE reviewer gui {project.root}  "
           "(set passwords with ALTER ROLE ROLE PASSWORD ..., kept in each panelist's ~/.pgpass)")
     return 0
