@@ -17,7 +17,9 @@ A unanimous decision is not stored: it is read from the current votes, so when a
 vote is amended or a panelist joins, the item stops being decided the same way it
 started, and every view shows it undecided again. For a mistake judged wrong the
 phase-2 fields (severity, category) are decided the same way: by the chair's lock,
-or by the unanimous ratings of the whole panel.
+or by the unanimous ratings of the whole panel; a verdict the chair locked keeps
+its lock's method when the panel then rates it alike (a majority lock rated
+unanimously is "majority").
 
 `decided_how` names how a decision came about, for the export's manifest and the
 report: unanimous, majority, tie_unclear (a majority lock of a tied verdict),
@@ -117,11 +119,19 @@ def final_decision(snapshot: PanelSnapshot, item: Item) -> Decision | None:
     if not voted and severity is None:
         return locked  # nothing the panel settled unanimously beyond what stands
     votes = snapshot.votes.get(item, {}).values()
+    unanimous = f"unanimous: all {len(snapshot.panelists)} panelists"
+    created_at = max((v.created_at for v in votes), default=None)
+    if locked is not None:
+        # The chair locked the verdict (a majority, a tie) and the panel then rated it alike: the
+        # decision is still the lock's (the manifest says "majority", not "unanimous"), rated.
+        return Decision(image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=problematic,
+                        severity=severity, category=category, oov_name=oov_name, method=locked.method,
+                        reason="; ".join(filter(None, (locked.reason, f"severity and category {unanimous}"))),
+                        decided_by=locked.decided_by,
+                        created_at=max((t for t in (created_at, locked.created_at) if t is not None), default=None))
     return Decision(image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=problematic,
                     severity=severity, category=category, oov_name=oov_name, method=DecisionMethod.UNANIMOUS,
-                    reason=f"unanimous: all {len(snapshot.panelists)} panelists",
-                    decided_by=locked.decided_by if locked is not None else None,
-                    created_at=max((v.created_at for v in votes), default=None))
+                    reason=unanimous, decided_by=None, created_at=created_at)
 
 
 def final_decisions(snapshot: PanelSnapshot, items: Iterable[Item] | None = None) -> dict[Item, Decision]:

@@ -99,3 +99,26 @@ def test_the_chair_may_leave_unanimity_to_the_lock(two, capsys, tmp_path):
     assert "locked 1 unanimous decision" in out
     status, report, reviews, _ = decided_counts(capsys, root, tmp_path, "x2")
     assert status == report == reviews["decided_items"] == 1 and reviews["decided_how"] == {"majority": 1}
+
+
+def test_a_majority_lock_rated_alike_by_everyone_stays_a_majority_decision(panel):
+    """A verdict locked by the majority, then rated alike by the whole panel in phase 2, is
+    decided "majority" with the ratings: the manifest and the report said "unanimous" (the
+    severity was, the verdict was not)."""
+    from review_data import decisions_table_of
+
+    from reviewer.app import panel as acts
+
+    project, (ann, bob, cy), items = panel
+    item = items[0]
+    rating = dict(severity="major", category="fine_grained")
+    for who, verdict in ((ann, "wrong"), (bob, "wrong"), (cy, "correct")):
+        acts.vote(project, reviewer_id=who, item=item, verdict=verdict, problematic=False,
+                  **(rating if verdict == "wrong" else {}))
+    acts.lock(project, chair_id=ann, item=item)
+    acts.vote(project, reviewer_id=cy, item=item, **rating)  # phase 2: cy rates, keeping "correct"
+    row = decisions_table_of(project).set_index(["image_id", "predicted"]).loc[(item.image_id, item.predicted)]
+    assert (row["verdict"], row["severity"], row["category"]) == ("wrong", "major", "fine_grained")
+    assert row["decided_how"] == DecidedHow.MAJORITY and row["reviewer"] == "ann"
+    assert row["reason"] == ("verdict: wrong 2, correct 1; problematic: no 3; "
+                             "severity and category unanimous: all 3 panelists")
