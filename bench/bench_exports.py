@@ -21,9 +21,9 @@ from sqlalchemy import insert, select
 from db.engine import read_session, write_session
 from db.tables import Decision, Mistake, Reviewer
 from reviewer.analysis.render import write_report
-from reviewer.analysis.report import build_report
 from reviewer.app.export import export_project
 from reviewer.app.imports import init_project
+from reviewer.app.report import build_report
 from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.evaluation.split import SplitRule, apply_split_rule, resolve_members
 from reviewer.review.queue import pending_items

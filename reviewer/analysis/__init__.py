@@ -1,8 +1,8 @@
 """The analysis report (the paper's tables and plots) for any model and any panel.
 
 Computing, each returning typed results (dataclasses, or tables with named columns):
-- `report`: `build_report(project, ReportOptions())` -> `AnalysisReport`, every figure
-  from one snapshot of the database;
+- `report`: `build_report(project, ReportOptions(), session=)` -> `AnalysisReport`, every
+  figure from the caller's snapshot of the database (`reviewer.app.report` opens it);
 - `tables`: category/severity counts, chi-square tests, confused pairs, categories by
   distance; `run_tables`: MLA (Table 1) and variable top-k, one row per run;
 - `calibration`, `class_balance`, `comparison`, `provisional`, `source_agreement`,

@@ -153,15 +153,11 @@ def _provisional_tables(session: Session, decisions: pd.DataFrame, provisional: 
     return reviewed, counts[0].loc[models], counts[1].loc[models]
 
 
-def build_report(project: Project, options: ReportOptions = ReportOptions()) -> AnalysisReport:
-    """Compute every table of the report (nothing is written), all from one consistent
-    snapshot of the database: a vote committed while the report is computed is in every
-    table or in none."""
-    with project.read() as session:
-        return _build(project, options, session)
-
-
-def _build(project: Project, options: ReportOptions, session: Session) -> AnalysisReport:
+def build_report(project: Project, options: ReportOptions = ReportOptions(), *, session: Session) -> AnalysisReport:
+    """Compute every table of the report (nothing is written), all through `session`: pass
+    a read session, one consistent snapshot of the database, so that a vote committed while
+    the report is computed is in every table or in none (`reviewer.app.report.build_report`
+    is the act that opens it)."""
     base = load_labelset(session=session)  # loaded once: both label views derive from it
     before = reviewed_labelset(session=session, after_review=False, base=base)
     after = reviewed_labelset(session=session, after_review=True, base=base)

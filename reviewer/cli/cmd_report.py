@@ -59,10 +59,9 @@ def _json_safe(value):
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from reviewer.analysis.report import ReportOptions, build_report
+    from reviewer.analysis.report import ReportOptions
     from reviewer.analysis.report_json import report_json
+    from reviewer.app.report import build_report, write_report
 
     if args.out and not args.format:
         # It would print the text and write nothing: say so before the report is built.
@@ -70,16 +69,14 @@ def run_report(args: argparse.Namespace) -> int:
     project = Project.open(args.project)
     options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice,
                             collapsed_mappings=args.collapsed_mappings, provisional=args.provisional)
+    if args.format:
+        path = write_report(project, options, out_dir=args.out, fmt=args.format).value
+        print(f"wrote {path} (plots beside it)")
+        return 0
     report = build_report(project, options)
     summary = report.summary
     if args.json:
         print(json.dumps(_json_safe({**summary.as_dict(), "analysis": report_json(report)}), indent=2, default=str))
-        return 0
-    if args.format:
-        from reviewer.analysis.render import write_report  # matplotlib: only for a written report
-
-        path = write_report(report, Path(args.out) if args.out else project.root / "report", fmt=args.format)
-        print(f"wrote {path} (plots beside it)")
         return 0
     p = summary.project
     print(f"Project {p.name}: {p.images} images ({p.images_with_files} with files), "

@@ -11,10 +11,11 @@ import pandas as pd
 import pytest
 from scipy.stats import chi2
 
-from reviewer.analysis.report import ReportOptions, build_report
+from reviewer.analysis.report import ReportOptions
 from reviewer.analysis.report_json import report_json
 from reviewer.analysis.tables import shares
 from reviewer.app.imports import import_review, init_project
+from reviewer.app.report import build_report
 from reviewer.classes.vocabulary import load_classes
 
 FILES = {"vit3b": "vit3b_mistakes.json", "greedy_soups": "greedy_soups_mistakes.json"}

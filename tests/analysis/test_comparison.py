@@ -9,8 +9,9 @@ from review_data import add_images, add_run, decide, decisions_table_of, read_wi
 from scipy.stats import chi2
 
 from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
-from reviewer.analysis.report import ReportOptions, build_report
+from reviewer.analysis.report import ReportOptions
 from reviewer.analysis.report_json import report_json
+from reviewer.app.report import build_report
 from reviewer.project import Project
 
 

@@ -9,8 +9,9 @@ import pytest
 from review_data import add_images, add_run
 
 from reviewer.analysis.render import write_report
-from reviewer.analysis.report import ReportOptions, Unrated, build_report
+from reviewer.analysis.report import ReportOptions, Unrated
 from reviewer.analysis.report_json import report_json
+from reviewer.app.report import build_report
 from reviewer.cli import main
 from reviewer.items import Item
 from reviewer.panel.decisions import lock_all

@@ -8,7 +8,7 @@ import pytest
 from review_data import add_images, add_run, decide
 
 from reviewer.analysis.render import write_report
-from reviewer.analysis.report import build_report
+from reviewer.app.report import build_report
 from reviewer.cli import main
 from reviewer.evaluation.slices import save_slice
 from reviewer.project import Project

@@ -7,7 +7,7 @@ import pytest
 from review_data import add_images, add_run, decide
 
 import reviewer.analysis.report as report_module
-from reviewer.analysis.report import build_report
+from reviewer.app.report import build_report
 from reviewer.project import Project
 
 TABLES = ("categories", "severities", "mla", "reviewed", "confusions", "by_distance")

@@ -9,8 +9,8 @@ from review_data import add_images, add_run, decide, decisions_table_of, read_wi
 
 from reviewer.analysis.comparison import compared_runs, novel_judgements
 from reviewer.analysis.render import to_markdown
-from reviewer.analysis.report import build_report
 from reviewer.analysis.sections import report_sections
+from reviewer.app.report import build_report
 from reviewer.project import Project
 
 

@@ -13,11 +13,12 @@ from review_data import decide
 from statsmodels.stats.proportion import proportion_confint
 
 from reviewer.analysis.render import to_markdown, write_report
-from reviewer.analysis.report import ReportOptions, build_report
+from reviewer.analysis.report import ReportOptions
 from reviewer.analysis.report_json import report_json
 from reviewer.analysis.sections import report_sections
 from reviewer.analysis.source_agreement import wilson_interval
 from reviewer.app.evidence import import_evidence
+from reviewer.app.report import build_report
 from reviewer.panel.votes import cast_vote, get_reviewer
 from reviewer.project import Project
 

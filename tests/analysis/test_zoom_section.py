@@ -12,10 +12,10 @@ from sqlalchemy import select
 
 from db.tables import Model, Run
 from reviewer.analysis.render import to_markdown
-from reviewer.analysis.report import build_report
 from reviewer.analysis.report_json import report_json
 from reviewer.analysis.sections import report_sections
 from reviewer.analysis.zoom_probe import HOW_TO_PROBE
+from reviewer.app.report import build_report
 from reviewer.cli import main
 from reviewer.project import Project
 from reviewer.runs.zoom import ZoomParams, ZoomResult, save_zoom

@@ -12,9 +12,9 @@ from sqlalchemy import insert
 
 from db.engine import write_session
 from db.tables import Label, LabelSource
-from reviewer.analysis.report import build_report
 from reviewer.analysis.report_json import report_json
 from reviewer.analysis.sections import report_sections
+from reviewer.app.report import build_report
 from reviewer.cli import main
 from reviewer.project import Project
 from reviewer.runs.zoom import ZoomParams, ZoomResult, save_zoom

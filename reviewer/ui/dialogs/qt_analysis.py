@@ -50,8 +50,9 @@ def compute_sections(project: Project, folder: str, keep_borderline: bool, yates
     """Worker-thread task: (the report's sections, the project's slice names, the
     slice scored), plots written into `folder` in the window's colours. `slice_name`
     None: imagenet_m if the project has it, else its first slice."""
-    from reviewer.analysis.report import ReportOptions, build_report
+    from reviewer.analysis.report import ReportOptions
     from reviewer.analysis.sections import report_sections
+    from reviewer.app.report import build_report
     from reviewer.app.runs import slices
 
     names = list(slices(project))
