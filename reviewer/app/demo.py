@@ -74,6 +74,17 @@ def prepare_demo_project(root: Path | None = None) -> Project:
     return project
 
 
+def prepare_demo(root: Path | None = None) -> tuple[Path, bool]:
+    """The window's first step of "Open the demo" (on a worker): the demo project made
+    when it is not there, closed again for the window to open; (its folder, whether the
+    demo model has run over it)."""
+    project = prepare_demo_project(root)
+    try:
+        return project.root, demo_status(project).run_id is not None
+    finally:
+        project.close()
+
+
 def demo_run(*, session: Session) -> int | None:
     """The id of the latest complete run of the demo model, or None."""
     return session.execute(

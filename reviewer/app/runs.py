@@ -47,9 +47,14 @@ def import_scores(project: Project, path: str | Path, *, model: str, kind: str =
 def run_list(project: Project) -> list[tuple[int, str, str, int]]:
     """(run id, model name, status, images) of the project's runs, newest first."""
     with project.read() as session:
-        return [tuple(r) for r in session.execute(
-            select(Run.id, Model.name, Run.status, Run.num_images).join(Model, Model.id == Run.model_id)
-            .order_by(Run.id.desc())).all()]
+        return runs_in(session=session)
+
+
+def runs_in(*, session) -> list[tuple[int, str, str, int]]:
+    """`run_list` through the caller's session."""
+    return [tuple(r) for r in session.execute(
+        select(Run.id, Model.name, Run.status, Run.num_images).join(Model, Model.id == Run.model_id)
+        .order_by(Run.id.desc())).all()]
 
 
 def default_run(runs: list[tuple[int, str, str, int]], remembered: int | None) -> int | None:

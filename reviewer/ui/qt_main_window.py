@@ -49,20 +49,18 @@ FRAME_ALLOWANCE = QSize(16, 48)
 
 
 def _open(root: str, reviewer_name: str, join: bool = False):
-    from reviewer.app.panel import join_panel, panel_rules
-    from reviewer.app.runs import run_list
-    from reviewer.panel.identity import describe_identity, uses_database_roles
-    from reviewer.project import Project
+    """The open act (`reviewer.app.project.open_project`) on the worker: its modules (the
+    database, the panel) load there, not before the first paint."""
+    from reviewer.app.project import open_project
 
-    project = Project.open(root)
-    try:
-        reviewer = join_panel(project, reviewer_name, join=join).value
-    except Exception:
-        project.close()
-        raise
-    with project.read() as session:
-        identity, roles = describe_identity(session), uses_database_roles(session)
-    return project, reviewer, run_list(project), (identity, roles, panel_rules(project))
+    return open_project(root, reviewer_name, join=join).value
+
+
+def _prepare_demo():
+    """The demo project made if need be (`reviewer.app.demo.prepare_demo`), on the worker."""
+    from reviewer.app.demo import prepare_demo
+
+    return prepare_demo()
 
 
 class QtMainWindow(QMainWindow):
@@ -368,7 +366,8 @@ class QtMainWindow(QMainWindow):
         from reviewer.ui.review.review_session import ReviewSession
         from reviewer.ui.watcher import ProjectWatcher
 
-        project, reviewer, runs, (identity, roles, rules) = result
+        project, reviewer, runs = result.project, result.panelist, result.runs  # app.project.OpenedProject
+        identity, roles, rules = result.identity, result.database_roles, result.rules
         self.close_project()
         self.project, self.reviewer, self.runs = project, reviewer, runs
         self.status_text.clear()
@@ -503,10 +502,36 @@ class QtMainWindow(QMainWindow):
             self.open_project(dialog.created_root)
 
     def open_demo(self) -> None:
-        """The bundled demo; a first-time panelist reviews under the system user name."""
-        from reviewer.ui.dialogs.qt_demo import start_demo
+        """The bundled demo, made on first use (a worker); a first-time panelist reviews under
+        the system user name. Opened without a run, the bundled model runs over it with the
+        run dialog's progress bar, and the first mistake has the keys when it is done."""
+        if not (self.start.reviewer_name() or self.prefs.reviewer_name):
+            self.start.set_name(default_name() or "panelist")
+        self.show_message("Preparing the demo project…")
+        self.worker.submit(_prepare_demo, on_done=self._demo_prepared,
+                           on_error=lambda e: self.show_message(f"The demo could not be prepared: {e}", error=True))
 
-        start_demo(self)
+    def _demo_prepared(self, prepared) -> None:
+        root, has_run = prepared
+        if not has_run:
+            self.project_opened.connect(self._run_demo_model)
+        self.open_project(str(root))
+
+    def _run_demo_model(self) -> None:
+        from reviewer.app.demo import DEMO_MODEL
+
+        self.project_opened.disconnect(self._run_demo_model)
+        dialog = self.open_run_dialog(model=DEMO_MODEL, autostart=True)
+        if dialog is not None:
+            dialog.setWindowTitle("Running the bundled EfficientNet-Lite0 over the demo images")
+            dialog.run_finished.connect(lambda _run_id: self._demo_ran(dialog))
+
+    def _demo_ran(self, dialog) -> None:
+        """The run dialog closes and the review page gets the keys back (the dialog had the
+        focus), so the first mistake can be voted on at once."""
+        dialog.close()
+        self.activateWindow()
+        self.page.setFocus()
 
     def open_run_dialog(self, *, model: str | None = None, autostart: bool = False):
         if self.project is None:
