@@ -204,6 +204,10 @@ class QtMainWindow(QMainWindow):
         evidence.toggled.connect(self.set_evidence_before_vote)
         menus["&View"].addAction(evidence)
         self.evidence_action = evidence
+        panel_menu = self.menuBar().addMenu("&Panel")
+        panel_menu.setToolTipsVisible(True)  # a disabled Rules… says why
+        self.rules_action = panel_menu.addAction("Rules…", self.edit_panel_rules)
+        self._enable_rules()
         # Keys reach the actions through one dispatcher (reviewer.ui.keys), not as QAction
         # shortcuts: the menus only show them.
         self.keys = KeyDispatcher(self, self._key_pressed, release_focus=self._release_focus)
@@ -375,15 +379,7 @@ class QtMainWindow(QMainWindow):
         if reviewer.name != self.one_off_reviewer:  # a one-off --reviewer is not remembered
             self.prefs.reviewer_name = reviewer.name
         self.prefs.add_recent(project.root)
-        self.panel_rules = rules
-        # The chair's blind rule holds for everyone: the window's own switch cannot show more.
-        self.blind_box.setEnabled(not rules.blind)
-        self.blind_box.blockSignals(True)  # shown as in force; the panelist's own preference is kept
-        self.blind_box.setChecked(rules.blind or self.prefs.blind)
-        self.blind_box.blockSignals(False)
-        self.blind_box.setToolTip(plain_tip("The chair made this panel blind: others' votes show once you voted, or "
-                                            "once the item is decided" if rules.blind else
-                                            "Others' votes stay hidden on a mistake until you have voted on it"))
+        self._apply_rules(rules)
         save_preferences(self.prefs)
         # One refresh path for every view of the project (reviewer.ui.watcher).
         self.watcher = ProjectWatcher(project, self)
@@ -429,6 +425,59 @@ class QtMainWindow(QMainWindow):
         if self.stack.currentWidget() is self.page:
             self.stack.setCurrentWidget(self.reviewed)
         self.reviewed_listed.emit(len(listed.rows))
+
+    def _apply_rules(self, rules) -> None:
+        """The panel's rules in force (reviewer.panel.rules), as the window shows them."""
+        self.panel_rules = rules
+        # The chair's blind rule holds for everyone: the window's own switch cannot show more.
+        self.blind_box.setEnabled(not rules.blind)
+        self.blind_box.blockSignals(True)  # shown as in force; the panelist's own preference is kept
+        self.blind_box.setChecked(rules.blind or self.prefs.blind)
+        self.blind_box.blockSignals(False)
+        self.blind_box.setToolTip(plain_tip("The chair made this panel blind: others' votes show once you voted, or "
+                                            "once the item is decided" if rules.blind else
+                                            "Others' votes stay hidden on a mistake until you have voted on it"))
+        self._enable_rules()
+
+    def _enable_rules(self) -> None:
+        """Panel > Rules… is the chair's; anyone else sees why it is greyed out."""
+        chair = self.project is not None and self.reviewer is not None and bool(self.reviewer.is_chair)
+        self.rules_action.setEnabled(chair)
+        if self.project is None:
+            why = "Open a project first: the rules are the project's"
+        elif chair:
+            why = "Blind review, a unanimous panel deciding, a closed panel: the rules every panelist works under"
+        else:
+            why = (f"Only the chair sets the panel's rules; you review as {self.reviewer.name}. In force: "
+                   f"{self.panel_rules.describe()}" if self.panel_rules else "Only the chair sets the panel's rules")
+        self.rules_action.setToolTip(why)
+
+    def edit_panel_rules(self) -> None:
+        """The chair's rules in a dialog, saved through the act `reviewer panel-rules` runs."""
+        if self.project is None or self.panel_rules is None or not self.rules_action.isEnabled():
+            return
+        from reviewer.app.panel import set_panel_rules
+        from reviewer.ui.dialogs.qt_panel_rules import QtPanelRulesDialog
+
+        dialog = QtPanelRulesDialog(self.panel_rules, self)
+        if not dialog.exec() or not dialog.changes():
+            return
+        project = self.project
+        self.worker.submit(set_panel_rules, project, chair_id=self.reviewer.id, **dialog.changes(),
+                           on_done=lambda done, p=project: self._rules_saved(p, done),
+                           on_error=lambda e: self.show_message(f"The rules were not changed: {e}", error=True))
+
+    def _rules_saved(self, project: Project, done) -> None:
+        if project is not self.project:
+            return
+        self._apply_rules(done.value)
+        rules = done.value
+        self.show_message("Panel rules saved: " + ", ".join((
+            "blind review for everyone" if rules.blind else "blind review each panelist's choice",
+            "a unanimous panel decides" if rules.unanimous_final else "the chair locks unanimous items too",
+            "the panel is closed" if rules.panel_closed else "new names may ask to join")))
+        if self.watcher is not None:
+            self.watcher.publish(done.changes)  # the queue, the group view and the counts follow
 
     def _project_changed(self, changes) -> None:
         """A change record (this window's act or anyone's): the runs list and the windows
@@ -685,6 +734,7 @@ class QtMainWindow(QMainWindow):
         if self.project is not None:
             self.project.close()
             self.project = None
+            self._enable_rules()
 
     def closeEvent(self, event) -> None:  # noqa: N802
         from reviewer.ui.dialogs.qt_run_dialog import QtRunDialog
