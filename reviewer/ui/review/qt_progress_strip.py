@@ -23,6 +23,9 @@ from reviewer.terms import Verdict
 from reviewer.ui.theme import ACCENT, KIND_COLOURS, MUTED, WARNING
 
 PHASE_TITLES = {1: "Phase 1", 2: "Phase 2"}
+# Where the counts do not fit beside "Phase 1" (a narrow queue at 1280x720), the phase reads as
+# the queue rows write it ("② rate"), and only then is the text elided.
+SHORT_TITLES = {"Phase 1": "①", "Phase 2": "②"}
 TRACK = QColor(255, 255, 255, 28)
 
 
@@ -62,6 +65,19 @@ class QtProgressStrip(QWidget):
         """'Phase 2 · rating: me 0/1 · panel 0/1' per phase, as the strip reads."""
         return [f"{title}: {text}" for title, text, *_ in self._lines]
 
+    def shown_lines(self) -> list[tuple[str, str]]:
+        """(title, text) of each phase as drawn at the strip's width: the title shortened
+        to ①/② when the counts need its room, the counts elided only then."""
+        metrics = QFontMetrics(self.font())
+        width = self.width() - 2
+        out = []
+        for title, text, *_ in self._lines:
+            if metrics.horizontalAdvance(text) > width - metrics.horizontalAdvance(title) - 8:
+                title = SHORT_TITLES.get(title, title)
+            room = width - metrics.horizontalAdvance(title) - 8
+            out.append((title, metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(room))))
+        return out
+
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(260, 2 * self.ROW)
 
@@ -70,15 +86,13 @@ class QtProgressStrip(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = QFontMetrics(self.font())
         width = self.width() - 2
-        for i, (title, text, mine, decided, meeting) in enumerate(self._lines):
+        for i, ((_, _, mine, decided, meeting), (title, shown)) in enumerate(zip(self._lines, self.shown_lines())):
             y = i * self.ROW
             line = QRectF(0, y, width, metrics.height() + 2)
             painter.setPen(QColor(MUTED))
             painter.drawText(line, Qt.AlignmentFlag.AlignVCenter, title)
             painter.setPen(self.palette().text().color())
-            room = width - metrics.horizontalAdvance(title) - 8
-            painter.drawText(line, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
-                             metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(room)))
+            painter.drawText(line, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, shown)
             top = y + metrics.height() + 5
             for row, segments in enumerate((((mine, QColor(ACCENT)),),
                                             ((decided, QColor(KIND_COLOURS[Verdict.CORRECT])),
