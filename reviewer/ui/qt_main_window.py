@@ -1,7 +1,8 @@
 """The main window: the start screen, then the review page of a project.
 
 Keys come from the keymap (user config dir) as window-wide QActions, so the
-same action runs from a key, a menu or a button. Opening a project, loading
+same action runs from a key, a menu or a button (`window_menus`); the toolbar's
+runs and the run dialog are `window_runs`'. Opening a project, loading
 its runs and creating the panelist run on worker threads; closing the window
 waits for the votes still being written.
 """
@@ -19,14 +20,13 @@ from reviewer.app.preferences import Preferences, load_preferences, save_prefere
 from reviewer.errors import UserError
 from reviewer.panel.identity import default_name
 from reviewer.redact import scrub
-from reviewer.terms import RunStatus
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
-from reviewer.ui.keys import AppKey, KeyDispatcher
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
-from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
 from reviewer.ui.side_windows import SideWindows
 from reviewer.ui.theme import ERROR, MUTED, set_text_colour
+from reviewer.ui.window_menus import WindowMenus
+from reviewer.ui.window_runs import WindowRuns
 from reviewer.ui.workers import Worker
 
 # The first paint (the start screen, or "Opening …") needs none of the database, the review
@@ -38,11 +38,6 @@ if TYPE_CHECKING:
     from reviewer.ui.review.review_session import ReviewSession
     from reviewer.ui.watcher import ProjectWatcher
 
-MENUS = {"Verdict": "&Review", "Severity (wrong)": "&Review", "Category (wrong)": "&Review", "Move": "&Review",
-         "Image": "&View", "Window": "&View"}
-# Acts on projects and runs belong in File beside New project and Export, not among the views.
-FILE_ACTIONS = ("open_project", "run_model")
-PAGE_ACTIONS = {a.name for a in ACTIONS if a.group in MENUS and a.group != "Window"}
 PREFERRED_SIZE = QSize(1280, 800)
 # Room left for the window manager's frame and title bar, unknown before the window is shown.
 FRAME_ALLOWANCE = QSize(16, 48)
@@ -63,7 +58,7 @@ def _prepare_demo():
     return prepare_demo()
 
 
-class QtMainWindow(QMainWindow):
+class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
     project_opened = Signal()
     reviewed_listed = Signal(int)  # a project without a run: its reviewed mistakes are listed (how many)
     run_opened = Signal(int)
@@ -155,151 +150,12 @@ class QtMainWindow(QMainWindow):
         self.resize(size)
         self.move(available.center() - QPoint(size.width() // 2, size.height() // 2))
 
-    # -- chrome ------------------------------------------------------------------
-    def _build_toolbar(self) -> None:
-        bar = QtReviewToolbar(self.trigger, blind=self.prefs.blind)
-        self.addToolBar(bar)
-        self.project_label, self.reviewer_label = bar.project_label, bar.reviewer_label
-        self.run_combo, self.run_model_button, self.blind_box = bar.run_combo, bar.run_model_button, bar.blind_box
-        self.run_combo.activated.connect(lambda i: self.open_run(self.run_combo.itemData(i)))
-        self.blind_box.toggled.connect(self.set_blind)
-        self.toolbar = bar
-        bar.setVisible(False)
-
-    def _build_actions(self) -> None:
-        menus = {}
-        file_menu = self.menuBar().addMenu("&File")
-        menus["&File"] = file_menu
-        file_menu.addAction("Start screen", self.show_start)
-        self._add_action(file_menu, "open_project")
-        file_menu.addAction("New project…", self.new_project)
-        file_menu.addAction("Open the demo", self.open_demo)
-        file_menu.addSeparator()
-        self._add_action(file_menu, "run_model")
-        self.export_action = file_menu.addAction("Export…", self.export_project)
-        file_menu.addSeparator()
-        # Quit from any of the app's windows (the group view, the analysis) closes them all.
-        file_menu.addAction("Quit\tCtrl+Q", self.close)
-        self.quit_key = AppKey(self, "Ctrl+Q", self.close)
-        for action in ACTIONS:
-            if action.group not in MENUS or action.name in FILE_ACTIONS:
-                continue  # the group view's own keys; those File holds
-            menu_name = MENUS[action.group]
-            if menu_name not in menus:
-                menus[menu_name] = self.menuBar().addMenu(menu_name)
-            self._add_action(menus[menu_name], action.name)
-        enlarge = QAction("Enlarge small images to fit", self)
-        enlarge.setCheckable(True)
-        enlarge.setChecked(self.prefs.enlarge_small_images)
-        enlarge.setToolTip("Off: a file smaller than the view is shown at its own pixels (100 %), not blown up")
-        enlarge.toggled.connect(self.set_enlarge_small)
-        menus["&View"].addSeparator()
-        menus["&View"].addAction(enlarge)
-        self.enlarge_action = enlarge
-        evidence = QAction("Show published evidence before I vote", self)
-        evidence.setCheckable(True)
-        evidence.setChecked(self.prefs.evidence_before_vote)
-        evidence.setToolTip("Off: what ReaL, cleanlab, Flaws of ImageNet ... say about a mistake shows only once "
-                            "you have given your verdict (for panels that want independent judgements)")
-        evidence.toggled.connect(self.set_evidence_before_vote)
-        menus["&View"].addAction(evidence)
-        self.evidence_action = evidence
-        panel_menu = self.menuBar().addMenu("&Panel")
-        panel_menu.setToolTipsVisible(True)  # a disabled Rules… says why
-        self.rules_action = panel_menu.addAction("Rules…", self.edit_panel_rules)
-        self._enable_rules()
-        # Keys reach the actions through one dispatcher (reviewer.ui.keys), not as QAction
-        # shortcuts: the menus only show them.
-        self.keys = KeyDispatcher(self, self._key_pressed, release_focus=self._release_focus)
-        self.apply_keymap(self.keymap)
-
-    def _add_action(self, menu, name: str) -> QAction:
-        """A keymap action in a menu (its keys shown by `apply_keymap`)."""
-        qaction = QAction(next(a.title for a in ACTIONS if a.name == name), self)
-        qaction.triggered.connect(lambda _=False, n=name: self.trigger(n))
-        menu.addAction(qaction)
-        self.actions_by_name[name] = qaction
-        return qaction
-
-    def apply_keymap(self, keymap: Keymap) -> None:
-        self.keymap = keymap
-        for name, qaction in self.actions_by_name.items():
-            title = qaction.text().split("\t")[0]
-            keys = keymap.keys(name)
-            qaction.setText(f"{title}\t{', '.join(keys)}" if keys else title)
-        if self._page is not None:
-            self._page.set_keymap(keymap)
-        self.help.set_keymap(keymap)
-        group = self.side.get("group")
-        if group is not None:
-            group.set_keymap(keymap)
-
-    def _key_pressed(self, key: str) -> bool:
-        """A key press in this window (reviewer.ui.keys): its action, if it has one here."""
-        if key == "Esc" and self.help.isVisible():
-            self.help.hide_overlay()
-            return True
-        name = self.keymap.action_for(key)
-        return name is not None and self.trigger(name)
-
-    def _release_focus(self, widget, key: str) -> bool:
-        """Enter or Escape in a filter box of the review page: the filter applies and the
-        review keys work again."""
-        if self._page is None or self.stack.currentWidget() is not self._page \
-                or not self._page.queue_panel.isAncestorOf(widget):
-            return False
-        self.page.queue_panel.finish_editing()
-        return True
-
     def show_message(self, text: str, error: bool = False) -> None:
         self._message_is_error = error
         colour = ERROR if error else MUTED
         set_text_colour(self.status_text, colour)
         self.status_text.setText(scrub(text))  # a database password never shows (reviewer.redact)
         self._message_timer.start()
-
-    # -- actions -----------------------------------------------------------------
-    def trigger(self, name: str) -> bool:
-        """Carry out an action by name (a key, a menu); False when it does nothing here."""
-        if self._page is not None and self._page.vote_panel.asking():
-            return False  # the inline text field has the keys
-        if name == "help":
-            self.help.hide_overlay() if self.help.isVisible() else self.help.show_overlay()
-        elif self.help.isVisible():
-            return False
-        elif name == "edit_keys":
-            self.edit_keys()
-        elif name == "open_project":
-            self.show_start()
-        elif name == "run_model":
-            self.open_run_dialog()
-        elif name == "group_view":
-            self.open_group_view()
-        elif name == "analysis_view":
-            self.open_analysis_view()
-        elif name == "toggle_blind":
-            if self.blind_box.isEnabled():
-                self.blind_box.toggle()
-            else:  # the chair's rule: nothing to switch, and the panelist's own setting is kept
-                self.show_message("Blind review is the chair's rule on this panel: others' votes show once you "
-                                  "voted, or once the item is decided.")
-        elif name == "focus_filter":
-            if self._page is None or self.stack.currentWidget() is not self._page:
-                return False
-            self.page.queue_panel.class_filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        elif name in PAGE_ACTIONS and self._page is not None and self.stack.currentWidget() is self._page:
-            return self.page.trigger(name)
-        else:
-            return False
-        return True
-
-    def edit_keys(self) -> None:
-        from reviewer.ui.dialogs.qt_keymap_dialog import QtKeymapDialog
-
-        dialog = QtKeymapDialog(self.keymap, self)
-        if dialog.exec():
-            self.apply_keymap(dialog.keymap)
-            self.show_message("Keys saved.")
 
     def set_enlarge_small(self, enlarge: bool) -> None:
         self.prefs.enlarge_small_images = enlarge
@@ -490,53 +346,6 @@ class QtMainWindow(QMainWindow):
         if analysis is not None and (changes.votes or changes.decisions or changes.runs or changes.labels):
             analysis.refresh()
 
-    def _runs_listed(self, runs) -> None:
-        """The runs as they are now: new ones appear in the list; the open run stays open
-        (or the first run opens, when there was none to review)."""
-        if self.session is None:
-            return
-        self.runs = runs
-        current = self.session.state.run_id
-        self._fill_runs()
-        if current is None:
-            self.open_run(self._default_run())
-        else:
-            self.run_combo.setCurrentIndex(self.run_combo.findData(current))
-
-    def _fill_runs(self) -> None:
-        self.run_combo.clear()
-        for run_id, model, status, images in self.runs:
-            suffix = "" if status == RunStatus.COMPLETE else f" ({status})"
-            self.run_combo.addItem(f"#{run_id} {model} · {images} images{suffix}", run_id)
-
-    def _default_run(self) -> int | None:
-        from reviewer.app.runs import default_run
-
-        return default_run(self.runs, self.prefs.last_run.get(str(self.project.root)))
-
-    def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:
-        if run_id is None or self.session is None:
-            return
-        if run_id == self._offered_run:  # chosen in the toolbar's list: no longer an offer
-            self._offered_run = None
-            self.show_run_button.setVisible(False)
-        self.run_combo.setCurrentIndex(self.run_combo.findData(run_id))
-        self.prefs.last_run[str(self.project.root)] = run_id
-        save_preferences(self.prefs)
-        if self.reviewed is not None and self.stack.currentWidget() is self.reviewed:
-            self.stack.setCurrentWidget(self.page)  # a run to review at last
-        self.session.state.open_run(run_id, self.page.queue_panel.current_filter(), refresh=refresh)
-        self.run_opened.emit(run_id)
-
-    def reload_runs(self, select: int | None = None) -> None:
-        if self.project is None:
-            return
-        from reviewer.app.runs import run_list
-
-        self.runs = run_list(self.project)
-        self._fill_runs()
-        self.open_run(select if select is not None else self._default_run(), refresh=True)
-
     def _undo_changed(self, available: bool) -> None:
         keys = self.keymap.keys("undo")
         self.undo_label.setText(f"Undo: {keys[0] if keys else 'Review menu'}" if available else "")
@@ -581,61 +390,6 @@ class QtMainWindow(QMainWindow):
         dialog.close()
         self.activateWindow()
         self.page.setFocus()
-
-    def open_run_dialog(self, *, model: str | None = None, autostart: bool = False):
-        if self.project is None:
-            self.show_message("Open a project first.", error=True)
-            return None
-        from reviewer.ui.dialogs.qt_run_dialog import QtRunDialog
-
-        dialog = QtRunDialog(self.project, self, model=model)
-        dialog.run_started.connect(self._run_started)
-        dialog.run_stopped.connect(lambda _run_id: self._run_ended("The run was cancelled", "Start the same model "
-                                                                   "again (Run model…) to resume where it stopped."))
-        dialog.run_failed.connect(lambda reason: self._run_ended("The run failed", reason))
-        dialog.run_finished.connect(self._run_finished)
-        dialog.show()
-        if autostart:
-            dialog.start()
-        return dialog
-
-    def _run_finished(self, run_id: int) -> None:
-        """A run is complete: with nothing under review it opens; else the run under review
-        stays and the new one is offered in the status bar."""
-        if self.session is None or self.project is None:
-            return
-        current = self.session.state.run_id
-        if current is None or current == run_id:
-            self.reload_runs(select=run_id)
-            return
-        from reviewer.app.runs import run_list
-
-        self.runs = run_list(self.project)
-        self._fill_runs()
-        self.run_combo.setCurrentIndex(self.run_combo.findData(current))
-        model = next((m for r, m, _, _ in self.runs if r == run_id), "")
-        self._offered_run = run_id
-        self.show_run_button.setText(f"Show run #{run_id}")
-        self.show_run_button.setToolTip(f"Review the mistakes of the finished run #{run_id} {model} "
-                                        "(also in the run list of the toolbar)")
-        self.show_run_button.setVisible(True)
-        self.show_message(f"Run #{run_id} {model} is complete; you are still reviewing run #{current}.")
-
-    def _show_offered_run(self) -> None:
-        run_id, self._offered_run = self._offered_run, None
-        self.show_run_button.setVisible(False)
-        if run_id is not None and any(r == run_id for r, *_ in self.runs):
-            self.open_run(run_id)
-
-    def _run_started(self, model: str) -> None:
-        if self.session is not None and self.session.state.run_id is None:
-            # Nothing to review yet: say that the first run is on its way, not "run a model".
-            self.page.show_empty(f"Running {model}…", "Its mistakes appear here when the run is complete; "
-                                 "the run dialog shows the progress.")
-
-    def _run_ended(self, message: str, detail: str) -> None:
-        if self.session is not None and self.session.state.run_id is None:
-            self.page.show_empty(message, detail)
 
     def open_group_view(self):
         if self.project is None:
