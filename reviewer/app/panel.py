@@ -243,6 +243,14 @@ def note(project: Project, *, reviewer_id: Panelist, item: ItemRef, text: str) -
     return Done(row, Changes(items=frozenset([item_of(row)]), notes=True), by=name)
 
 
+def item_notes(project: Project, *, viewer_id: int, item: Item, blind: bool = True):
+    """The item's discussion notes as the viewer may read them (reviewer.panel.discussion.visible_notes)."""
+    from reviewer.panel.discussion import visible_notes
+
+    with project.read() as session:
+        return visible_notes(session=session, viewer_id=viewer_id, item=item, blind=blind)
+
+
 def reopen_item(project: Project, *, reviewer_id: Panelist, item: ItemRef, reason: str) -> Done[Decision]:
     """The chair reopens a decided item (reviewer.panel.phases.reopen)."""
     row, name = _acted(project, reviewer_id, item,

@@ -19,7 +19,7 @@ from db.tables import DiscussionNote, Reviewer
 from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.state import decision_history, describe_decision
-from reviewer.panel.votes import VoteState, vote_history, voted_fields
+from reviewer.panel.votes import VoteState, reviewer_names, visible_votes, vote_history, voted_fields
 from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 
 NOTE_MAX_CHARS = 20_000
@@ -57,6 +57,38 @@ def notes(*, session: Session, item: Item) -> list[DiscussionNote]:
     return list(session.execute(select(DiscussionNote).where(
         DiscussionNote.image_id == item.image_id, DiscussionNote.predicted == item.predicted)
         .order_by(DiscussionNote.id)).scalars())
+
+
+@dataclass(frozen=True)
+class SeenNote:
+    who: str
+    when: datetime
+    text: str
+    mine: bool
+
+
+@dataclass(frozen=True)
+class ItemNotes:
+    """An item's discussion notes as one panelist may read them (`visible_notes`)."""
+
+    notes: tuple[SeenNote, ...] = ()
+    hidden: int = 0  # others' notes held back by blind review until the viewer votes
+
+
+def visible_notes(*, session: Session, viewer_id: int | None, item: Item, blind: bool = True) -> ItemNotes:
+    """The item's discussion notes, oldest first, as the viewer may read them: one's own
+    always; the others' under blind review (the viewer's choice or the panel's rule) once
+    the others' votes show too (`votes.visible_votes`: the viewer voted on the item, or it
+    is decided), since a note says what its writer thinks as plainly as a vote."""
+    rows = notes(session=session, item=item)
+    if not rows:
+        return ItemNotes()
+    names = reviewer_names(session=session)
+    others_shown = visible_votes(session=session, viewer_id=viewer_id, item=item, blind=blind) is not None
+    shown = [SeenNote(who=names.get(n.reviewer_id, f"reviewer {n.reviewer_id}"), when=n.created_at, text=n.text,
+                      mine=n.reviewer_id == viewer_id)
+             for n in rows if others_shown or n.reviewer_id == viewer_id]
+    return ItemNotes(notes=tuple(shown), hidden=len(rows) - len(shown))
 
 
 @dataclass(frozen=True)
