@@ -1,7 +1,21 @@
-"""Qt-free services for any front end: one function per user act (each one unit
-of work, returning what changed), and what the window shows and keeps that is
-not a domain rule of its own: a mistake's details, the key map, the user's
-preferences, the demo project.
+"""Every user act, for any front end: one function per act, one module per noun
+(Anki's pylib collection operations), each one unit of work returning what it
+made and what changed (`changes.Done`). The command line and the window call the
+same acts (tests/app/test_acts_home.py checks every writing command):
+
+- `panel`: panelists, votes (one, a batch, undo), notes, reopen, lock and override,
+  the panel's rules; the panel's reads (the group view, agreement, the poll); `review`:
+  those the review page runs, bound to its panelist;
+- `project`: open a project as a panelist; `imports`: a new project, images, label
+  files, published reviews; `runs`: run a model, import scores; `evidence`: import
+  and adopt published relabelings; `report`, `export`, `split`: what the review
+  produces; `index`: the nearest-neighbour index; `roles`: panelists as database
+  roles; `demo`: the bundled demo;
+- what the front ends show and keep that is no domain rule of its own: a mistake's
+  details, `show` (one image's facts), the zoom probe, the key map, the user's preferences.
+
+Who acts and on what may be named as the command line names them (`panel.ByName`,
+`panel.ItemName`): they are resolved inside the act's unit of work.
 
 Sits above the domain packages; `reviewer.ui` and `reviewer.cli` call it.
 Imports no Qt.
