@@ -12,7 +12,9 @@ that prediction decided it: `decided`), other runs' top-1 on the image, the orig
 label, the multi-labels, the problematic flag, the WordNet relation between
 the prediction and the nearest ground-truth label (distance, lowest common
 ancestor, both paths), both classes' definitions, and exemplar images of the
-predicted and the label class elsewhere in the project.
+predicted and the label class elsewhere in the project, and, once `reviewer index`
+has built an index beside the project, the image's nearest training images and
+duplicates (`reviewer.neighbours.lookup`: precomputed, read here from memory).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from reviewer.evidence import EvidenceLine, evidence_for
 from reviewer.items import Item
 from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
+from reviewer.neighbours.lookup import NeighbourFacts, NeighbourIndex
 from reviewer.panel.final import DecisionNote, decision_note, read_final_decisions
 from reviewer.project import Project
 from reviewer.runs.predictions import PROB_COLUMNS, TOPK_COLUMNS
@@ -119,6 +122,8 @@ class MistakeDetail:
     evidence: tuple[EvidenceLine, ...] = ()
     # The panel's final decision on this prediction (reviewer.panel.final), told to every panelist.
     decision: DecisionNote | None = None
+    # The nearest training images and duplicates (reviewer.neighbours); None: no index built.
+    neighbours: NeighbourFacts | None = None
 
     @property
     def label_class(self) -> ClassInfo | None:
@@ -146,6 +151,15 @@ class DetailSource:
             self.labels: LabelSet = reviewed_labelset(session=session, after_review=False)
         self._files = {r[0]: (r[1], r[2]) for r in images}
         self._exemplars = _class_index(self.labels, {r[0] for r in images if r[2]})
+        self._neighbours = NeighbourIndex.open(self.project.root)
+
+    def neighbour_facts(self, file_name: str, predicted: int) -> NeighbourFacts | None:
+        """The image's nearest training images and duplicates (None: no index); an index
+        built since (`reviewer index` in another process) is read again."""
+        index = self._neighbours
+        if index is None or index.stale():
+            index = self._neighbours = NeighbourIndex.open(self.project.root)
+        return None if index is None else index.facts(file_name, predicted=predicted)
 
     def image_path(self, image_id: int) -> Path | None:
         file_name, path = self._files.get(image_id, ("", None))
@@ -212,6 +226,7 @@ class DetailSource:
             label_exemplars=self.exemplars(targets[0], exclude=image_id) if targets else (),
             evidence=evidence,
             decision=decision,
+            neighbours=self.neighbour_facts(image.file_name, predicted),
         )
 
 

@@ -52,6 +52,7 @@ from reviewer.ui.ops import OpRunner
 from reviewer.ui.plain import text_label
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
+from reviewer.ui.review.qt_neighbours import QtNeighbours
 from reviewer.ui.theme import ERROR, MUTED, style_headline, style_muted, style_widgets
 from reviewer.ui.watcher import ProjectWatcher
 
@@ -151,6 +152,8 @@ class QtGroupView(QWidget):
         image_layout.setContentsMargins(4, 4, 4, 0)
         image_layout.addWidget(self.headline)
         image_layout.addWidget(self.image, 1)
+        self.neighbours = QtNeighbours(self.loader, self.loader)  # the nearest training images (issue 26)
+        image_layout.addWidget(self.neighbours)
         centre.addWidget(image_box)
         centre.addWidget(self.facts)
         centre.setSizes([440, 300])
@@ -314,6 +317,7 @@ class QtGroupView(QWidget):
         if new_item:
             self._detail = None
             self.facts.clear()
+            self.neighbours.show_facts(None)
             self.image.show_message("Loading…")
             if row.run_id is not None:
                 self.runner.read(self._load_detail, row, lane="facts", on_done=self._detail_loaded,
@@ -340,6 +344,7 @@ class QtGroupView(QWidget):
             return
         self._detail = detail
         self.facts.show_detail(detail)
+        self.neighbours.show_facts(detail.neighbours)
         self._show_image()
 
     def _detail_failed(self, row: GroupRow, error: BaseException) -> None:

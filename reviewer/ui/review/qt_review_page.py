@@ -27,6 +27,7 @@ from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, full_key
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.review.qt_exemplars import QtExemplars, preview_exemplar
+from reviewer.ui.review.qt_neighbours import QtNeighbours
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.qt_zoom import QtZoomPanel
@@ -86,6 +87,7 @@ class QtReviewPage(QWidget):
         self.zoom.message.connect(self.status_message)
         self.exemplars = QtExemplars(self.thumbnails)
         self.exemplars.activated.connect(self._preview_exemplar)
+        self.neighbours = QtNeighbours(self.thumbnails, self.loader)  # the nearest training images (issue 26)
         self.vote_panel = QtVotePanel(keymap)
         self.vote_panel.action_triggered.connect(self.trigger)
         self.vote_panel.text_entered.connect(self._text_entered)
@@ -101,6 +103,7 @@ class QtReviewPage(QWidget):
         centre_layout.addWidget(self.image, 1)
         centre_layout.addWidget(self.zoom)
         centre_layout.addWidget(self.exemplars)
+        centre_layout.addWidget(self.neighbours)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(4, 8, 8, 8)
@@ -228,7 +231,7 @@ class QtReviewPage(QWidget):
 
     def _set_panes_visible(self, visible: bool) -> None:
         """The vote, the facts and the exemplars only while a mistake is shown."""
-        for pane in (self.vote_panel, self.details, self.exemplars):
+        for pane in (self.vote_panel, self.details, self.exemplars, self.neighbours):
             if pane.isVisible() != visible:
                 pane.setVisible(visible)
 
@@ -305,6 +308,7 @@ class QtReviewPage(QWidget):
         label = detail.label_class
         self.exemplars.show_classes(detail.predicted, detail.predicted_exemplars, label,
                                     detail.label_exemplars if label else ())
+        self.neighbours.show_facts(detail.neighbours)
 
     def _image_loaded(self, decoded: Decoded) -> None:
         detail = self._current_detail()
