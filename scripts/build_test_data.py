@@ -58,6 +58,10 @@ CSV_BY_IMAGE = [
 ]
 MTURK = "published/label-errors/imagenet_mturk.json"
 RATERS = "published/real/raters.npz"
+# ImageNet-X's validation annotations (CC BY-NC 4.0) come from the installed `imagenet-x` package, not
+# from --source: its JSON Lines trimmed to the kept images, lines verbatim.
+IMAGENET_X = {f"imagenet_x/annotations/{name}": f"imagenet-x/{name}"
+              for name in ("imagenet_x_val_multi_factor.jsonl", "imagenet_x_val_top_factor.jsonl")}
 
 # The sample images tests name (any test file's literal n<wnid>_<name>.JPEG) are found by
 # scanning tests/; LARGEST of the others with the most pixels are added.
@@ -97,6 +101,25 @@ def trim_raters(src: Path, dst: Path, keep) -> tuple[int, int]:
     with zipfile.ZipFile(dst) as z:  # the layout of the original: three members
         assert sorted(z.namelist()) == ["ids.npy", "info.npy", "tensor.npy"]
     return len(info), int(rows.sum())
+
+
+def trim_jsonl(src: Path, dst: Path, keep) -> tuple[int, int]:
+    """Keep the lines whose record's file_name is a kept image, verbatim."""
+    lines = src.read_bytes().splitlines(keepends=True)
+    kept = [line for line in lines if keep(json.loads(line)["file_name"])]
+    dst.write_bytes(b"".join(kept))
+    return len(lines), len(kept)
+
+
+def imagenet_x_files() -> dict[str, Path] | None:
+    """The package's annotation files by their place here, or None when imagenet-x is not installed."""
+    from importlib import metadata
+
+    try:
+        distribution = metadata.distribution("imagenet-x")
+    except metadata.PackageNotFoundError:
+        return None
+    return {rel: Path(str(distribution.locate_file(packaged))) for packaged, rel in IMAGENET_X.items()}
 
 
 def sample_images(source: Path, tests: Path) -> list[Path]:
@@ -142,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{rel}: %d of %d rows" % trim_csv(args.source / rel, target(rel), keep)[::-1])
     print(f"{MTURK}: %d of %d records" % trim_mturk(args.source / MTURK, target(MTURK), keep)[::-1])
     print(f"{RATERS}: %d of %d questions" % trim_raters(args.source / RATERS, target(RATERS), keep)[::-1])
+    packaged = imagenet_x_files()
+    for rel, src in (packaged or {}).items():
+        print(f"{rel}: %d of %d records" % trim_jsonl(src, target(rel), keep)[::-1])
+    if packaged is None:
+        print("imagenet-x is not installed (pip install imagenet-x): its files in tests/data are left as they are")
 
     images = target("imagenet-samples/x").parent
     for old in images.glob("*.JPEG"):

@@ -134,7 +134,7 @@ class SourceReliability:
 def _comparable_sources(session: Session) -> list:
     rank = {kind: i for i, kind in enumerate(LINE_ORDER)}
     sources = [s for s in list_sources(session=session)
-               if s.kind in rank and not EvidenceKind(s.kind).per_class]
+               if s.kind in rank and not EvidenceKind(s.kind).per_class and EvidenceKind(s.kind).about_labels]
     return sorted(sources, key=lambda s: (rank[s.kind], s.id))
 
 

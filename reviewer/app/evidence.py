@@ -21,13 +21,18 @@ from reviewer.project import Project
 _FACTS = Changes(labels=True)
 
 
-def import_evidence(project: Project, paths: list[str | Path]) -> Done[list[StoredEvidence]]:
+def import_evidence(project: Project, paths: list[str | Path], *, imagenet_x: bool = False
+                    ) -> Done[list[StoredEvidence]]:
     """Read and check every file, then store them all in one write transaction. A file
     already imported is left as it is and reported 'unchanged'; the labels that metrics
-    use never change."""
+    use never change. `imagenet_x`: ImageNet-X's two validation files from the installed
+    `imagenet-x` package too (UserError, saying how to install it, when it is not)."""
+    from reviewer.evidence.imagenet_x import package_files
+
+    paths = list(paths) + (package_files() if imagenet_x else [])
     with project.read() as session:
         stored = stored_files(session=session)
-    sources = read_evidence_files(list(paths), stored=stored)
+    sources = read_evidence_files(paths, stored=stored)
     return Done(project.write(lambda session: store_evidence(session=session, sources=sources)), _FACTS)
 
 

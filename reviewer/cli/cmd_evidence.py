@@ -19,11 +19,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "content: ReaL (real.json, raters.npz, golden.npz, raters_golden.npz), cleanlab's "
                     "imagenet_mturk.json (and its auxiliary index and original-label files), Flaws of ImageNet "
                     "(clean_validation.csv, label_errors.csv, finegrained.csv, expert_356_357_358_359.json, "
-                    "problem_groups_clusters.json) and the TFDS v3 multi-labels. Every file is checked before "
-                    "any is stored; all are stored in one transaction. The same file again changes nothing; "
-                    "another file of a kind replaces the stored one. The labels that metrics use never change.")
+                    "problem_groups_clusters.json), the TFDS v3 multi-labels and ImageNet-X's factor annotations "
+                    "(imagenet_x_val_multi_factor.jsonl, imagenet_x_val_top_factor.jsonl; CC BY-NC 4.0). Every "
+                    "file is checked before any is stored; all are stored in one transaction. The same file again "
+                    "changes nothing; another file of a kind replaces the stored one. The labels that metrics use "
+                    "never change.")
     p.add_argument("project", help="the project folder")
-    p.add_argument("files", nargs="+", metavar="FILE", help="evidence files (see above)")
+    p.add_argument("files", nargs="*", metavar="FILE", help="evidence files (see above)")
+    p.add_argument("--imagenet-x", action="store_true",
+                   help="also ImageNet-X's validation annotations from the installed imagenet-x package "
+                        "(pip install 'imagenet-mistake-reviewer[imagenetx]'; annotations CC BY-NC 4.0)")
     p.set_defaults(func=run_import_evidence)
 
     p = subparsers.add_parser(
@@ -65,10 +70,12 @@ def run_adopt_evidence(args: argparse.Namespace) -> int:
 def run_import_evidence(args: argparse.Namespace) -> int:
     from reviewer.app.evidence import import_evidence
 
+    if not args.files and not args.imagenet_x:
+        raise CommandError("give the evidence files to import, or --imagenet-x")
     project = Project.open(args.project)
     started = time.perf_counter()
     try:
-        results = import_evidence(project, args.files).value
+        results = import_evidence(project, args.files, imagenet_x=args.imagenet_x).value
     except InputError as exc:
         raise CommandError(f"{exc}\nNothing was imported; fix the file and run the command again.") from None
     for result in results:

@@ -31,6 +31,8 @@ class EvidenceKind(StrEnum):
     FLAWS_EXPERT = "flaws_expert"  # expert_356_357_358_359.json
     CLASS_GROUPS = "class_groups"  # problem_groups_clusters.json
     TFDS_MULTILABEL = "tfds_multilabel"  # the TFDS v3 multi-labels (CSV dump or JSON)
+    IMAGENET_X = "imagenet_x"  # imagenet_x_val_multi_factor.jsonl: how each image differs from its class's typical ones
+    IMAGENET_X_TOP = "imagenet_x_top"  # imagenet_x_val_top_factor.jsonl: the main factor of each image
 
     @property
     def title(self) -> str:
@@ -51,6 +53,12 @@ class EvidenceKind(StrEnum):
     def one_per_file_name(self) -> bool:
         return self is EvidenceKind.FLAWS_RELABELING
 
+    @property
+    def about_labels(self) -> bool:
+        """Says which classes an image holds (the queue's filters, the sources' agreement with the
+        panel); ImageNet-X describes the image instead (how it differs from its class's typical ones)."""
+        return self not in (EvidenceKind.IMAGENET_X, EvidenceKind.IMAGENET_X_TOP)
+
 
 _TITLES = {
     EvidenceKind.REAL_LABELS: "ReaL",
@@ -66,6 +74,8 @@ _TITLES = {
     EvidenceKind.FLAWS_EXPERT: "Flaws of ImageNet (weasel experts)",
     EvidenceKind.CLASS_GROUPS: "class group",
     EvidenceKind.TFDS_MULTILABEL: "TFDS multi-labels",
+    EvidenceKind.IMAGENET_X: "ImageNet-X",
+    EvidenceKind.IMAGENET_X_TOP: "ImageNet-X (main factor)",
 }
 
 

@@ -17,15 +17,18 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from db.tables import EvidenceClass, EvidenceItem, EvidenceSource
+from reviewer.evidence.imagenet_x import imagenet_x_line
 from reviewer.evidence.kinds import EvidenceKind, source_title
 from reviewer.evidence.lines import EvidenceLine, StoredSourceRow, group_line, image_line
 from reviewer.evidence.verdicts import ACCEPTS, REJECTS, verdict
 
-# The order of the lines: ReaL, cleanlab, Flaws of ImageNet, TFDS, then the class groups.
+# The order of the lines: ReaL, cleanlab, Flaws of ImageNet, TFDS, the class groups, then ImageNet-X
+# (which describes the image rather than its labels).
 LINE_ORDER = (EvidenceKind.REAL_LABELS, EvidenceKind.REAL_RATERS, EvidenceKind.REAL_EXPERTS,
               EvidenceKind.REAL_RATERS_GOLDEN, EvidenceKind.CLEANLAB, EvidenceKind.FLAWS_LABEL_ERRORS,
               EvidenceKind.FLAWS_CLEAN, EvidenceKind.FLAWS_RELABELING, EvidenceKind.FLAWS_EXPERT,
-              EvidenceKind.TFDS_MULTILABEL, EvidenceKind.CLASS_GROUPS)
+              EvidenceKind.TFDS_MULTILABEL, EvidenceKind.CLASS_GROUPS, EvidenceKind.IMAGENET_X,
+              EvidenceKind.IMAGENET_X_TOP)
 # Names per IN (...) query: SQLite before 3.32 allows 999 parameters, later ones 32,766; psycopg 65,535.
 _IN_CHUNK = 30_000 if sqlite3.sqlite_version_info >= (3, 32) else 900
 
@@ -66,10 +69,17 @@ def evidence_for(target, image_name: str, predicted: int, original: int | None =
             groups.setdefault(source_id, {})[cls] = (group, json.loads(payload))
     crowd = next((s for s in sources if s.kind is EvidenceKind.REAL_RATERS), None)
     has_real = any(s.kind is EvidenceKind.REAL_LABELS for s in sources)
+    main_factor = next((s for s in sources if s.kind is EvidenceKind.IMAGENET_X_TOP), None)
+    has_factors = any(s.kind is EvidenceKind.IMAGENET_X for s in sources)
     lines = []
     for source in sources:
         if source.kind.per_class:
             lines.append(group_line(source, groups.get(source.id, {}), predicted=predicted, original=original))
+        elif source.kind is EvidenceKind.IMAGENET_X_TOP and has_factors:
+            continue  # its main factor is in the ImageNet-X line
+        elif not source.kind.about_labels:
+            lines.append(imagenet_x_line(source, items.get(source.id), image=image_name, original=original,
+                                         top=items.get(main_factor.id) if main_factor else None))
         elif source.kind is EvidenceKind.REAL_RATERS and has_real:
             continue  # its counts are in the ReaL line
         else:
@@ -116,7 +126,7 @@ def evidence_by_pair(target, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str
     pairs = list(dict.fromkeys((str(name), int(cls)) for name, cls in pairs))
     names = sorted({name for name, _ in pairs})
     with _session(target) as session:
-        ordered = [s for s in _sources(session) if not s.kind.per_class]
+        ordered = [s for s in _sources(session) if not s.kind.per_class and s.kind.about_labels]
         sources = {s.id: s for s in ordered}
         rows: dict[str, list[tuple[StoredSourceRow, dict]]] = {}
         if sources and names:
@@ -138,10 +148,11 @@ def evidence_by_pair(target, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str
 
 
 def uncovered_images(target, image_names: Iterable[str]) -> set[str]:
-    """The images no imported source has a row on (cleanlab's 'not flagged' is no row; nor are class groups)."""
+    """The images no imported source of labels has a row on (cleanlab's 'not flagged' is no row; class
+    groups and ImageNet-X, which says nothing of the labels, do not count)."""
     names = sorted(set(image_names))
     with _session(target) as session:
-        per_image = {s.id for s in _sources(session) if not s.kind.per_class}
+        per_image = {s.id for s in _sources(session) if not s.kind.per_class and s.kind.about_labels}
         seen = {name for source_id, name in _rows_for(session, names, payloads=False) if source_id in per_image} \
             if per_image else set()
     return set(names) - seen

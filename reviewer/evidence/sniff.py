@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from reviewer._files import sha256_file
 from reviewer.errors import InputError
-from reviewer.evidence import cleanlab, flaws_csv, flaws_json, labelsets, raters
+from reviewer.evidence import cleanlab, flaws_csv, flaws_json, imagenet_x, labelsets, raters
 from reviewer.evidence._npz import npz_members
 from reviewer.evidence.kinds import EvidenceKind
 from reviewer.evidence.parsed import ParsedSource
@@ -30,7 +30,8 @@ EXPECTED = ("ReaL's real.json or rater answers (raters.npz, golden.npz, raters_g
             "imagenet_mturk.json (with its auxiliary imagenet_val_set_index_to_filepath.json and "
             "imagenet_val_set_original_labels.npy); Flaws of ImageNet's clean_validation.csv, label_errors.csv, "
             "finegrained.csv, expert_356_357_358_359.json or problem_groups_clusters.json; the TFDS v3 "
-            "multi-label CSV or JSON")
+            "multi-label CSV or JSON; ImageNet-X's imagenet_x_val_multi_factor.jsonl or "
+            "imagenet_x_val_top_factor.jsonl")
 
 
 def read_evidence_files(paths: list[str | Path], *, stored: dict[str, tuple[int, str, int]] | None = None
@@ -74,6 +75,8 @@ def _read_one(path: Path, stored: dict[str, tuple[int, str, int]]) -> tuple[Pars
     if raw_head.startswith(NPY_MAGIC):
         return cleanlab.parse_labels(path, sha)
     stripped = raw_head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped[:1] == b"{" and imagenet_x.looks_like(stripped):  # JSON Lines: one record per line
+        return imagenet_x.parse(path, sha), None
     if stripped[:1] in (b"[", b"{"):
         return _read_json(path, sha)
     if b"\x00" in raw_head or not _is_text(raw_head):
