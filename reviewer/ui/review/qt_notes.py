@@ -14,6 +14,7 @@ Hidden while the item has no note, so it takes no room from the facts.
 from __future__ import annotations
 
 from html import escape
+from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -48,7 +49,8 @@ class QtNotesPanel(QWidget):
         super().__init__(parent)
         self.project = None
         self.viewer_id: int | None = None
-        self.blind = True
+        self.blind: bool | Callable[[], bool] = True
+        self._watcher = None
         self.item: Item | None = None
         self._asked = 0
         self._worker = Worker(threads=1, name="notes", parent=self)
@@ -57,16 +59,20 @@ class QtNotesPanel(QWidget):
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(12, 0, 12, 4)  # in line with the facts below it (QtDetailPanel's margins)
         layout.setSpacing(2)
         layout.addWidget(self.title)
         layout.addWidget(self.body)
         self.setVisible(False)
 
-    def set_source(self, project, viewer_id: int | None, *, blind: bool = True, watcher=None) -> None:
-        """The open project and who reads (None: no project); `watcher` (reviewer.ui.watcher)
-        brings the change records that name a note, a vote or a decision of the item."""
-        self.project, self.viewer_id, self.blind = project, viewer_id, blind
+    def set_source(self, project, viewer_id: int | None, *, blind: bool | Callable[[], bool] = True,
+                   watcher=None) -> None:
+        """The open project and who reads (None: none); `blind` the viewer's own blind review,
+        or a callable asked at each read (the review state's switch: `lambda: state.blind`);
+        `watcher` (reviewer.ui.watcher) brings the change records naming the item."""
+        if self._watcher is not None:
+            self._watcher.changed.disconnect(self._changed)
+        self.project, self.viewer_id, self.blind, self._watcher = project, viewer_id, blind, watcher
         if watcher is not None:
             watcher.changed.connect(self._changed)
         self.show_item(None)
@@ -83,7 +89,8 @@ class QtNotesPanel(QWidget):
             self.setVisible(False)
             return
         asked = self._asked
-        self._worker.submit(acts.item_notes, self.project, viewer_id=self.viewer_id, item=item, blind=self.blind,
+        blind = self.blind() if callable(self.blind) else self.blind
+        self._worker.submit(acts.item_notes, self.project, viewer_id=self.viewer_id, item=item, blind=blind,
                             on_done=lambda shown: self._shown(asked, item, shown),
                             on_error=lambda error: self._shown(asked, item, None))
 
