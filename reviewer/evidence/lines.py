@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reviewer.classes.vocabulary import load_classes
+from reviewer.evidence.consensus import consensus_of, consensus_words
 from reviewer.evidence.flaws_json import PROBLEM_KINDS
 from reviewer.evidence.kinds import EvidenceKind, is_validation_image
 from reviewer.evidence.verdicts import RATER_KINDS, rater_counts, verdict
@@ -115,12 +116,14 @@ def _real(p: dict, predicted: int, original: int | None, raters: dict | None, ra
     def word(cls: int) -> str:
         said = "accepts" if cls in labels else "does not accept"
         counts = f" (raters {_counts(rater_counts(raters, cls) if raters else None)})" if raters_imported else ""
-        return f"{said} {name(cls)}{counts}" if cls == predicted else f"{said} the original label, {name(cls)}{counts}"
+        text = f"{said} {name(cls)}{counts}" if cls == predicted else f"{said} the original label, {name(cls)}{counts}"
+        return "; ".join(filter(None, (text, _consensus(raters, cls))))
 
     if not labels:
         counts = (f"; raters on {name(predicted)}: {_counts(rater_counts(raters, predicted) if raters else None)}"
                   if raters_imported else "")
-        return f"no label: the image is left out of ReaL accuracy{counts}"
+        consensus = _consensus(raters, predicted)
+        return f"no label: the image is left out of ReaL accuracy{counts}" + (f"; {consensus}" if consensus else "")
     parts = [word(predicted)]
     if original is not None and original != predicted:
         parts.append(word(original))
@@ -130,10 +133,17 @@ def _real(p: dict, predicted: int, original: int | None, raters: dict | None, ra
     return "; ".join(parts)
 
 
+def _consensus(raters: dict | None, cls: int) -> str:
+    """"raters' consensus: 0.93 that tailed frog is in the image" ('' when not asked or not computed)."""
+    return consensus_words(consensus_of(raters, cls), name(cls))
+
+
 def _raters(p: dict, predicted: int, original: int | None, _raters, _imported) -> str:
-    parts = [f"{name(predicted)} {_counts(rater_counts(p, predicted))}"]
+    parts = [f"{name(predicted)} {_counts(rater_counts(p, predicted))}", _consensus(p, predicted)]
     if original is not None and original != predicted:
-        parts.append(f"the original label, {name(original)}, {_counts(rater_counts(p, original))}")
+        parts += [f"the original label, {name(original)}, {_counts(rater_counts(p, original))}",
+                  _consensus(p, original)]
+    parts = [part for part in parts if part]
     asked = len(p["answers"])
     return "; ".join(parts) + f" ({counted(asked, 'class', 'classes')} asked about this image)"
 
