@@ -26,7 +26,9 @@ docstring gives the definition and its source):
   `run_tables`);
   QUBA's calibration (ECE, ACE, CE) and class balance per run, and the
   multi-label ECE (`calibration`, `class_balance`);
-- the leaderboard on the curated slice.
+- the leaderboard on the curated slice;
+- validation images leaked into the training set (§4.5, Table 4) from the duplicates
+  `reviewer index` found, with each run's top-1 and MLA on them (`leakage`).
 Every figure is a typed result (`AnalysisReport`, its tables and records); the
 renderings read them: `reviewer.analysis.report_json` (the `analysis` key of
 `reviewer report --json`), `reviewer.analysis.sections` (one module per section)
@@ -45,6 +47,7 @@ from db.tables import Run
 from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_calibration, run_calibration
 from reviewer.analysis.class_balance import ClassBalance, run_class_balance
 from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
+from reviewer.analysis.leakage import Leakage, project_leakage
 from reviewer.analysis.provisional import (
     PROVISIONAL,
     DecisionStatus,
@@ -121,6 +124,8 @@ class AnalysisReport:
     provisional_source_reliability: SourceReliability | None = None
     # Per model, the probed mistakes some crop of the zoom probe corrects, by the final decisions.
     zoom: ZoomReport = field(default_factory=ZoomReport)
+    # Validation images with exact (and near) duplicates in the training folder of `reviewer index`.
+    leakage: Leakage = field(default_factory=Leakage)
 
     @property
     def note(self) -> str:
@@ -206,5 +211,7 @@ def build_report(project: Project, options: ReportOptions = ReportOptions(), *, 
         status=status, provisional_reviewed=tables[0], provisional_categories=tables[1],
         provisional_severities=tables[2], source_reliability=reliability,
         provisional_source_reliability=provisional_reliability, zoom=zoom,
+        leakage=project_leakage(project, session=session, labels=before, predictions=predictions,
+                                models={run.id: run.model for run in summary.runs}),
     )
 

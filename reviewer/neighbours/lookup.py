@@ -138,6 +138,10 @@ class NeighbourIndex:
     def __contains__(self, file_name: str) -> bool:
         return file_name in self._neighbours or file_name in self._duplicates
 
+    def all_duplicates(self) -> dict[str, tuple[Duplicate, ...]]:
+        """{project file name: its duplicates} for every image that has one (the leakage report)."""
+        return {name: tuple(_duplicate(p) for p in pairs) for name, pairs in self._duplicates.items()}
+
     def facts(self, file_name: str, *, predicted: int | None = None) -> NeighbourFacts:
         """The image's neighbours, duplicates and evidence lines (`predicted`: the shown
         prediction, named in the line when the neighbours' most common label differs)."""

@@ -23,6 +23,7 @@ from reviewer.analysis.sections.chi_square import chi_square_section
 from reviewer.analysis.sections.confusions import confusions_section
 from reviewer.analysis.sections.distance import distance_section
 from reviewer.analysis.sections.leaderboard import leaderboard_section
+from reviewer.analysis.sections.leakage import leakage_section
 from reviewer.analysis.sections.mla import mla_section
 from reviewer.analysis.sections.model_comparison import comparison_section
 from reviewer.analysis.sections.project import project_section
@@ -50,4 +51,5 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
         leaderboard_section(report, out_dir, style),
         source_section(report, out_dir, style),
         zoom_section(report.zoom),
+        leakage_section(report.leakage),
     ]
