@@ -13,6 +13,14 @@
     reviewer.neighbours.search.knn, exact, for a batch of queries (what `reviewer index`
     does for a run's mistakes): ms per query amortised, and for one query alone.
     With faiss's knn inside each chunk and with numpy's argpartition.
+(c) The approximate index (`reviewer index --approximate`: faiss IVF-PQ, the best 100
+    candidates re-scored exactly from the float16 file): its build time, size, ms per
+    query and recall@10 against the exact search of (b), for several `nprobe`. Random unit
+    vectors have no neighbourhoods (every vector is about as far from every other), the
+    worst case for any approximate index and nothing like an embedding, so (c) draws
+    the base and the queries around 1000 class centres (a mixture whose within-class
+    cosine similarity, about 0.5, is that of the Lite0 embeddings of one class), and
+    also reports the recall on the random vectors of (b).
 Target: under 100 ms per query (exact) on a 2-core machine.
 """
 
@@ -101,6 +109,79 @@ def bench_search(rows: int, dim: int, queries: int, chunk: int) -> None:
             print(f"    faiss and numpy agree on {np.mean(a == b):.4%} of the neighbours")
 
 
+def _clustered_memmap(path: Path, rows: int, dim: int, classes: int, spread: float, seed: int):
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((classes, dim), dtype=np.float32) / np.sqrt(dim)
+    base = np.lib.format.open_memmap(path, mode="w+", dtype=np.float16, shape=(rows, dim))
+    step = 65_536
+    for start in range(0, rows, step):
+        n = min(step, rows - start)
+        block = centres[rng.integers(0, classes, n)] + spread * rng.standard_normal((n, dim), dtype=np.float32) \
+            / np.sqrt(dim)
+        base[start:start + n] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    base.flush()
+    return np.load(path, mmap_mode="r"), centres
+
+
+def bench_approximate(rows: int, dim: int, queries: int, chunk: int, nprobes: list[int], random: bool) -> None:
+    from reviewer.neighbours.approximate import ApproximateSettings, build_ivfpq, recall_at_k, search_ivfpq
+    from reviewer.neighbours.search import knn
+
+    kinds = ["clustered"] + (["random"] if random else [])
+    for kind in kinds:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "train.npy"
+            spread = 1.0
+            if kind == "clustered":
+                base, centres = _clustered_memmap(path, rows, dim, 1000, spread, seed=0)
+                rng = np.random.default_rng(1)
+                q = centres[rng.integers(0, 1000, queries)] + spread * rng.standard_normal(
+                    (queries, dim), dtype=np.float32) / np.sqrt(dim)
+            else:
+                rng = np.random.default_rng(0)
+                base = np.lib.format.open_memmap(path, mode="w+", dtype=np.float16, shape=(rows, dim))
+                for start in range(0, rows, 65_536):
+                    block = rng.standard_normal((min(65_536, rows - start), dim), dtype=np.float32)
+                    base[start:start + len(block)] = block / np.linalg.norm(block, axis=1, keepdims=True)
+                base.flush()
+                base = np.load(path, mmap_mode="r")
+                q = rng.standard_normal((queries, dim), dtype=np.float32)
+            q /= np.linalg.norm(q, axis=1, keepdims=True)
+            started = time.perf_counter()
+            exact, exact_sims = knn(q, base, 10, base_chunk=chunk)
+            exact_ms = 1000 * (time.perf_counter() - started) / queries
+            same_class = ""
+            if kind == "clustered":
+                sample = np.asarray(base[:2000], dtype=np.float32)
+                labels = np.argmax(sample @ centres.T, axis=1)
+                sims = sample @ sample.T
+                pairs = labels[:, None] == labels[None, :]
+                np.fill_diagonal(pairs, False)
+                same_class = (f"; within-class cosine similarity {sims[pairs].mean():.2f}, across classes "
+                              f"{sims[~pairs & ~np.eye(len(sample), dtype=bool)].mean():.2f}")
+            print(f"(c) approximate index over {rows:,} x {dim} {kind} vectors{same_class}; "
+                  f"exact: {exact_ms:.1f} ms per query, 10th neighbour at similarity {exact_sims[:, 9].mean():.3f}")
+            started = time.perf_counter()
+            index, settings = build_ivfpq(base, ApproximateSettings())
+            built = time.perf_counter() - started
+            index_path = Path(tmp) / "train.ivfpq.faiss"
+            import faiss
+
+            faiss.write_index(index, str(index_path))
+            print(f"    built in {built:.0f} s ({settings.nlist} cells, codes of {settings.code_bytes} x "
+                  f"{settings.bits} bits), {index_path.stat().st_size / 1e6:.0f} MB on disk (the float16 "
+                  f"embeddings: {rows * dim * 2 / 1e6:.0f} MB)")
+            for nprobe in nprobes:
+                s = ApproximateSettings(nlist=settings.nlist, code_bytes=settings.code_bytes, bits=settings.bits,
+                                        nprobe=nprobe)
+                search_ivfpq(index, base, q[:8], 10, settings=s)  # warm
+                started = time.perf_counter()
+                found, _ = search_ivfpq(index, base, q, 10, settings=s)
+                ms = 1000 * (time.perf_counter() - started) / queries
+                print(f"    nprobe {nprobe:4d}: {ms:6.2f} ms per query ({exact_ms / ms:5.1f}x faster than exact), "
+                      f"recall@10 {recall_at_k(found, exact):.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--images", type=Path, default=REPO / "assets" / "demo" / "images")
@@ -110,13 +191,20 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1024)
     parser.add_argument("--chunk", type=int, default=65_536)
     parser.add_argument("--no-embed", action="store_true")
+    parser.add_argument("--no-exact", action="store_true", help="skip (b)")
+    parser.add_argument("--nprobe", type=int, nargs="+", default=[8, 32, 128], help="(c)'s nprobe values")
+    parser.add_argument("--approximate-rows", type=int, default=None, help="(c)'s base (default: --rows)")
+    parser.add_argument("--no-random", action="store_true", help="(c) on the clustered vectors only")
     args = parser.parse_args()
     import torch
 
     print(f"cores: {len(os.sched_getaffinity(0))}, torch threads: {torch.get_num_threads()}")
     if not args.no_embed:
         bench_embedding(args.images, args.limit)
-    bench_search(args.rows, args.dim, args.queries, args.chunk)
+    if not args.no_exact:
+        bench_search(args.rows, args.dim, args.queries, args.chunk)
+    bench_approximate(args.approximate_rows or args.rows, args.dim, args.queries, args.chunk, args.nprobe,
+                      not args.no_random)
 
 
 if __name__ == "__main__":

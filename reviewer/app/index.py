@@ -19,15 +19,26 @@ from reviewer.project import Project
 
 def build_index(project: Project, *, images: str | Path, model: str | None = None, checkpoint: str | Path | None = None,
                 k: int | None = None, device: str | None = "cpu", batch_size: int = 16,
-                progress: Callable[[str], None] | None = None) -> Done:
+                progress: Callable[[str], None] | None = None, approximate: bool = False,
+                nprobe: int | None = None) -> Done:
     """Build (or resume) the index of the training folder `images` beside the project;
-    None: the default model (the bundled EfficientNet-Lite0) and k (10, as the paper)."""
+    None: the default model (the bundled EfficientNet-Lite0) and k (10, as the paper).
+    `approximate`: the neighbours from an approximate index (faiss IVF-PQ, `nprobe` cells
+    scanned per query) instead of exact search."""
     from reviewer.errors import UserError
     from reviewer.neighbours import build
 
     if k is not None and k < 1:
         raise UserError("--k must be at least 1")
+    if nprobe is not None and (not approximate or nprobe < 1):
+        raise UserError("--nprobe needs --approximate and is at least 1")
+    settings = None
+    if approximate:
+        from reviewer.neighbours.approximate import ApproximateSettings
+
+        settings = ApproximateSettings(**({"nprobe": nprobe} if nprobe else {}))
     options = {name: value for name, value in (("model", model), ("k", k)) if value is not None}
     summary = build.build_index(project, images=Path(images), checkpoint=Path(checkpoint) if checkpoint else None,
-                                device=device, batch_size=batch_size, progress=progress, **options)
+                                device=device, batch_size=batch_size, progress=progress, approximate=settings,
+                                **options)
     return Done(summary, Changes(labels=True))

@@ -26,6 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "(default 10, as the paper)")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N, mps or auto")
     p.add_argument("--batch-size", type=int, default=16, metavar="N", help="images per forward pass (default 16)")
+    p.add_argument("--approximate", action="store_true",
+                   help="find the neighbours with an approximate index (faiss IVF-PQ, the best candidates re-scored "
+                        "exactly) instead of exact search: for very large training sets; its recall against exact "
+                        "search is measured by bench/bench_index.py")
+    p.add_argument("--nprobe", type=int, default=None, metavar="N",
+                   help="with --approximate: cells scanned per query (default 32; more: higher recall, slower)")
     p.set_defaults(func=run_index)
 
 
@@ -39,8 +45,8 @@ def run_index(args: argparse.Namespace) -> int:
         raise CommandError("--k must be at least 1")
     project = Project.open(args.project)
     summary = build_index(project, images=Path(args.images), model=args.model, checkpoint=args.checkpoint, k=args.k,
-                          device=args.device, batch_size=args.batch_size,
-                          progress=lambda line: print(line, file=sys.stderr, flush=True)).value
+                          device=args.device, batch_size=args.batch_size, approximate=args.approximate,
+                          nprobe=args.nprobe, progress=lambda line: print(line, file=sys.stderr, flush=True)).value
     for name, count in summary.counts.items():
         skipped = summary.skipped.get(name, [])
         print(f"{name}: {count} images, {len(skipped)} skipped")
@@ -50,6 +56,6 @@ def run_index(args: argparse.Namespace) -> int:
             print(f"    ... and {len(skipped) - 20} more (manifest.json lists them all)")
     dups = ", ".join(f"{n} {kind}" for kind, n in sorted(summary.duplicates.items())) or "none"
     print(f"duplicates: {dups}")
-    print(f"neighbours computed for {summary.neighbours_computed} mistaken images")
+    print(f"neighbours computed for {summary.neighbours_computed} mistaken images; search: {summary.search}")
     print(f"index: {summary.folder} ({summary.seconds:.1f} s)")
     return 0

@@ -6,11 +6,17 @@ the memory-mapped .npy before its rows are appended to the progress file
 (`store.IndexFiles.read_rows`), so a killed build starts again after the last chunk
 written, with the same result. The decoding is `reviewer predict`'s (models.pipeline:
 timm's eval transform of the model's own data config, bad files skipped with reasons).
+
+Search: exact by default, as the paper's (`search.knn`); with `approximate` (settings of
+`approximate.ApproximateSettings`), an IVF-PQ index of the training embeddings is built
+(kept as train.ivfpq.faiss, reused while the embeddings and settings stay the same) and
+the neighbours come from it, re-scored exactly. Changing the search recomputes them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +45,7 @@ class IndexSummary:
     skipped: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # collection -> [(path, reason)]
     neighbours_computed: int = 0  # project images whose neighbours this build computed
     duplicates: dict[str, int] = field(default_factory=dict)  # kind -> pairs
+    search: str = "exact"  # how the neighbours were found, in words
     seconds: float = 0.0
 
 
@@ -90,9 +97,11 @@ def _listing_sha(files: list[tuple[str, str]]) -> str:
 
 def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint: Path | None = None,
                 k: int = DEFAULT_K, device: str | None = "cpu", batch_size: int = 16, chunk: int = CHUNK,
-                progress: Progress | None = None, stop_after_chunks: int | None = None) -> IndexSummary:
+                progress: Progress | None = None, stop_after_chunks: int | None = None,
+                approximate=None) -> IndexSummary:
     """Build (or resume) the index of `images` beside `project`; see the module's docstring.
-    `stop_after_chunks` stops after that many chunks embedded (tests of the resume)."""
+    `stop_after_chunks` stops after that many chunks embedded (tests of the resume);
+    `approximate`: an `approximate.ApproximateSettings` (None: exact search)."""
     from models.embedding import Embedder
     from models.sources import load_model
     from reviewer.neighbours.duplicates import DUPLICATE_SETTINGS, find_duplicates
@@ -126,6 +135,8 @@ def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint
             if old.get("listings", {}).get(name) != sha:  # files added or removed: that collection starts again
                 for path in (files.rows_path(name), files.embeddings_path(name)):
                     path.unlink(missing_ok=True)
+                if name == "train":
+                    files.approximate_settings_path.unlink(missing_ok=True)
     files.write_manifest({**manifest, "complete": False})
     summary = IndexSummary(folder=files.folder)
     chunks_left = [stop_after_chunks]
@@ -139,7 +150,10 @@ def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint
         rows = files.read_rows(name)
         summary.counts[name] = len(rows)
         summary.skipped[name] = [(listing[i][0], r["error"]) for i, r in enumerate(rows) if r.get("error")]
-    summary.neighbours_computed = precompute_neighbours(project, files, k=k, progress=say)
+    search = _search(files, approximate, say)
+    summary.search = search.describe()
+    files.write_manifest({**manifest, "complete": False, "search": search.record})
+    summary.neighbours_computed = precompute_neighbours(project, files, k=k, progress=say, search=search)
     say("duplicates: equal pixels, perceptual hashes, embedding similarity")
     pairs = find_duplicates(files, images_root=images, file_names=project_file_names(project),
                             neighbours=read_neighbours(files))
@@ -147,7 +161,7 @@ def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint
     for pair in pairs:
         summary.duplicates[pair["kind"]] = summary.duplicates.get(pair["kind"], 0) + 1
     summary.seconds = time.perf_counter() - started
-    files.write_manifest({**manifest, "complete": True,
+    files.write_manifest({**manifest, "complete": True, "search": search.record,
                           "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                           "counts": summary.counts,
                           "skipped": {n: [{"path": p, "reason": r} for p, r in s] for n, s in summary.skipped.items()}})
@@ -222,6 +236,50 @@ class _EmbeddingStreams:
         from models.inference import ForwardStreams
 
         return ForwardStreams(self)
+
+
+class _Search:
+    """How the neighbours are found: `record` (stored with them and in the manifest) and
+    `__call__(queries, k) -> (rows, similarities)` over the valid training rows."""
+
+    def __init__(self, files: IndexFiles, settings=None, index=None) -> None:
+        self.files, self.settings, self.index = files, settings, index
+        self.record = {"kind": "exact"} if settings is None else {"kind": "ivfpq", **settings.as_dict()}
+
+    def describe(self) -> str:
+        return "exact (every training image compared)" if self.settings is None else self.settings.describe()
+
+    def __call__(self, queries: np.ndarray, k: int):
+        from reviewer.neighbours.approximate import search_ivfpq
+        from reviewer.neighbours.search import knn
+
+        train = self.files.open_embeddings("train")
+        if self.index is None:
+            return knn(queries, train, k, valid=valid_rows(self.files, "train"))
+        return search_ivfpq(self.index, train, queries, k, settings=self.settings)
+
+
+def _search(files: IndexFiles, approximate, say: Progress) -> _Search:
+    """Exact search, or the approximate index, built unless the one on disk has these settings."""
+    if approximate is None:
+        return _Search(files)
+    from reviewer.neighbours.approximate import build_ivfpq, load_index, save_index
+
+    train = files.open_embeddings("train")
+    settings = approximate.resolved(*train.shape)
+    try:
+        old = json.loads(files.approximate_settings_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        old = None
+    if old == settings.as_dict() and files.approximate_path.exists():
+        say(f"approximate index: {settings.describe()} (built already)")
+        return _Search(files, settings, load_index(files.approximate_path))
+    files.approximate_settings_path.unlink(missing_ok=True)
+    index, settings = build_ivfpq(train, settings, valid=valid_rows(files, "train"), progress=say)
+    save_index(index, files.approximate_path)
+    write_json(files.approximate_settings_path, settings.as_dict())  # after the index: it vouches for it
+    say(f"approximate index: {settings.describe()}")
+    return _Search(files, settings, index)
 
 
 def valid_rows(files: IndexFiles, name: str) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The K nearest training images of every mistake of every complete run, computed when
 the index is built (so the review page never waits) and kept in neighbours.json:
-{"k": K, "images": {file_name: [[training row, similarity], ...]}}. A later build
-(`reviewer index` again, after new runs) computes only the images not there yet."""
+{"k": K, "search": how, "images": {file_name: [[training row, similarity], ...]}}. A later
+build (`reviewer index` again, after new runs) computes only the images not there yet;
+one with another K or another search (exact, approximate) computes them all again."""
 
 from __future__ import annotations
 
@@ -35,14 +36,18 @@ def read_neighbours(files: IndexFiles) -> dict:
         return {"k": None, "images": {}}
 
 
-def precompute_neighbours(project, files: IndexFiles, *, k: int, progress=None, batch: int = QUERY_BATCH) -> int:
-    """Compute and store the neighbours of the mistakes not stored yet; returns how many."""
+def precompute_neighbours(project, files: IndexFiles, *, k: int, progress=None, batch: int = QUERY_BATCH,
+                          search=None) -> int:
+    """Compute and store the neighbours of the mistakes not stored yet; returns how many.
+    `search`: `(queries, k) -> (rows, similarities)` with a `record` saying what it is
+    (build._Search); None: exact search over the valid training rows."""
     from reviewer.neighbours.build import valid_rows
 
     say = progress or (lambda line: None)
+    record = getattr(search, "record", {"kind": "exact"})
     stored = read_neighbours(files)
-    if stored.get("k") != k:
-        stored = {"k": k, "images": {}}
+    if stored.get("k") != k or stored.get("search", {"kind": "exact"}) != record:
+        stored = {"k": k, "search": record, "images": {}}
     project_valid = valid_rows(files, "project")
     todo = [(row, name) for row, name in mistake_images(project)
             if name not in stored["images"] and project_valid[row]]
@@ -51,12 +56,14 @@ def precompute_neighbours(project, files: IndexFiles, *, k: int, progress=None, 
         return 0
     say(f"neighbours: the {k} nearest training images of {len(todo)} mistaken images")
     started = time.perf_counter()
-    project_embeddings, train = files.open_embeddings("project"), files.open_embeddings("train")
-    train_valid = valid_rows(files, "train")
+    project_embeddings = files.open_embeddings("project")
+    if search is None:
+        train, train_valid = files.open_embeddings("train"), valid_rows(files, "train")
+        search = lambda queries, k_: knn(queries, train, k_, valid=train_valid)  # noqa: E731
     for start in range(0, len(todo), batch):  # stored after each batch: a killed build keeps them
         part = todo[start:start + batch]
         queries = np.asarray(project_embeddings[[row for row, _ in part]], dtype=np.float32)
-        rows, sims = knn(queries, train, k, valid=train_valid)
+        rows, sims = search(queries, k)
         for (_, name), r, s in zip(part, rows, sims):
             stored["images"][name] = [[int(a), round(float(b), 5)] for a, b in zip(r, s) if a >= 0]
         write_json(files.neighbours_path, stored)

@@ -8,7 +8,9 @@
   done (in order: the file's decoded-pixel hash, its dHash, or the reason it was
   skipped). The .jsonl is the progress file: a resumed build starts after its last
   complete line (the embeddings of a chunk are flushed before its lines are written);
-- neighbours.json: the K nearest training rows of each precomputed project image;
+- neighbours.json: the K nearest training rows of each precomputed project image, and
+  how they were found ("search": exact, or the approximate index's settings);
+- train.ivfpq.faiss: with `reviewer index --approximate`, the approximate index;
 - duplicates.json: exact and near duplicates of the project's images.
 """
 
@@ -60,6 +62,16 @@ class IndexFiles:
     @property
     def duplicates_path(self) -> Path:
         return self.folder / "duplicates.json"
+
+    @property
+    def approximate_path(self) -> Path:
+        """The approximate index of the training embeddings (`reviewer index --approximate`)."""
+        return self.folder / "train.ivfpq.faiss"
+
+    @property
+    def approximate_settings_path(self) -> Path:
+        """The settings the approximate index was built with, written once it is complete."""
+        return self.folder / "train.ivfpq.json"
 
     def read_manifest(self) -> dict | None:
         try:
