@@ -76,6 +76,26 @@ def _count_paints(app):
     return counter
 
 
+def _count_events(app):
+    """Paint and layout events delivered, counted as they happen (every receiver)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class EventCounter(QObject):
+        paints = layouts = 0
+
+        def eventFilter(self, watched, event):  # noqa: N802
+            kind = event.type()
+            if kind == QEvent.Type.Paint:
+                self.paints += 1
+            elif kind == QEvent.Type.LayoutRequest:
+                self.layouts += 1
+            return False
+
+    counter = EventCounter()
+    app.installEventFilter(counter)
+    return counter
+
+
 def build_project(work: Path, *, large_share: float, seed: int):
     from review_data import add_run
     from sqlalchemy import bindparam, select, update
@@ -140,8 +160,10 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
         QTest.keyClick(QApplication.focusWidget() or window, k)
 
     paints = _count_paints(app) if os.environ.get("BENCH_PAINTS") else None
+    events = _count_events(app)
     rng = random.Random(0)
     latencies, key_handling, key_cpu, misses = [], [], [], 0
+    paints_per_key, layouts_per_key = [], []
     for i in range(mistakes):
         pause(app, think_ms / 1000)
         if rng.random() < 0.3:  # wrong: two keys first, the third one moves on
@@ -164,6 +186,7 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
             print(f"lacks {lacks or '-'}", end=" ", file=sys.stderr)
         shown.clear()
         t0, cpu0 = time.perf_counter(), time.thread_time()
+        painted0, laid0 = events.paints, events.layouts
         # A real key press reaches the window through the event loop, which first runs what
         # is queued before it (worker results, zero timers): one turn, timed as part of the
         # key's latency. (QTest.keyClick delivers the key directly; without this turn a think
@@ -185,6 +208,8 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
         # Fully shown: the page has painted the new mistake (image, facts, vote).
         wait_until(app, lambda: window.page.painted_at >= shown_at[-1], timeout=30)
         latencies.append((window.page.painted_at - t0) * 1000)
+        paints_per_key.append(events.paints - painted0)
+        layouts_per_key.append(events.layouts - laid0)
         if os.environ.get("BENCH_DEBUG"):
             print(f"key {(t_key - t0) * 1000:.1f} shown {(t_shown - t0) * 1000:.1f} "
                   f"painted {latencies[-1]:.1f}", file=sys.stderr)
@@ -198,7 +223,9 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
     ordered_cpu = sorted(key_cpu)
     print(f"  key handling on the UI thread: wall p50 {statistics.median(key_handling):.1f} ms, CPU p50 "
           f"{statistics.median(ordered_cpu):.1f} ms, CPU p95 {ordered_cpu[round(0.95 * (len(ordered_cpu) - 1))]:.1f} ms; "
-          f"next mistake not yet prefetched at the key: {misses} of {mistakes}")
+          f"next mistake not yet prefetched at the key: {misses} of {mistakes}; per key until painted: "
+          f"{statistics.median(paints_per_key):.0f} widget paints, {statistics.median(layouts_per_key):.0f} "
+          "layouts (p50)")
     return latencies
 
 

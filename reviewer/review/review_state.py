@@ -385,10 +385,15 @@ class ReviewState:
         self.details[item] = detail
         while len(self.details) > DETAIL_CACHE:
             self.details.popitem(last=False)
-        self._take_votes(item, version, mine, others)
+        entry = self.queue.entry(item) if self.queue is not None else None
+        before = (self.my_votes.get(item, VoteState()), entry.my_verdict if entry is not None else None)
+        taken = self._take_votes(item, version, mine, others)
         self.notify(ReviewEvent.DETAIL_READY, detail)
-        self.notify(ReviewEvent.VOTE_CHANGED, item)
-        self.notify(ReviewEvent.OTHERS_CHANGED, item)
+        # A coming mistake's facts read ahead: its row and the counts change only if its votes
+        # did (as a rule they did not: nothing to repaint for it, at every key of a fast panelist).
+        if item == self.current_item() or (taken and before != (mine, entry.my_verdict if entry is not None else None)):
+            self.notify(ReviewEvent.VOTE_CHANGED, item)
+            self.notify(ReviewEvent.OTHERS_CHANGED, item)
 
     def _item_failed(self, item: Item, error: BaseException) -> None:
         self._loading.discard(item)

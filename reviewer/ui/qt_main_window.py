@@ -20,6 +20,7 @@ from reviewer.app.preferences import Preferences, load_preferences, save_prefere
 from reviewer.errors import UserError
 from reviewer.panel.identity import default_name
 from reviewer.redact import scrub
+from reviewer.ui.app import settle_heap
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
@@ -242,6 +243,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         self.watcher.changed.connect(self._project_changed)
         self.session = ReviewSession(project, reviewer, blind=self.prefs.blind, watcher=self.watcher, parent=self)
         self.session.undo_changed.connect(self._undo_changed)
+        self.session.queue_loaded.connect(settle_heap)  # the project's long-lived objects, out of the collector's way
         self.page.set_session(self.session)
         self.setWindowTitle(f"{project.name} · ImageNet mistake reviewer")
         self.project_label.setText(project.name)

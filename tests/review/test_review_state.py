@@ -200,3 +200,24 @@ def test_undo_goes_back_to_the_item_and_says_what_it_undid(review):
     runner.reads()
     assert state.current_item() == item and state.my_vote(item).empty and state.status[item] == "none"
     assert any(event == ReviewEvent.MESSAGE and args[0].startswith("Undone") for event, args in events)
+
+
+def test_facts_read_ahead_announce_a_coming_item_only_when_its_votes_changed(review, review_project):
+    """A fast panelist's every key reads the next mistakes' facts: a coming item whose votes
+    are as the queue says needs no repaint of its row; one with a vote cast elsewhere does."""
+    state, runner, backend, events, item = review
+    queue_items = [entry.item for entry in state.queue.shown()]
+    ahead, voted_elsewhere = queue_items[1], queue_items[2]
+    ann = backend.panelist_id
+    # ann voted on the third item from another window since the queue was read.
+    acts.vote(review_project, reviewer_id=ann, item=voted_elsewhere, verdict="correct")
+    state.details.clear()  # as if not read ahead yet
+    events.clear()
+    state.next()
+    runner.reads()  # the shown item's facts and the ones ahead
+    announced = [args[0] for event, args in events if event == ReviewEvent.VOTE_CHANGED]
+    assert ahead in announced  # now the shown one
+    assert voted_elsewhere in announced
+    quiet = [i for i in queue_items[3:] if i in state.details]
+    assert quiet and not set(quiet) & set(announced)
+    assert state.queue.entry(voted_elsewhere).my_verdict == Verdict.CORRECT

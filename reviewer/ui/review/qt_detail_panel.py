@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass
 from html import escape
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocument
+from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
 from reviewer.app.mistake_detail import ClassInfo, MistakeDetail, RankedClass
-from reviewer.ui.theme import KIND_COLOURS, KIND_TITLES, MUTED, WARNING, chip, muted, style_section_title
+from reviewer.ui.theme import KIND_COLOURS, KIND_TITLES, MUTED, WARNING, chip, muted, section_title
 
-
-def section_title(text: str) -> QLabel:
-    label = QLabel(text.upper())
-    label.setObjectName("sectionTitle")
-    style_section_title(label)
-    return label
+# A section title inside the facts document, as `section_title` draws one as a label.
+SECTION_STYLE = f"color:{MUTED}; font-size:8.5pt; font-weight:600; letter-spacing:1px; margin-top:8px; margin-bottom:0"
 
 
 def rich_label(*, selectable: bool = True) -> QLabel:
@@ -102,69 +100,113 @@ class QtTopKBars(QWidget):
                              kind_text(row.label_kind, row.decided))
 
 
-class QtDetailPanel(QScrollArea):
-    """Scrollable column of the mistake's facts; `show_detail` fills it."""
+@dataclass
+class FactSection:
+    """One section of the facts document: its title and its rich text (`text()` as a
+    QLabel's, so a test reads a section the way it would read a label)."""
+
+    title: str
+    html: str = ""
+    visible: bool = True
+
+    def text(self) -> str:
+        return self.html if self.visible else ""
+
+
+class QtDetailPanel(QWidget):
+    """The top-5 bars over one scrolling document of the mistake's facts.
+
+    The facts are one QTextDocument (other runs, ground truth, published evidence,
+    WordNet, definitions), not a label per section: a key press then lays out and
+    paints one document in a view of fixed size, where a column of word-wrapped rich
+    labels made the whole column lay out again (each label's height-for-width, more
+    than once) for every mistake. Documents are kept per text (the last few), so
+    going back to a mistake reuses its layout."""
+
+    DOCUMENTS = 16
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = QWidget()
-        layout = QVBoxLayout(body)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 4, 12, 12)
         layout.setSpacing(4)
         self.topk = QtTopKBars()
-        self.other_runs = rich_label()
-        self.ground_truth = rich_label()
-        self.wordnet = rich_label()
-        self.definitions = rich_label()
-        self.evidence = rich_label()
-        self.evidence.setObjectName("evidence")
+        layout.addWidget(section_title("Top-5 of this run"))
+        layout.addWidget(self.topk)
+        self.view = QTextBrowser()
+        self.view.setObjectName("facts")
+        self.view.setFrameShape(QFrame.Shape.NoFrame)
+        self.view.setOpenLinks(False)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.viewport().setAutoFillBackground(False)
+        self.view.setStyleSheet("QTextBrowser { background: transparent; }")
+        layout.addWidget(self.view, 1)
+        self.other_runs = FactSection("Other runs' top-1")
+        self.ground_truth = FactSection("Ground truth")
+        self.evidence = FactSection("Published evidence")
+        self.wordnet = FactSection("WordNet")
+        self.definitions = FactSection("Definitions")
+        self.sections = (self.other_runs, self.ground_truth, self.evidence, self.wordnet, self.definitions)
         self._evidence_hidden = False  # until the panelist has voted (the "independent judgements" preference)
         self._detail: MistakeDetail | None = None
-        self._other_runs_title = section_title("Other runs' top-1")
-        for widget in (section_title("Top-5 of this run"), self.topk, self._other_runs_title, self.other_runs,
-                       section_title("Ground truth"), self.ground_truth, section_title("Published evidence"),
-                       self.evidence, section_title("WordNet"), self.wordnet,
-                       section_title("Definitions"), self.definitions):
-            layout.addWidget(widget)
-        layout.addStretch(1)
-        self.setWidget(body)
-        self.setFrameShape(QFrame.Shape.NoFrame)
+        self._documents: OrderedDict[str, QTextDocument] = OrderedDict()
+        self._blank = QTextDocument(self)
+        self.view.setDocument(self._blank)
 
     def clear(self) -> None:
         self._detail = None
         self.topk.set_rows(())
-        for label in (self.other_runs, self.ground_truth, self.evidence, self.wordnet, self.definitions):
-            label.clear()
+        for section in self.sections:
+            section.html = ""
+        self.view.setDocument(self._blank)
 
     def set_evidence_hidden(self, hidden: bool) -> None:
         """Hide what the published relabelings say (until the panelist has voted)."""
         if hidden != self._evidence_hidden:
             self._evidence_hidden = hidden
             if self._detail is not None:
-                self.evidence.setText(self._evidence_html(self._detail))
+                self.evidence.html = self._evidence_html(self._detail)
+                self._show_document()
 
     def show_detail(self, detail: MistakeDetail) -> None:
         self._detail = detail
         self.topk.set_rows(detail.topk)
-        show_runs = bool(detail.other_runs)
-        self._other_runs_title.setVisible(show_runs)
-        self.other_runs.setVisible(show_runs)
-        if show_runs:
-            self.other_runs.setText("<br>".join(
-                f"{escape(r.model)}: <b>{escape(r.cls.name)}</b> {r.probability:.1%} · "
-                f"{chip(r.label_kind, kind_text(r.label_kind, r.decided))}"
-                for r in detail.other_runs))
-        self.ground_truth.setText(self._ground_truth_html(detail))
-        self.evidence.setText(self._evidence_html(detail))
-        self.wordnet.setText(self._wordnet_html(detail))
+        self.other_runs.visible = bool(detail.other_runs)
+        self.other_runs.html = "<br>".join(
+            f"{escape(r.model)}: <b>{escape(r.cls.name)}</b> {r.probability:.1%} · "
+            f"{chip(r.label_kind, kind_text(r.label_kind, r.decided))}"
+            for r in detail.other_runs)
+        self.ground_truth.html = self._ground_truth_html(detail)
+        self.evidence.html = self._evidence_html(detail)
+        self.wordnet.html = self._wordnet_html(detail)
         label = detail.label_class
         definitions = [f"<b>{escape(detail.predicted.name)}</b> {muted('(predicted)')}: "
                        f"{escape(detail.predicted.definition)}"]
         if label is not None and label.index != detail.predicted.index:
             definitions.append(f"<b>{escape(label.name)}</b> {muted('(label)')}: {escape(label.definition)}")
-        self.definitions.setText("<br><br>".join(definitions))
+        self.definitions.html = "<br><br>".join(definitions)
+        self._show_document()
+
+    def html(self) -> str:
+        """The whole facts document's rich text, section by section."""
+        return "".join(f'<p style="{SECTION_STYLE}">{escape(section.title.upper())}</p><p>{section.html}</p>'
+                       for section in self.sections if section.visible)
+
+    def _show_document(self) -> None:
+        html = self.html()
+        document = self._documents.pop(html, None)
+        if document is None:
+            document = QTextDocument(self)
+            document.setDefaultFont(self.font())
+            document.setHtml(html)
+        self._documents[html] = document
+        while len(self._documents) > self.DOCUMENTS:
+            _, old = self._documents.popitem(last=False)
+            if old is not self.view.document():
+                old.deleteLater()
+        if self.view.document() is not document:
+            self.view.setDocument(document)
+        self.view.verticalScrollBar().setValue(0)
 
     @staticmethod
     def _ground_truth_html(detail: MistakeDetail) -> str:

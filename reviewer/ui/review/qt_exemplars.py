@@ -80,24 +80,38 @@ class QtExemplarRow(QWidget):
         self._render_title()
         self.title.setToolTip(plain_tip(f"{count} other image{'' if count == 1 else 's'} of {cls.name if cls else '?'} "
                               "in this project (correct labels); click one to see it large"))
-        self.list.clear()
         self._items.clear()
         self._loader.cancel_group(self._role)  # thumbnails of the previous mistake
         with_files = [e for e in exemplars if e.path is not None][:MAX_THUMBNAILS]
         self.list.setVisible(bool(with_files))
         self.empty.setVisible(not with_files)
         self.empty.setText(f"No other image of {cls.name} in this project" if cls else "")
-        for exemplar in with_files:
+        # The strip's items are kept and filled again (a fast panelist moves on at every key):
+        # clearing and adding them made the list lay itself out anew for every mistake.
+        while self.list.count() < len(with_files):
             item = QListWidgetItem()
-            item.setData(Qt.ItemDataRole.UserRole, exemplar)
-            item.setToolTip(plain_tip(exemplar.file_name))
             item.setSizeHint(QSize(THUMB.width() + 4, THUMB.height() + 4))
             self.list.addItem(item)
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            if row >= len(with_files):
+                if not item.isHidden():
+                    item.setHidden(True)
+                continue
+            exemplar = with_files[row]
+            item.setData(Qt.ItemDataRole.UserRole, exemplar)
+            item.setToolTip(plain_tip(exemplar.file_name))
+            if item.isHidden():
+                item.setHidden(False)
             key = ImageKey(str(exemplar.path), THUMB.width(), THUMB.height())
             self._items[key.path] = item
             decoded = self._loader.cached(key)
             if decoded is not None:
                 self._set_icon(item, decoded)
+            else:
+                item.setIcon(QIcon())  # not the previous mistake's thumbnail
+        if with_files:
+            self.list.scrollToItem(self.list.item(0))
 
     def _render_title(self) -> None:
         """"Predicted: <name> (n more)" on one line: a long class name is elided

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from html import escape
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from reviewer.app import panel as acts
@@ -24,10 +24,12 @@ from reviewer.review.queue import QueueEntry
 from reviewer.review.review_state import PREFETCH_AHEAD, ReviewState
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, full_key
+from reviewer.ui.qt_elided_label import QtElidedLabel
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.review.qt_exemplars import QtExemplars, preview_exemplar
 from reviewer.ui.review.qt_neighbours import QtNeighbours
+from reviewer.ui.review.qt_notes import QtNotesPanel
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.qt_zoom import QtZoomPanel
@@ -68,7 +70,7 @@ class QtReviewPage(QWidget):
         style_headline(self.headline)
         self.headline.setTextFormat(Qt.TextFormat.RichText)
         self.headline.setWordWrap(True)
-        self.subheadline = QLabel()
+        self.subheadline = QtElidedLabel()  # cut with "…" (and the whole line as its tooltip)
         self.subheadline.setTextFormat(Qt.TextFormat.RichText)
         style_muted(self.subheadline)
         for label in (self.headline, self.subheadline):
@@ -93,6 +95,7 @@ class QtReviewPage(QWidget):
         self.vote_panel.text_entered.connect(self._text_entered)
         self.vote_panel.text_cancelled.connect(self._text_cancelled)
         self.details = QtDetailPanel()
+        self.notes = QtNotesPanel()  # the panel's notes on the shown mistake (hidden when it has none)
 
         centre = QWidget()
         centre_layout = QVBoxLayout(centre)
@@ -108,6 +111,7 @@ class QtReviewPage(QWidget):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(4, 8, 8, 8)
         right_layout.addWidget(self.vote_panel)
+        right_layout.addWidget(self.notes)
         right_layout.addWidget(self.details, 1)
         self._centre, self._right = centre, right
         # Opaque columns: painting one no longer paints the window, the page and the splitter
@@ -146,6 +150,9 @@ class QtReviewPage(QWidget):
         self.session = session
         self.review = session.state if session is not None else None
         self.queue_panel.model.set_queue(None)
+        self.notes.set_source(session.project if session else None, session.panelist.id if session else None,
+                              blind=(lambda: session.state.blind) if session else True,
+                              watcher=session.watcher if session else None)
         if session is None:
             return
         session.queue_loaded.connect(self._queue_loaded)
@@ -178,6 +185,7 @@ class QtReviewPage(QWidget):
     def _current_changed(self, entry: QueueEntry | None) -> None:
         self._shown = {}
         self._set_panes_visible(entry is not None)
+        self._show_notes(entry)
         if entry is None:
             self.headline.setText("No mistakes match this filter" if self.review.queue else "")
             self.subheadline.setText("")
@@ -228,6 +236,14 @@ class QtReviewPage(QWidget):
         if entry is not None and entry.item in items:
             self._show_flags(entry)
             self._show_vote(entry.item)
+            self._show_notes(entry)
+
+    def _show_notes(self, entry: QueueEntry | None) -> None:
+        """The notes are read only for an item the queue knows to have some (most have
+        none: no read at every key of a fast panelist); a new note re-reads its item's state."""
+        item = entry.item if entry is not None and entry.state.notes else None
+        if item != self.notes.item:
+            self.notes.show_item(item)
 
     def _set_panes_visible(self, visible: bool) -> None:
         """The vote, the facts and the exemplars only while a mistake is shown."""
@@ -332,10 +348,13 @@ class QtReviewPage(QWidget):
             self._shown["emitted"] = True
             self.mistake_shown.emit(self.review.current_item())
             # Paint the new mistake now, before the queued results of background work
-            # (which Qt would handle first: a repaint request has low event priority).
-            # The queue list and the thumbnails follow with the next ordinary paint.
-            self._centre.repaint()
-            self._right.repaint()
+            # (which Qt would handle first: a repaint request has low event priority):
+            # the pending layouts, then the window's pending paint, which covers only what
+            # changed (a button whose state did not change is not painted again, as it
+            # was when the panes were repainted whole). The queue list and the
+            # thumbnails follow with the next ordinary paint.
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
             QTimer.singleShot(0, self._prefetch_images)
             self.painted_at = time.perf_counter()
 
@@ -506,6 +525,7 @@ class QtReviewPage(QWidget):
 
     def shutdown(self) -> None:
         """Stop decoding images (the session is closed by its owner)."""
+        self.notes.shutdown()
         self.loader.shutdown()
         self.thumbnails.shutdown()
         self.zoom.shutdown()

@@ -1,0 +1,105 @@
+"""What the review page must keep while a key costs less (issue 30): each change that cut
+the UI thread's work per key has its behaviour pinned here."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QApplication
+
+from reviewer.app import panel as acts
+
+pytestmark = pytest.mark.gui
+
+
+def press(qtbot, window, key):
+    qtbot.keyClick(QApplication.focusWidget() or window, key)
+
+
+def settle(qtbot, window) -> None:
+    runner = window.session.runner
+    qtbot.waitUntil(lambda: not runner.busy() and not window.session.state.pending, timeout=10_000)
+    QApplication.processEvents()
+
+
+class Paints(QObject):
+    def __init__(self, *widgets):
+        super().__init__()
+        self.count = {widget: 0 for widget in widgets}
+        for widget in widgets:
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if event.type() == QEvent.Type.Paint:
+            self.count[watched] += 1
+        return False
+
+
+def test_the_next_mistake_is_painted_at_once_without_painting_what_did_not_change(qtbot, open_window):
+    """The key paints the new mistake before the queued background results (the page is
+    painted when `mistake_shown` fires), and a vote button whose state did not change is not
+    painted again (the panes used to be repainted whole at every key)."""
+    window = open_window()
+    window.prefs.auto_advance = window.page.auto_advance = "on"
+    page = window.page
+    settle(qtbot, window)
+    unchanged = page.vote_panel.buttons["toggle_problematic"]  # unchecked before and after
+    before = window.session.state.current_item()
+    paints = Paints(unchanged, page.image)
+    press(qtbot, window, Qt.Key.Key_1)  # correct: on to the next mistake (its facts and image read ahead)
+    # Within the key press, before any queued event ran: the new mistake is on screen and painted.
+    assert window.session.state.current_item() != before
+    assert paints.count[page.image] >= 1
+    settle(qtbot, window)
+    assert paints.count[unchanged] == 0
+
+
+def test_the_facts_document_follows_the_mistake_and_is_kept_for_going_back(qtbot, open_window):
+    """One document per shown text: the facts of each mistake, the first one's document
+    shown again (its layout kept) when the panelist goes back to it."""
+    window = open_window()
+    page, state = window.page, window.session.state
+    settle(qtbot, window)
+    first_doc = page.details.view.document()
+    first_text = first_doc.toPlainText()
+    assert "ORIGINAL LABEL" not in first_text and "Original label" in first_text
+    assert "GROUND TRUTH" in first_text and "DEFINITIONS" in first_text
+    detail = state.detail(state.current_item())
+    assert detail.predicted.definition[:30] in first_text
+    with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
+        state.next()
+    second = state.detail(state.current_item())
+    assert page.details.view.document() is not first_doc
+    assert second.predicted.definition[:30] in page.details.view.document().toPlainText()
+    with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
+        state.previous()
+    assert page.details.view.document() is first_doc
+
+
+def test_example_strips_show_the_new_mistakes_images_only(qtbot, open_window, review_project):
+    """The strips' items are filled again for each mistake rather than made anew: a strip
+    shows exactly the new class's images (no thumbnail or file left from the previous one)."""
+    window = open_window()
+    page, state = window.page, window.session.state
+    settle(qtbot, window)
+    rows = (page.exemplars.predicted, page.exemplars.label)
+
+    def shown(row):
+        return [row.list.item(i).data(Qt.ItemDataRole.UserRole).file_name
+                for i in range(row.list.count()) if not row.list.item(i).isHidden()]
+
+    seen = []
+    for _ in range(len(state.queue) - 1):
+        detail = state.detail(state.current_item())
+        qtbot.waitUntil(lambda d=detail: shown(rows[0]) == [e.file_name for e in d.predicted_exemplars
+                                                            if e.path is not None][:8], timeout=10_000)
+        label = [e.file_name for e in detail.label_exemplars if e.path is not None][:8] if detail.label_class else []
+        assert shown(rows[1]) == label
+        for row in rows:
+            hidden = [row.list.item(i) for i in range(row.list.count()) if row.list.item(i).isHidden()]
+            assert all(item.isHidden() for item in hidden)
+            assert row.list.isVisible() == bool(shown(row))
+        seen.append(tuple(shown(rows[0])))
+        with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
+            state.next()
+    assert len(set(seen)) > 1  # the mistakes' classes differ: the strips changed with them
