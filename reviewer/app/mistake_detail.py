@@ -14,7 +14,8 @@ the prediction and the nearest ground-truth label (distance, lowest common
 ancestor, both paths), both classes' definitions, and exemplar images of the
 predicted and the label class elsewhere in the project, and, once `reviewer index`
 has built an index beside the project, the image's nearest training images and
-duplicates (`reviewer.neighbours.lookup`: precomputed, read here from memory).
+duplicates (`reviewer.neighbours.lookup`: precomputed, read here from memory), and a suggested
+category and severity with its reasons (`reviewer.review.suggest`), shown beside the vote.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.neighbours.lookup import NeighbourFacts, NeighbourIndex
 from reviewer.panel.final import DecisionNote, decision_note, read_final_decisions
 from reviewer.project import Project
+from reviewer.review.suggest import Suggestion, SuggestionFacts, suggest
 from reviewer.runs.predictions import PROB_COLUMNS, TOPK_COLUMNS
+from reviewer.runs.zoom.result import ZoomSummary, accepted_classes, summarise
+from reviewer.runs.zoom.store import StoredZoom, load_zoom
 
 EXEMPLARS = 12
 
@@ -124,6 +128,9 @@ class MistakeDetail:
     decision: DecisionNote | None = None
     # The nearest training images and duplicates (reviewer.neighbours); None: no index built.
     neighbours: NeighbourFacts | None = None
+    # A suggested category and severity with its reasons (reviewer.review.suggest): shown beside
+    # the vote, never cast. None: the image has no label to compare the prediction with.
+    suggestion: Suggestion | None = None
 
     @property
     def label_class(self) -> ClassInfo | None:
@@ -190,6 +197,9 @@ class DetailSource:
             shown_decision = finals.get(Item(image_id, shown_class)) if shown_class is not None else None
             decision = None if shown_decision is None else decision_note(
                 shown_decision, dict(session.execute(select(Reviewer.id, Reviewer.name)).all()))
+            # The run's zoom probe of its top-1, when stored: the suggestion reads it.
+            zoom = load_zoom(session=session, run_id=run_id, image=image_id) \
+                if image is not None and shown_class is not None and shown_class == top1 else None
         if image is None:
             raise KeyError(f"no image with id {image_id} in {self.project.root}")
         by_run = {r[0]: (r[1:6], r[6:11]) for r in rows}
@@ -203,6 +213,7 @@ class DetailSource:
         original = ClassInfo.of(image.original_label) if image.original_label is not None else None
         targets = labels["correct"] or ([original.index] if original else [])
         path = self.project.image_file(image)
+        neighbours = self.neighbour_facts(image.file_name, predicted)
         return MistakeDetail(
             run_id=run_id, image_id=image_id, file_name=image.file_name, image_path=path,
             image_exists=bool(path and path.is_file()),
@@ -226,8 +237,16 @@ class DetailSource:
             label_exemplars=self.exemplars(targets[0], exclude=image_id) if targets else (),
             evidence=evidence,
             decision=decision,
-            neighbours=self.neighbour_facts(image.file_name, predicted),
+            neighbours=neighbours,
+            suggestion=suggest(SuggestionFacts(predicted, tuple(targets), evidence,
+                                               self._zoom_summary(zoom, image_id, predicted, position), neighbours)),
         )
+
+    def _zoom_summary(self, zoom: StoredZoom | None, image_id: int, predicted: int,
+                      position: int) -> ZoomSummary | None:
+        if zoom is None or position < 0:
+            return None
+        return summarise(zoom.result, predicted=predicted, accepted=accepted_classes(self.labels, image_id))
 
 
 def label_kind(labels: dict[str, list[int]], class_index: int) -> str | None:

@@ -79,3 +79,38 @@ def test_label_kind_uses_collapsed_mappings():
     labels = {"correct": [250], "wrong": [], "unclear": []}  # a Siberian husky image
     assert label_kind(labels, 248) == "correct"  # it accepts "Eskimo dog" (Appendix C)
     assert label_kind({"correct": [248], "wrong": [], "unclear": []}, 250) is None  # not the other way round
+
+
+def _zoom(project, run_id: int, image_id: int, predicted: int, tops: list[int]):
+    """Store a complete zoom probe whose crops answer `tops` in turn (one scale per entry)."""
+    import numpy as np
+
+    from reviewer.runs.zoom import ZoomParams, ZoomResult, save_zoom
+
+    params = ZoomParams(scales=tuple(128 * (i + 1) for i in range(len(tops))))
+    result = ZoomResult.empty(params, model="resnet50", weights_sha256=None, image_size=(500, 375))
+    for scale, top in zip(params.scales, tops):
+        for row in range(3):
+            for col in range(3):
+                result.set_cell(scale, row, col, np.array([top, 1, 2, 3, 4]), np.array([0.6, .1, .1, .1, .1]))
+    project.write(lambda s: save_zoom(session=s, run_id=run_id, image=image_id, predicted=predicted, result=result))
+
+
+def test_the_detail_carries_a_suggestion_the_zoom_probe_can_change(tmp_path):
+    """A Labrador predicted for a golden retriever (WordNet siblings under 'retriever'): fine-grained
+    and minor; once a complete zoom probe is stored whose every crop still says Labrador, the
+    severity suggested is major, saying why; a probe with a crop answering 'golden retriever' does not."""
+    project = Project.create(tmp_path / "p")
+    ids = add_images(project, [GOLDEN, GOLDEN])
+    run = add_run(project, "resnet50", {ids[0]: LABRADOR, ids[1]: LABRADOR})
+    source = DetailSource(project)
+    found = source.detail(run_id=run, image_id=ids[0]).suggestion
+    assert (found.category, found.severity) == ("fine_grained", "minor")
+    assert found.reasons.startswith("Fine-grained: WordNet distance 1 to golden retriever (both a kind of retriever)")
+    _zoom(project, run, ids[0], LABRADOR, [LABRADOR, LABRADOR])
+    _zoom(project, run, ids[1], LABRADOR, [LABRADOR, GOLDEN])
+    found = source.detail(run_id=run, image_id=ids[0]).suggestion
+    assert found.severity == "major" and "no crop of the zoom probe corrects it (18 crops)" in found.reasons
+    assert not found.measured
+    assert source.detail(run_id=run, image_id=ids[1]).suggestion.severity == "minor"
+    project.close()
