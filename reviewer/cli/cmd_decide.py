@@ -168,11 +168,12 @@ def run_agreement(args: argparse.Namespace) -> int:
                          indent=2))
         return 0
     print("phase  field        items  percent agreement        Krippendorff alpha (nominal)   "
-          "alpha (ordinal)                Fleiss kappa")
+          "alpha (ordinal)                Fleiss kappa                   Gwet's AC1")
     for r in report:
         print(f"  {r.phase}    {r.field:11} {r.items:6}  {_cell(r.percent):24} {_cell(r.alpha_nominal):30} "
-              f"{_cell(r.alpha_ordinal):30} {_cell(r.fleiss_kappa)}")
-    print("(95% bootstrap intervals over items; Fleiss' kappa over the items every panelist voted)")
+              f"{_cell(r.alpha_ordinal):30} {_cell(r.fleiss_kappa):30} {_cell(r.gwet_ac1)}")
+    print("(95% bootstrap intervals over items; Fleiss' kappa over the items every panelist voted; Gwet's AC1 "
+          "stays meaningful where nearly every vote is alike and kappa collapses)")
     for p in pairs:
         print(f"\nCohen's kappa, {p.field}:")
         width = max([len(n) for n in p.names] + [6])

@@ -9,6 +9,13 @@ phase 2), over the items of that phase:
   the `krippendorff` package; it uses every item with two or more votes;
 - Fleiss' kappa (statsmodels) over the items every panelist has voted (it
   needs the same number of ratings per item);
+- Gwet's AC1 (Gwet 2008, "Computing inter-rater reliability and its variance
+  in the presence of high agreement", Br. J. Math. Stat. Psychol. 61, 29-48;
+  the multi-rater form with missing ratings of Gwet's Handbook of Inter-Rater
+  Reliability, 4th ed., 2014, as the irrCAC package computes it): kappa and
+  alpha drop towards 0 when nearly every vote is one value (a panel that
+  agrees on 95 % of its verdicts can show a kappa near 0: the "kappa
+  paradox"); AC1's chance agreement shrinks as the votes crowd into one value;
 - bootstrap 95% intervals of all three: items resampled with replacement,
   percentiles 2.5 and 97.5, a seeded generator so a report is reproducible;
 - Cohen's kappa of every pair of panelists (statsmodels, on their
@@ -62,6 +69,7 @@ class FieldAgreement:
     alpha_nominal: Estimate
     alpha_ordinal: Estimate | None  # ordinal fields only
     fleiss_kappa: Estimate
+    gwet_ac1: Estimate = Estimate(None)
 
 
 def value_counts(ratings: Ratings, *, values: Sequence) -> tuple[np.ndarray, list]:
@@ -121,6 +129,25 @@ def fleiss(counts: np.ndarray, *, raters: int) -> float | None:
         return _finite_or_none(fleiss_kappa(full, method="fleiss"))
 
 
+def gwet_ac1(counts: np.ndarray) -> float | None:
+    """Gwet's AC1 from value counts [units, values] (every value of the scale a column, used or not).
+
+    p_a: the mean over units with two or more ratings of the share of agreeing rater pairs;
+    p_e = Σ_k π_k (1 − π_k) / (q − 1), where π_k is the mean over units with a rating of the
+    share of that unit's ratings in value k and q the number of values; AC1 = (p_a − p_e) / (1 − p_e)
+    (Gwet 2014, Handbook of Inter-Rater Reliability, 4th ed., ch. 4; irrCAC's `gwet.ac1.raw`)."""
+    counts = np.asarray(counts, dtype=float)
+    m = counts.sum(axis=1)
+    rated, paired = counts[m >= 1], m >= 2
+    q = counts.shape[1]
+    if not paired.any() or q < 2:
+        return None
+    pa = float(np.mean((counts[paired] * (counts[paired] - 1)).sum(axis=1) / (m[paired] * (m[paired] - 1))))
+    pi = (rated / m[m >= 1, None]).mean(axis=0)
+    pe = float((pi * (1 - pi)).sum() / (q - 1))
+    return (pa - pe) / (1 - pe)  # p_e <= 1/q: never 1
+
+
 def bootstrap(statistic, counts: np.ndarray, *, resamples: int, seed: int) -> tuple[float | None, float | None]:
     """95% percentile interval of `statistic(counts)` with units resampled."""
     if resamples <= 0 or len(counts) < 2:
@@ -142,7 +169,9 @@ def field_agreement(ratings: Ratings, *, values: Sequence, ordinal: bool = False
                     field: str = "", resamples: int = 1000, seed: int = 0) -> FieldAgreement:
     """All statistics of one field from {rater: {unit: value}}; `values` in scale order."""
     counts, _ = value_counts(ratings, values=values)
-    # An item with a single vote takes part in no statistic: leave it out of the resampling too.
+    # AC1's chance agreement counts every item with a vote (Gwet); no other statistic uses a single
+    # vote, so the others leave those items out of their resampling too.
+    rated = counts[counts.sum(axis=1) >= 1]
     counts = counts[counts.sum(axis=1) >= 2]
     raters = len(ratings)
     totals = counts.sum(axis=1)
@@ -155,6 +184,7 @@ def field_agreement(ratings: Ratings, *, values: Sequence, ordinal: bool = False
         alpha_nominal=_estimate(lambda c: alpha(c, level="nominal"), counts, **kw),
         alpha_ordinal=_estimate(lambda c: alpha(c, level="ordinal"), counts, **kw) if ordinal else None,
         fleiss_kappa=_estimate(lambda c: fleiss(c, raters=raters), counts, **kw),
+        gwet_ac1=_estimate(gwet_ac1, rated, **kw),
     )
 
 

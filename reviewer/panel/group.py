@@ -141,12 +141,16 @@ class AgreementSummary:
     report: list  # FieldAgreement per field
     matrices: dict  # field -> PairwiseKappa
     resamples: int
+    reliability: object = None  # panelist_reliability.PanelReliability: each panelist against the decisions
 
 
 def agreement_summary(*, session: Session, resamples: int = 1000, seed: int = 0) -> AgreementSummary:
-    """The agreement panel's content: per-field statistics and every field's kappa matrix."""
+    """The agreement panel's content: per-field statistics, every field's kappa matrix and each
+    panelist's reliability."""
     from reviewer.panel.agreement import agreement_report, pairwise_kappa
+    from reviewer.panel.panelist_reliability import panel_reliability
 
     snapshot = load_snapshot(session=session)
     return AgreementSummary(agreement_report(snapshot, resamples=resamples, seed=seed),
-                            {name: pairwise_kappa(snapshot, name) for name in FIELDS}, resamples)
+                            {name: pairwise_kappa(snapshot, name) for name in FIELDS}, resamples,
+                            panel_reliability(snapshot))

@@ -292,3 +292,23 @@ def test_with_unanimity_not_final_the_chair_locks_all_unanimous_from_the_view(qt
     locked = read_with(project, latest_decisions, items=[items[0], items[4], items[5]])
     assert {i: d.verdict for i, d in locked.items()} == {items[0]: "wrong", items[4]: "correct", items[5]: "wrong"}
     qtbot.waitUntil(lambda: not view.lock_unanimous.isVisible(), timeout=10_000)
+
+
+def test_agreement_tab_shows_ac1_and_each_panelist_against_the_decisions(qtbot, panel_project, open_view):
+    """Decided: items 0 and 5 (unanimously wrong), 4 (unanimously correct) and 1, which the chair locks
+    wrong (2:1); cy voted it correct, so cy's verdict is the decision's on 3 of 4, ann's and bob's on 4 of 4."""
+    project, (ann, bob, cy), items = panel_project
+    acts.lock(project, chair_id=ann.id, item=items[1])
+    view = open_view(project, ann)
+    view.tabs.setCurrentWidget(view.agreement)
+    panel = view.agreement
+    qtbot.waitUntil(lambda: panel.panelists.rowCount() == 3, timeout=30_000)
+    names = [panel.panelists.verticalHeaderItem(r).text() for r in range(3)]
+    verdicts = {name: panel.panelists.item(r, 0).text() for r, name in enumerate(names)}
+    assert verdicts == {"ann": "100% (4/4)", "bob": "100% (4/4)", "cy": "75% (3/4)"}
+    accuracy = {name: panel.panelists.item(r, 3).text() for r, name in enumerate(names)}
+    assert all(text != "–" for text in accuracy.values())
+    rows = [panel.stats.verticalHeaderItem(r).text() for r in range(panel.stats.rowCount())]
+    ac1 = panel.stats.item(rows.index("Gwet AC1"), 0).text()
+    assert ac1 != "–" and "[" in ac1  # a value and its bootstrap interval
+    view.grab().save(f"{SCREENSHOTS}/group_view_reliability.png")

@@ -1,4 +1,6 @@
-"""The panel's agreement: per-field statistics and the pairwise Cohen's kappa matrix.
+"""The panel's agreement: per-field statistics (Gwet's AC1 beside kappa and alpha), each
+panelist's reliability (agreement with the final decisions, Dawid–Skene's accuracy) and the
+pairwise Cohen's kappa matrix.
 
 Clicking a cell of the matrix (two different panelists) emits `pair_chosen`,
 which the group view turns into a filter: the items where those two
@@ -23,13 +25,15 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.panel.agreement import Estimate, FieldAgreement, PairwiseKappa
+from reviewer.panel.panelist_reliability import RELIABILITY_FIELDS, Match, PanelReliability
 from reviewer.panel.snapshot import FIELDS
 from reviewer.ui.plain import plain_tip
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import style_muted
 
 FIELD_TITLES = {"verdict": "Verdict", "problematic": "Problematic", "severity": "Severity", "category": "Category"}
-STAT_ROWS = ("Phase", "Items", "Agreement", "α nominal", "α ordinal", "Fleiss κ")
+STAT_ROWS = ("Phase", "Items", "Agreement", "α nominal", "α ordinal", "Fleiss κ", "Gwet AC1")
+RELIABILITY_COLUMNS = tuple(FIELD_TITLES[f] for f in RELIABILITY_FIELDS) + ("DS accuracy",)
 
 
 def _short(value: float) -> str:
@@ -47,6 +51,11 @@ def estimate_text(estimate: Estimate | None, *, percent: bool = False) -> str:
         return value if estimate.low is None else f"{value}\n{100 * estimate.low:.0f}–{100 * estimate.high:.0f}%"
     value = f"{estimate.value:.2f}".replace("-", "−")
     return value if estimate.low is None else f"{value}\n[{_short(estimate.low)}, {_short(estimate.high)}]"
+
+
+def match_text(match: Match) -> str:
+    """'80% (4/5)'; '–' when the panelist voted no decided item on the field."""
+    return "–" if not match.n else f"{100 * match.agreements / match.n:.0f}% ({match.agreements}/{match.n})"
 
 
 def kappa_colour(kappa: float | None) -> QColor:
@@ -95,6 +104,17 @@ class QtAgreementPanel(QWidget):
         self.matrix.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.matrix.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.matrix.cellClicked.connect(self._cell_clicked)
+        self.panelists = QTableWidget(0, len(RELIABILITY_COLUMNS))
+        self.panelists.setHorizontalHeaderLabels(RELIABILITY_COLUMNS)
+        self.panelists.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.panelists.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.panelists.setFont(small)
+        self.panelists.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.panelists.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.panelists.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.panelists_note = QLabel("")
+        self.panelists_note.setWordWrap(True)
+        style_muted(self.panelists_note)
         self.matrix_hint = QLabel("Click a cell to list the images where those two disagree.")
         style_muted(self.matrix_hint)
         self.matrix_hint.setWordWrap(True)
@@ -107,6 +127,9 @@ class QtAgreementPanel(QWidget):
         layout.addWidget(section_title("Agreement per field"))
         layout.addWidget(self.stats)
         layout.addWidget(self.note)
+        layout.addWidget(section_title("Each panelist: their vote is the final decision"))
+        layout.addWidget(self.panelists)
+        layout.addWidget(self.panelists_note)
         layout.addWidget(section_title("Cohen's kappa between panelists"))
         layout.addLayout(picker)
         layout.addWidget(self.matrix)
@@ -116,12 +139,14 @@ class QtAgreementPanel(QWidget):
     def set_busy(self, text: str = "Computing…") -> None:
         self.note.setText(text)
 
-    def set_report(self, report: list[FieldAgreement], matrices: dict[str, PairwiseKappa], *, resamples: int) -> None:
+    def set_report(self, report: list[FieldAgreement], matrices: dict[str, PairwiseKappa], *, resamples: int,
+                   reliability: PanelReliability | None = None) -> None:
         self.stats.setColumnCount(len(report))
         self.stats.setHorizontalHeaderLabels([FIELD_TITLES.get(r.field, r.field) for r in report])
         for col, r in enumerate(report):
             cells = (str(r.phase), str(r.items), estimate_text(r.percent, percent=True),
-                     estimate_text(r.alpha_nominal), estimate_text(r.alpha_ordinal), estimate_text(r.fleiss_kappa))
+                     estimate_text(r.alpha_nominal), estimate_text(r.alpha_ordinal), estimate_text(r.fleiss_kappa),
+                     estimate_text(r.gwet_ac1))
             for row, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -131,9 +156,35 @@ class QtAgreementPanel(QWidget):
                                   + self.stats.verticalHeader().length() + 2 * self.stats.frameWidth())
         self.note.setText(f"Agreement: mean share of agreeing pairs; α: Krippendorff's alpha. Second lines: 95% "
                           f"bootstrap intervals ({resamples} resamples of the items). Fleiss' κ uses the items "
-                          "every panelist voted.")
+                          "every panelist voted. Gwet's AC1 stays meaningful where nearly every vote is alike and "
+                          "κ and α fall towards 0.")
         self._matrices = matrices
         self._show_matrix()
+        self._show_reliability(reliability)
+
+    def _show_reliability(self, reliability: PanelReliability | None) -> None:
+        rows = reliability.panelists if reliability is not None else []
+        self.panelists.setRowCount(len(rows))
+        self.panelists.setVerticalHeaderLabels([p.name for p in rows])
+        for row, p in enumerate(rows):
+            accuracy = "–" if p.accuracy is None else f"{p.accuracy:.2f}"
+            cells = [match_text(p.matches[f]) for f in RELIABILITY_FIELDS] + [accuracy]
+            tips = [f"{p.name}'s {FIELD_TITLES[f].lower()} vote is the final decision's on {match_text(p.matches[f])} "
+                    "of the decided items they voted it on" for f in RELIABILITY_FIELDS]
+            tips.append(f"Dawid–Skene's estimate of {p.name}'s verdict accuracy, from {p.verdict_votes} verdict "
+                        f"votes over {reliability.items} items, without looking at the decisions")
+            for column, (text, tip) in enumerate(zip(cells, tips)):
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                item.setToolTip(plain_tip(tip))
+                self.panelists.setItem(row, column, item)
+        self.panelists.setFixedHeight(self.panelists.horizontalHeader().sizeHint().height()
+                                      + self.panelists.verticalHeader().length() + 2 * self.panelists.frameWidth())
+        note = "" if reliability is None else reliability.note
+        self.panelists_note.setText(note or (
+            f"Verdict, severity, category: how often the panelist's vote is the final decision ({reliability.decided} "
+            "decided items; a unanimous decision includes their own vote). DS accuracy: Dawid–Skene's estimate of how often their "
+            f"verdict is the true one, from the votes alone ({reliability.items} items)."))
 
     def _show_matrix(self) -> None:
         pairs = self._matrices.get(self.field.currentData())

@@ -292,7 +292,8 @@ class QtGroupView(QWidget):
 
     def _stats_loaded(self, summary) -> None:
         self._stats_running = False
-        self.agreement.set_report(summary.report, summary.matrices, resamples=summary.resamples)
+        self.agreement.set_report(summary.report, summary.matrices, resamples=summary.resamples,
+                                  reliability=summary.reliability)
         self.stats_shown.emit()
         if self._stats_dirty:
             self.reload_stats()
