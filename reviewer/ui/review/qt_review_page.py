@@ -22,7 +22,7 @@ from reviewer.items import Item
 from reviewer.panel.votes import VoteError, implied_changes
 from reviewer.review.queue import QueueEntry
 from reviewer.review.review_state import PREFETCH_AHEAD, ReviewState
-from reviewer.terms import Category, Severity, Verdict
+from reviewer.terms import Category, Phase, Severity, Verdict
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, full_key
 from reviewer.ui.qt_elided_label import QtElidedLabel
 from reviewer.ui.qt_image_view import QtImageView
@@ -215,7 +215,7 @@ class QtReviewPage(QWidget):
                  "novel" if entry.novel else "previously reviewed"]
         if entry.hierarchy_distance is not None:
             flags.append(f"WordNet distance {entry.hierarchy_distance}")
-        if 2 in entry.to_do:
+        if Phase.RATING in entry.to_do:
             # Second, after the position: a long file name must not push it out of sight.
             flags.insert(1, f'<span style="color:{WARNING}">phase 2: rate severity and category</span>')
         elif entry.decision is not None:
