@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from db.tables import EvidenceClass, EvidenceItem, EvidenceSource
+from reviewer.evidence.consensus import consensus_of
 from reviewer.evidence.imagenet_x import imagenet_x_line
 from reviewer.evidence.kinds import EvidenceKind, source_title
 from reviewer.evidence.lines import EvidenceLine, StoredSourceRow, group_line, image_line
@@ -98,6 +99,9 @@ class PairEvidence:
     accepted_by: tuple[str, ...] = ()
     rejected_by: tuple[str, ...] = ()
     covered_by: tuple[str, ...] = ()
+    # ReaL's crowd raters' consensus that the class is in the image (reviewer.evidence.consensus);
+    # None when they were not asked about it, or no rater file with a consensus is imported.
+    consensus: float | None = None
 
     @property
     def accepted(self) -> bool:
@@ -122,7 +126,8 @@ def _rows_for(session: Session, names: list[str], *, payloads: bool = True) -> I
 
 def evidence_by_pair(target, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], PairEvidence]:
     """For each (image file name, predicted class): the sources that accept it, reject it and cover
-    the image (`verdicts` holds each source's rule). Class groups and auxiliary files take no part."""
+    the image (`verdicts` holds each source's rule), and the crowd raters' consensus on the class.
+    Class groups and auxiliary files take no part."""
     pairs = list(dict.fromkeys((str(name), int(cls)) for name, cls in pairs))
     names = sorted({name for name, _ in pairs})
     with _session(target) as session:
@@ -138,12 +143,14 @@ def evidence_by_pair(target, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str
         found.sort(key=lambda row: rank[row[0].id])  # names in the order of the evidence lines
     out = {}
     for name, cls in pairs:
-        accepted, rejected, covered = [], [], []
+        accepted, rejected, covered, consensus = [], [], [], None
         for source, payload in rows.get(name, ()):
             covered.append(source.title)
             said = verdict(source.kind, payload, cls)
             (accepted if said == ACCEPTS else rejected if said == REJECTS else []).append(source.title)
-        out[(name, cls)] = PairEvidence(tuple(accepted), tuple(rejected), tuple(covered))
+            if source.kind is EvidenceKind.REAL_RATERS:
+                consensus = consensus_of(payload, cls)
+        out[(name, cls)] = PairEvidence(tuple(accepted), tuple(rejected), tuple(covered), consensus)
     return out
 
 

@@ -28,8 +28,18 @@ distance range, a confidence range, and what the imported evidence sources say
 (`QueueEvidence`: some source accepts the prediction / sources disagree / all
 covering sources reject it / no source covers the image). Sorts (`QueueSort`): queue
 order (image), most or least confident first, nearest or farthest in WordNet first,
-class, most sources accepting first. Each vocabulary is a StrEnum whose members carry
-their title (the window lists them) and their rule (`accepts`, `key`).
+class, most sources accepting first, most informative next. Each vocabulary is a StrEnum
+whose members carry their title (the window lists them) and their rule (`accepts`, `key`).
+
+"Most informative next" (uncertainty sampling, Lewis and Gale 1994, "A sequential algorithm
+for training text classifiers", SIGIR; the binary case of the entropy rule): first the
+mistakes whose chance of the prediction being right is nearest 0.5, that chance being ReaL's
+crowd raters' consensus that the predicted class is in the image (Dawid–Skene,
+`reviewer.evidence.consensus`) where they were asked, else the model's own top-1
+probability; at equal distance a consensus goes first. It never reads the panel's votes, so
+it leaks nothing into blind review. The order a vote was cast in is recorded with the vote
+(`Vote.queue_order`, set by the review page), since an order that picks items changes which
+of them are decided first.
 """
 
 from __future__ import annotations
@@ -164,6 +174,7 @@ class QueueSort(StrEnum):
     DISTANCE_DESC = "distance_desc"
     CLASS = "class"
     EVIDENCE = "evidence"
+    INFORMATIVE = "informative"
 
     @property
     def title(self) -> str:
@@ -187,6 +198,10 @@ class QueueSort(StrEnum):
                 return entry.predicted, entry.image_id
             case QueueSort.EVIDENCE:
                 return -entry.sources_accepting, entry.sources_rejecting, entry.image_id
+            case QueueSort.INFORMATIVE:  # the chance the prediction is right nearest 0.5 (module docstring)
+                chance = entry.probability if entry.consensus is None else entry.consensus
+                # rounded: 0.55 and 0.45 are as near 0.5, whatever their binary floating-point forms
+                return round(abs(chance - 0.5), 9), entry.consensus is None, entry.image_id, entry.predicted
 
 
 _SORT_TITLES = {
@@ -197,6 +212,7 @@ _SORT_TITLES = {
     QueueSort.DISTANCE_DESC: "Farthest in WordNet first",
     QueueSort.CLASS: "Predicted class",
     QueueSort.EVIDENCE: "Most sources accepting first",
+    QueueSort.INFORMATIVE: "Most informative next",
 }
 
 
@@ -211,6 +227,7 @@ class QueueEntry(StoredMistake):
     sources_accepting: int = 0
     sources_rejecting: int = 0
     sources_covering: int = 0
+    consensus: float | None = None  # ReaL's raters' consensus that the prediction is in the image
 
     @property
     def my_verdict(self) -> str | None:
@@ -457,7 +474,7 @@ def load_queue(*, session: Session, run_id: int, reviewer_id: int | None,
 
 def _evidence_counts(said: PairEvidence) -> dict[str, int]:
     return dict(sources_accepting=len(said.accepted_by), sources_rejecting=len(said.rejected_by),
-                sources_covering=len(said.covered_by))
+                sources_covering=len(said.covered_by), consensus=said.consensus)
 
 
 @dataclass(frozen=True)

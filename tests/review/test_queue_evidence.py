@@ -101,3 +101,40 @@ def _run(session, item: Item) -> int:
     from sqlalchemy import select
 
     return session.execute(select(Mistake.run_id).where(Mistake.image_id == item.image_id)).scalar_one()
+
+
+def test_most_informative_next_reads_the_raters_consensus(tmp_path, shared_data):
+    """Mistakes predicting a class the crowd raters were asked about carry its stored consensus; the
+    informative order puts the one nearest 0.5 first and those not asked (the model's 0.5 here: as near as
+    can be) after every consensus equally near. Expected from the stored payloads."""
+    import numpy as np
+
+    with np.load(shared_data / "published" / "real" / "raters.npz", allow_pickle=False) as z:
+        info = z["info"]
+    asked = {}
+    for name, cls in info.tolist()[:400]:
+        asked.setdefault(name, int(cls))
+    mistakes = dict(list(asked.items())[:12]) | {"ILSVRC2012_val_00049999.JPEG": 3}  # the last: not asked
+    project = Project.create(tmp_path / "p")
+    items = add_named_mistakes(project, mistakes)
+    import_evidence(project, [shared_data / "published" / "real" / "raters.npz"])
+    from sqlalchemy import select
+
+    from db.tables import EvidenceItem
+    with project.read() as session:
+        stored = {name: {c: p for c, p in json.loads(payload)["consensus"]}
+                  for name, payload in session.execute(select(EvidenceItem.image_name, EvidenceItem.payload))}
+    queue = project_queue(project, QueueFilter(sort="informative"))
+    consensus = {e.file_name: e.consensus for e in queue.shown()}
+    assert consensus == {name: stored.get(name, {}).get(cls) for name, cls in mistakes.items()}
+    assert consensus["ILSVRC2012_val_00049999.JPEG"] is None and all(
+        p is not None for name, p in consensus.items() if name != "ILSVRC2012_val_00049999.JPEG")
+    expected = sorted(mistakes, key=lambda n: (round(abs(0.5 - (0.5 if consensus[n] is None else consensus[n])), 9),
+                                               consensus[n] is None, items[n].image_id))
+    assert [e.file_name for e in queue.shown()] == expected
+    project.close()
+
+
+def project_queue(project, queue_filter):
+    with project.read() as session:
+        return load_queue(session=session, run_id=project.run_id, reviewer_id=None, queue_filter=queue_filter)

@@ -69,3 +69,15 @@ def test_the_evidence_and_status_filters_keep_what_they_say():
     assert kept(status="voted") == [3] and kept(status="unvoted") == [1, 2, 4]
     assert kept(status="to_do") == [4] and kept(status="noted") == [4]
     assert kept(status="to_do", evidence="accepted") == []
+
+
+def test_most_informative_next_puts_the_closest_call_first():
+    """The chance the prediction is right: the raters' consensus where known, else the model's probability.
+    |chance - 0.5|: image 1 (consensus 0.55) 0.05, image 2 (model 0.45, no consensus) 0.05, image 3 (consensus
+    0.97, though the model says 0.5) 0.47, image 4 (model 0.9) 0.4, image 5 (consensus 0.10) 0.4. Ties: a
+    consensus before the model's probability, then by image."""
+    entries = [QueueEntry(**{**vars(entry(i, probability=p)), "consensus": c})
+               for i, p, c in ((5, 0.5, 0.10), (4, 0.9, None), (3, 0.5, 0.97), (2, 0.45, None), (1, 0.2, 0.55))]
+    informative = QueueFilter(sort="informative").sort
+    assert informative is QueueSort.INFORMATIVE and informative.title == "Most informative next"
+    assert [e.image_id for e in sorted(entries, key=informative.key)] == [1, 2, 5, 4, 3]
