@@ -160,6 +160,11 @@ class QtDetailPanel(QWidget):
             section.html = ""
         self.view.setDocument(self._blank)
 
+    @property
+    def evidence_hidden(self) -> bool:
+        """Whether the published evidence waits for the panelist's verdict (so does the suggestion made of it)."""
+        return self._evidence_hidden
+
     def set_evidence_hidden(self, hidden: bool) -> None:
         """Hide what the published relabelings say (until the panelist has voted)."""
         if hidden != self._evidence_hidden:

@@ -286,6 +286,7 @@ class QtReviewPage(QWidget):
         key = (detail.image_id, detail.predicted.index)
         self.details.set_evidence_hidden(not self.evidence_before_vote and self.review.my_vote(key).verdict is None)
         self.details.show_detail(detail)
+        self.vote_panel.show_suggestion_of(detail.suggestion, hidden=self.details.evidence_hidden)  # never a vote
         # The decision read with the facts, unless one read since is newer (a cached detail is
         # shown again); read afresh as the mistake is shown, as the votes are.
         self._decisions.setdefault(key, detail.decision)
@@ -402,6 +403,8 @@ class QtReviewPage(QWidget):
         if key == review.current_item():
             # Panels that want independent judgements see the published evidence after their verdict.
             self.details.set_evidence_hidden(not self.evidence_before_vote and review.my_vote(key).verdict is None)
+            self.vote_panel.show_suggestion_of(getattr(review.detail(key), "suggestion", None),
+                                               hidden=self.details.evidence_hidden)
 
     def set_evidence_before_vote(self, shown: bool) -> None:
         self.evidence_before_vote = shown

@@ -4,13 +4,18 @@ Each button names its key; pressing the key or the button triggers the same
 action (`action_triggered`). Free text (the name of an out-of-vocabulary
 object, a note) is typed in an inline field: Enter records, Esc cancels,
 and the keyboard never has to leave for the mouse.
+
+A suggested category and severity (`show_suggestion`) outlines its two buttons
+with a dashed line and says why under the grid; it checks nothing and casts
+nothing: a vote is always the panelist's own key press.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from reviewer.app.keymap import Keymap
@@ -18,7 +23,7 @@ from reviewer.panel.votes import VoteState
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.plain import text_label
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
-from reviewer.ui.theme import CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
+from reviewer.ui.theme import ACCENT, CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
 
 BUTTONS = (  # (action, label, row, column, column span) on a grid of six columns
     ("verdict_correct", "Correct", 0, 0, 2),
@@ -32,6 +37,28 @@ BUTTONS = (  # (action, label, row, column, column span) on a grid of six column
     ("category_spurious_correlation", "Spurious correlation", 4, 0, 3),
     ("category_non_prototypical", "Non-prototypical", 4, 3, 3),
 )
+
+class _SuggestedMark(QWidget):
+    """A dashed outline over a button: what the suggestion would choose. Not a check: the
+    button's own look (checked or not) shows through, and clicks pass to it."""
+
+    def __init__(self, button: QPushButton):
+        super().__init__(button)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setGeometry(button.rect())
+        button.installEventFilter(self)
+        self.hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Resize:
+            self.setGeometry(watched.rect())
+        return False
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setPen(QPen(QColor(ACCENT), 2, Qt.PenStyle.DashLine))
+        painter.drawRoundedRect(self.rect().adjusted(1, 1, -1, -1), 3, 3)
+
 
 class _TextField(QLineEdit):
     cancelled = Signal()
@@ -75,6 +102,11 @@ class QtVotePanel(QtCard):
             grid.addWidget(button, row, column, 1, span)
             self.buttons[name] = button
         layout.addLayout(grid)
+        self._marks = {name: _SuggestedMark(button) for name, button in self.buttons.items()
+                       if name.startswith(("severity_", "category_"))}
+        self.suggestion = rich_label()  # the suggested category and severity, and why (show_suggestion)
+        self.suggestion.setVisible(False)
+        layout.addWidget(self.suggestion)
         self.note = rich_label()
         layout.addWidget(self.note)
         self._field_label = text_label()
@@ -130,6 +162,38 @@ class QtVotePanel(QtCard):
         self._decision = decision  # the shown mistake's: never the one shown before it
         self.set_status("superseded" if status == "recorded" and self._superseded() else status)
         self._show_decision()
+
+    def show_suggestion(self, category: str | None, severity: str | None, reasons: str = "", *,
+                        hidden: bool = False) -> None:
+        """Outline the suggested category and severity buttons (dashed, never checked) and say why
+        in one line under them (reviewer.review.suggest); None clears it. `hidden`: the panelist
+        sees evidence only after their verdict (View menu), and the suggestion is made of it."""
+        suggested = set() if hidden or category is None else {f"category_{category}", f"severity_{severity}"}
+        for name, mark in self._marks.items():
+            if mark.isVisible() != (name in suggested):
+                mark.setVisible(name in suggested)
+        if category is None:
+            self.suggestion.setVisible(False)
+            return
+        if hidden:
+            text = muted("Suggestion hidden until you give your verdict (View > Show published evidence before I vote)")
+        else:
+            chosen = f"{Category(category).caption} · {Severity(severity).caption}"
+            text = (f'<span style="color:{ACCENT}">Suggested, not voted:</span> <b>{escape(chosen)}</b> '
+                    f"{muted('— ' + reasons)}")
+        self.suggestion.setText(text)
+        self.suggestion.setVisible(True)
+
+    def show_suggestion_of(self, suggestion, *, hidden: bool = False) -> None:
+        """`show_suggestion` of a `reviewer.review.suggest.Suggestion`, or None (cleared)."""
+        if suggestion is None:
+            self.show_suggestion(None, None)
+        else:
+            self.show_suggestion(suggestion.category, suggestion.severity, suggestion.reasons, hidden=hidden)
+
+    def suggested(self) -> set[str]:
+        """The actions whose buttons carry the suggestion's outline."""
+        return {name for name, mark in self._marks.items() if not mark.isHidden()}
 
     def show_decision(self, decision) -> None:
         """The panel's final decision on the shown mistake (reviewer.panel.final.DecisionNote),
