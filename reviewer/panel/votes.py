@@ -202,12 +202,17 @@ def _latest_row(session: Session, reviewer_id: int, item: Item) -> Vote | None:
 
 
 def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, problematic=UNSET,
-              severity=UNSET, category=UNSET, oov_name=UNSET, note=UNSET, batch_key: str | None = None) -> Vote:
+              severity=UNSET, category=UNSET, oov_name=UNSET, note=UNSET, batch_key: str | None = None,
+              queue_order: str | None = None) -> Vote:
     """Record a panelist's vote (only the given fields change); returns the new row.
 
     The vote is the caller's own: `reviewer_id` is the panelist casting it.
     `batch_key`: a batch row's key (unique per panelist; see `recorded_batch_keys`).
+    `queue_order`: the review queue's order the panelist worked in (`reviewer.review.queue.QueueSort`'s
+    value), recorded with this row only.
     """
+    if queue_order is not None and not (isinstance(queue_order, str) and 0 < len(queue_order) <= 32):
+        raise VoteError(f"a queue order is a short name such as 'informative', not {queue_order!r}")
     changes = {k: v for k, v in dict(verdict=verdict, problematic=problematic, severity=severity,
                                        category=category, oov_name=oov_name, note=note).items() if v is not UNSET}
     check_text(note=changes.get("note"), oov_name=changes.get("oov_name"))
@@ -221,7 +226,7 @@ def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, 
         raise VoteError(f"category {new.category} (an out-of-vocabulary object) needs the object's name: give it "
                         "with --oov-name (an oov_name cell in a batch)")
     row = Vote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, batch_key=batch_key,
-               **new.__dict__)
+               queue_order=queue_order, **new.__dict__)
     session.add(row)
     session.flush()
     return row

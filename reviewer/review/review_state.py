@@ -448,12 +448,15 @@ class ReviewState:
         if self.queue is not None:
             self.queue.set_my_verdict(item, state.verdict)
         self.notify(ReviewEvent.VOTE_CHANGED, item)
-        self.runner.write(self._write_vote, item, changes, self._versions[item], on_done=self._vote_written,
+        # The queue's order at the key press goes with the vote (`Vote.queue_order`): an order that picks
+        # items, such as the most informative next, changes which get decided first.
+        order = self.queue.filter.sort.value if self.queue is not None else None
+        self.runner.write(self._write_vote, item, changes, self._versions[item], order, on_done=self._vote_written,
                           on_error=lambda e, i=item: self._vote_failed(i, e))
         return state
 
-    def _write_vote(self, item: Item, changes: dict, version: int):
-        done = self.backend.vote(item, **changes)
+    def _write_vote(self, item: Item, changes: dict, version: int, queue_order: str | None = None):
+        done = self.backend.vote(item, queue_order=queue_order, **changes)
         # The others' votes as my verdict lets me see them; not read while more of my writes
         # on this item are queued behind this one (a later key press bumped the item's version;
         # only read here): the last one reads them.

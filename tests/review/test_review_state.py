@@ -221,3 +221,23 @@ def test_facts_read_ahead_announce_a_coming_item_only_when_its_votes_changed(rev
     quiet = [i for i in queue_items[3:] if i in state.details]
     assert quiet and not set(quiet) & set(announced)
     assert state.queue.entry(voted_elsewhere).my_verdict == Verdict.CORRECT
+
+
+def test_each_vote_records_the_queue_order_it_was_cast_in(review):
+    """The page's votes carry the queue's sort at the key press; bob's, cast by the act directly (as the
+    command line does), carry none."""
+    from reviewer.panel.votes import vote_history
+    from reviewer.review.queue import QueueFilter
+
+    state, runner, backend, events, item = review
+    state.vote(verdict="wrong")
+    state.set_filter(QueueFilter(sort="informative"))
+    runner.reads()
+    assert state.current_item() == item
+    state.vote(severity="major")
+    runner.writes()
+    runner.reads()
+    with state.backend.project.read() as session:
+        rows = vote_history(session=session, item=item)
+    assert [(r.reviewer_id, r.queue_order) for r in rows] == [
+        (state.bob, None), (backend.panelist_id, "image"), (backend.panelist_id, "informative")]
