@@ -113,6 +113,55 @@ class RunStatus(StrEnum):
     FAILED = "failed"
 
 
+class Precision(StrEnum):
+    """The number format a model run's forward passes compute in (`models.PRECISIONS`),
+    recorded with the run and part of its identity for resuming. fp32 is exact on every
+    device (TF32 off on a GPU); tf32 lets an NVIDIA GPU's TF32 units do fp32 work; bf16
+    and fp16 run the forward pass under autocast. The softmax is float32 in every case."""
+
+    FP32 = "fp32"
+    TF32 = "tf32"
+    BF16 = "bf16"
+    FP16 = "fp16"
+
+    @property
+    def caption(self) -> str:
+        return _PRECISION_CAPTIONS[self]
+
+    @property
+    def explanation(self) -> str:
+        """One line: what the choice computes and what it costs in exactness."""
+        return _PRECISION_EXPLANATIONS[self]
+
+    @staticmethod
+    def without_gpu(device_type: str) -> str:
+        """One line: which choices apply on a device of this type ("cpu", "mps"); "" on a GPU."""
+        if device_type == "cpu":
+            return ("Without a GPU: fp32 is exact; tf32 computes exactly as fp32; bf16 and fp16 run under the "
+                    "CPU's autocast, faster than fp32 only on a CPU with bf16/fp16 units (AMX).")
+        if device_type == "mps":
+            return "On Apple MPS: tf32 computes exactly as fp32; bf16 and fp16 run under MPS autocast."
+        return ""
+
+
+_PRECISION_CAPTIONS = {
+    Precision.FP32: "fp32, exact (default)",
+    Precision.TF32: "tf32 (NVIDIA GPU)",
+    Precision.BF16: "bf16 autocast",
+    Precision.FP16: "fp16 autocast",
+}
+# Figures measured on an H200 (docs/benchmarks.md): cuDNN's TF32 moved probabilities by up
+# to 0.0029; bf16 moved Lite0's by up to 0.052 (2 of 300 top-1 changed) and ran ViT-B/16's
+# forward pass 7 times as fast.
+_PRECISION_EXPLANATIONS = {
+    Precision.FP32: "Exact: the probabilities of timm's fp32 reference, on every device.",
+    Precision.TF32: "fp32 with a GPU's TF32 matrix units: faster, probabilities differ by up to about 0.003.",
+    Precision.BF16: "bfloat16 autocast: up to 7x faster on a GPU; probabilities differ by up to about 0.05, "
+                    "a near tie's top-1 may change.",
+    Precision.FP16: "float16 autocast: faster on a GPU; probabilities differ slightly, a near tie's top-1 may change.",
+}
+
+
 class DecisionMethod(StrEnum):
     """How a final-decision row came about. A majority lock or the chair's override
     settles the item; a reopening unsettles it until the next lock. UNANIMOUS is never

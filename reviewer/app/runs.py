@@ -36,6 +36,14 @@ def run_models(project: Project, models: list[str], **options) -> Done[list[RunR
     return Done(results, Changes(runs=frozenset(r.run_id for r in results)))
 
 
+def auto_device() -> str:
+    """The type of device a run with device "auto" computes on: cuda, mps or cpu (what a
+    precision's explanation depends on). Loads torch: off the UI thread."""
+    from models import resolve_device
+
+    return resolve_device("auto").type
+
+
 def import_scores(project: Project, path: str | Path, *, model: str, kind: str = "auto") -> Done[RunResult]:
     """A run from precomputed logits or probabilities (`reviewer.runs.logits`)."""
     from reviewer.runs.logits import import_logits

@@ -7,6 +7,7 @@ import os
 import sys
 
 from reviewer.project import Project
+from reviewer.terms import Precision, values
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--decoder", choices=("auto", "threads", "processes"), default="auto",
                    help="decode in threads or worker processes (default auto: processes from 8 usable cores; "
                         "the pixels are timm's either way)")
-    p.add_argument("--precision", choices=("fp32", "tf32", "bf16", "fp16"), default="fp32",
+    p.add_argument("--precision", choices=values(Precision), default=Precision.FP32.value,
                    help="number format of the forward pass (default fp32, exact: TF32 off on a GPU); tf32, "
                         "or bf16/fp16 autocast: faster on a GPU, probabilities differ slightly; recorded "
                         "with the run, and a run resumes only with the same precision")

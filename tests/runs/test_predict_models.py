@@ -136,3 +136,14 @@ def test_a_cancelled_run_with_decoding_processes_stops_and_resumes(tmp_path, tin
     second = predict(project, TINY, checkpoint=tiny_checkpoint, batch_size=3, decoder="processes", workers=2)
     assert second.run_id == first.run_id and second.status == "complete" and second.predicted == 12
     assert second.resumed_from == 3
+
+
+def test_the_precisions_offered_are_the_ones_computed():
+    # The command line and the run dialog offer reviewer.terms.Precision; the forward pass
+    # knows models.PRECISIONS: a choice offered and not computed would fail mid-run.
+    from models import DEFAULT_PRECISION, PRECISIONS
+    from reviewer.terms import Precision, values
+
+    assert values(Precision) == list(PRECISIONS) and Precision.FP32 == DEFAULT_PRECISION
+    assert all(p.caption and p.explanation for p in Precision)
+    assert "tf32 computes exactly as fp32" in Precision.without_gpu("cpu") and not Precision.without_gpu("cuda")

@@ -92,3 +92,37 @@ def test_a_bad_model_name_is_reported_in_the_dialog(qtbot, open_window):
     assert "no_such_model_xyz" in dialog.status.text()
     assert dialog.start_button.isEnabled()
     dialog.close()
+
+
+def test_the_precision_chosen_in_the_dialog_is_explained_run_and_recorded(qtbot, open_window, review_project,
+                                                                          tiny_checkpoint):
+    from reviewer.app.runs import auto_device
+
+    window = open_window()
+    dialog = window.open_run_dialog(model="test_efficientnet")
+    qtbot.addWidget(dialog)
+    dialog.checkpoint.setText(str(tiny_checkpoint))
+    # fp32, exact, unless the panelist chooses otherwise; once torch has said what "auto"
+    # computes on, a machine without a GPU is told which choices apply there.
+    assert dialog.precision.currentData() == "fp32"
+    assert dialog.precision_note.text().startswith("Exact")
+    without_gpu = auto_device() == "cpu"
+    qtbot.waitUntil(lambda: dialog._auto_device is not None, timeout=60_000)
+    assert ("tf32 computes exactly as fp32" in dialog.precision_note.text()) == without_gpu
+    dialog.device.setCurrentText("cpu")
+    assert "tf32 computes exactly as fp32" in dialog.precision_note.text()
+    # The panelist picks bf16 from the list with the keyboard.
+    dialog.precision.setFocus()
+    while dialog.precision.currentData() != "bf16":
+        qtbot.keyClick(dialog.precision, Qt.Key.Key_Down)
+    assert dialog.precision_note.text().startswith("bfloat16 autocast")
+    with qtbot.waitSignal(dialog.run_finished, timeout=120_000) as finished:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+        assert not dialog.precision.isEnabled()  # not changed under a running run
+    run_id = finished.args[0]
+    assert "computed in bf16" in dialog.status.text()
+    assert dialog.precision.isEnabled()
+    with read_session(review_project.engine) as session:
+        run = session.get(Run, run_id)
+        assert run.preprocessing["precision"] == "bf16" and run.report["precision"] == "bf16"
+    dialog.close()

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.errors import UserError
 from reviewer.project import Project
-from reviewer.terms import RunStatus
+from reviewer.terms import Precision, RunStatus
 from reviewer.ui.plain import text_label
 from reviewer.ui.theme import ERROR, MUTED, set_text_colour, style_headline, style_muted, style_primary
 from reviewer.ui.workers import Worker
@@ -53,7 +53,8 @@ class QtRunDialog(QDialog):
     run_failed = Signal(str)  # the reason, also shown in the dialog
 
     def __init__(self, project: Project, parent: QWidget | None = None, *, model: str | None = None,
-                 checkpoint: str | None = None, device: str = "auto", image_slice: str | None = None):
+                 checkpoint: str | None = None, device: str = "auto", image_slice: str | None = None,
+                 precision: str = Precision.FP32):
         super().__init__(parent)
         self.project = project
         self.setWindowTitle("Run a model")
@@ -62,6 +63,7 @@ class QtRunDialog(QDialog):
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._progress = None  # the latest reviewer.runs.compute.RunProgress, written by the run thread
+        self._auto_device: str | None = None  # what "auto" computes on, once torch has said
         self.running = False
         self.result = None
 
@@ -100,6 +102,20 @@ class QtRunDialog(QDialog):
         self.decoding.setToolTip("Fast decoding reads large JPEGs at reduced scale: quicker on big files, but not "
                                  "the pixels timm's transform gives; the run records which was used")
         form.addRow("Decoding", self.decoding)
+        self.precision = QComboBox()
+        for choice in Precision:
+            self.precision.addItem(choice.caption, choice.value)
+        self.precision.setCurrentIndex(self.precision.findData(Precision(precision).value))
+        self.precision.setToolTip("The number format of the forward pass, recorded with the run; a run resumes "
+                                  "only with the same precision")
+        self.precision_note = text_label("")
+        self.precision_note.setWordWrap(True)
+        style_muted(self.precision_note)
+        column = QVBoxLayout()
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.precision)
+        column.addWidget(self.precision_note)
+        form.addRow("Precision", column)
         layout.addLayout(form)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1)
@@ -122,6 +138,13 @@ class QtRunDialog(QDialog):
         buttons.addWidget(self.start_button)
         layout.addLayout(buttons)
         self._poll = QTimer(self, interval=200, timeout=self._show_progress)
+        self.precision.currentIndexChanged.connect(self._explain_precision)
+        self.device.currentTextChanged.connect(self._explain_precision)
+        self._explain_precision()
+        from reviewer.app.runs import auto_device
+
+        # torch says what "auto" computes on (seconds the first time, so on the run's thread).
+        self._worker.submit(auto_device, on_done=self._device_found, on_error=lambda _error: None)
 
     def _images_choice(self, selected: str | None) -> QComboBox:
         """All images, or one of the project's slices (a rerun on, e.g., ImageNet-M)."""
@@ -138,6 +161,27 @@ class QtRunDialog(QDialog):
             combo.setCurrentIndex(index)
         combo.setToolTip("Run the model over every image, or only over a named slice of them")
         return combo
+
+    def chosen_precision(self) -> Precision:
+        return Precision(self.precision.currentData())
+
+    def _device_type(self) -> str | None:
+        """The type of device the run would compute on; None while "auto" is not yet known."""
+        chosen = self.device.currentText().strip().lower()
+        if chosen == "auto":
+            return self._auto_device
+        return "cuda" if chosen.startswith("cuda") else chosen
+
+    def _device_found(self, device_type: str) -> None:
+        self._auto_device = device_type
+        self._explain_precision()
+
+    def _explain_precision(self, *_args) -> None:
+        """One line on the choice, and what it does on the device the run would use (on a
+        machine without a GPU: which choices apply)."""
+        device = self._device_type()
+        here = Precision.without_gpu(device) if device is not None else ""
+        self.precision_note.setText(f"{self.chosen_precision().explanation} {here}".strip())
 
     def image_slice(self) -> str | None:
         """The slice the run covers; None for all images."""
@@ -163,13 +207,14 @@ class QtRunDialog(QDialog):
         self._cancel.clear()
         self._progress = None
         for widget in (self.model, self.checkpoint, self.browse, self.device, self.images, self.decoding,
-                       self.start_button):
+                       self.precision, self.start_button):
             widget.setEnabled(False)
         self.cancel_button.setText("Cancel")
         self.bar.setRange(0, 0)  # busy until the first batch reports
         self._say(f"Loading {model}…")
         self._worker.submit(run_model, self.project, model, checkpoint=checkpoint, device=self.device.currentText(),
                             image_slice=self.image_slice(), fast_decode=bool(self.decoding.currentData()),
+                            precision=self.chosen_precision().value,
                             progress=self._on_progress, cancel=self._cancel.is_set,
                             on_done=self._done, on_error=self._failed)
         self._poll.start()
@@ -211,7 +256,7 @@ class QtRunDialog(QDialog):
         self._poll.stop()
         self.running = False
         for widget in (self.model, self.checkpoint, self.browse, self.device, self.images, self.decoding,
-                       self.start_button):
+                       self.precision, self.start_button):
             widget.setEnabled(True)
         self.cancel_button.setEnabled(True)
         self.cancel_button.setText("Close")
@@ -227,7 +272,8 @@ class QtRunDialog(QDialog):
             note = " (this run was already complete)" if result.already_complete else ""
             count = len(result.skipped)
             skipped = f"; {count} image{'' if count == 1 else 's'} skipped (see 'reviewer report')" if count else ""
-            self._say(f"Complete: {result.predicted} images{mistakes}{speed}{note}{skipped}.")
+            self._say(f"Complete: {result.predicted} images{mistakes}{speed}, computed in {result.precision}"
+                      f"{note}{skipped}.")
             self.start_button.setText("Run again")
             self.run_finished.emit(result.run_id)
         else:
