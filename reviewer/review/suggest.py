@@ -120,12 +120,19 @@ class Suggestion:
 
     @property
     def reasons(self) -> str:
-        """One line: 'Fine-grained: ...; minor: ...'."""
-        return (f"{self.category.caption}: {', '.join(self.category_reasons)}; "
-                f"{self.severity.caption.lower()}: {', '.join(self.severity_reasons)}")
+        """Why, in one line, beside the suggestion's own words: the category's reasons, then
+        'minor: ...' or 'major: ...'."""
+        severity = f"{self.severity.caption.lower()}: {', '.join(self.severity_reasons)}"
+        return f"{', '.join(self.category_reasons)}; {severity}"
+
+    @property
+    def line(self) -> str:
+        """The suggestion and its reasons in one line: 'Fine-grained, minor: WordNet distance 1 ...'."""
+        return f"{self.category.caption}, {self.severity.caption.lower()}: {self.reasons}"
 
     def as_dict(self) -> dict:
         return {"category": str(self.category), "severity": str(self.severity), "reasons": self.reasons,
+                "line": self.line,
                 "category_reasons": list(self.category_reasons), "severity_reasons": list(self.severity_reasons),
                 "category_rule": str(self.category_rule), "severity_rule": str(self.severity_rule),
                 "measured": self.measured}
@@ -218,8 +225,8 @@ def _category(facts: SuggestionFacts, relation: _Relation, evidence: _Evidence, 
                                                              f"WordNet distance {distance}"]
     if distance >= FAR_FOR_OOV:
         return Rule.FAR, Category.FINE_GRAINED_OOV, [
-            f"WordNet distance {distance} from every label (only {relation.ancestor} in common): an object "
-            f"outside ImageNet's classes that looks like {predicted}?"]
+            f"WordNet distance {distance} from every label (only '{relation.ancestor}' in common): perhaps an "
+            f"object outside ImageNet's classes that looks like {predicted}"]
     return Rule.OTHERWISE, Category.FINE_GRAINED, [where, "nothing points to another category"]
 
 

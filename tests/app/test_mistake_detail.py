@@ -106,7 +106,7 @@ def test_the_detail_carries_a_suggestion_the_zoom_probe_can_change(tmp_path):
     source = DetailSource(project)
     found = source.detail(run_id=run, image_id=ids[0]).suggestion
     assert (found.category, found.severity) == ("fine_grained", "minor")
-    assert found.reasons.startswith("Fine-grained: WordNet distance 1 to golden retriever (both a kind of retriever)")
+    assert found.reasons.startswith("WordNet distance 1 to golden retriever (both a kind of retriever)")
     _zoom(project, run, ids[0], LABRADOR, [LABRADOR, LABRADOR])
     _zoom(project, run, ids[1], LABRADOR, [LABRADOR, GOLDEN])
     found = source.detail(run_id=run, image_id=ids[0]).suggestion

@@ -41,8 +41,9 @@ def test_siblings_are_fine_grained_and_minor_with_the_ancestor_named():
     found = suggest(SuggestionFacts(ANALOG, (WALL,)))
     assert (found.category, found.severity) == (Category.FINE_GRAINED, Severity.MINOR)
     assert found.category_rule is Rule.NEAR and found.severity_rule is Rule.OTHERWISE
-    assert found.reasons == ("Fine-grained: WordNet distance 1 to wall clock (both a kind of clock); "
+    assert found.reasons == ("WordNet distance 1 to wall clock (both a kind of clock); "
                              "minor: WordNet distance 1, nothing says major")
+    assert found.line == f"Fine-grained, minor: {found.reasons}"
 
 
 @pytest.mark.parametrize("label, distance, category, severity", [
@@ -63,7 +64,7 @@ def test_far_apart_is_out_of_vocabulary_and_major():
     """The paper's Figure 1: dough predicted as a jigsaw puzzle (distance 9 through 'physical entity')."""
     found = suggest(SuggestionFacts(JIGSAW, (DOUGH,)))
     assert (found.category, found.severity) == (Category.FINE_GRAINED_OOV, Severity.MAJOR)
-    assert "WordNet distance 9 from every label (only physical entity in common)" in found.reasons
+    assert "WordNet distance 9 from every label (only 'physical entity' in common)" in found.reasons
     assert "\n" not in found.reasons
 
 

@@ -178,7 +178,7 @@ class QtVotePanel(QtCard):
         if hidden:
             text = muted("Suggestion hidden until you give your verdict (View > Show published evidence before I vote)")
         else:
-            chosen = f"{Category(category).caption} · {Severity(severity).caption}"
+            chosen = f"{Category(category).short_caption} · {Severity(severity).caption}"
             text = (f'<span style="color:{ACCENT}">Suggested, not voted:</span> <b>{escape(chosen)}</b> '
                     f"{muted('— ' + reasons)}")
         self.suggestion.setText(text)
