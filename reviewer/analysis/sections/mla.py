@@ -24,6 +24,9 @@ def mla_section(report: AnalysisReport) -> Section:
     metrics = {run.id: run.metrics for run in report.summary.runs if run.metrics is not None}
     table["images scored"] = [str(metrics[run_id].mla.all.total if run_id in metrics else 0)
                               for run_id in mla["run_id"]]
+    # A bf16 run's MLA beside an fp32 run's is not the same measurement: say what each computed in.
+    precisions = {run.id: run.precision for run in report.summary.runs}
+    table["computed in"] = [precisions.get(run_id, "fp32") for run_id in mla["run_id"]]
     reasons = sorted({m.mla.reason for m in metrics.values() if m.mla.reason})
     text = ("MLA as the reference evaluation of the multi-label set (the ImageNet-M evaluation notebook of "
             "google-research/imagenet-mistakes): the multi-label set's validation images, problematic ones "
