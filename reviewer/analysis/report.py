@@ -20,6 +20,9 @@ docstring gives the definition and its source):
 - source reliability: how often each imported evidence source agrees with the
   panel's final decisions (and, with `ReportOptions.provisional`, with the
   provisional ones), with Wilson 95 % intervals (`source_agreement`);
+- the panel's agreement per field (percent, alpha, kappa, Gwet's AC1) and each
+  panelist's reliability (agreement with the decisions, Dawid–Skene accuracy), and
+  the queue orders the votes were cast in (`panel_agreement`);
 - the zoom probe: per model, the probed mistakes that some crop corrects, by
   the panel's verdict, severity and category and by zoom group (`zoom_probe`);
 - variable top-k / ASMA per label-count subgroup (`reviewer.evaluation.topk`,
@@ -48,6 +51,7 @@ from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_cali
 from reviewer.analysis.class_balance import ClassBalance, run_class_balance
 from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
 from reviewer.analysis.leakage import Leakage, project_leakage
+from reviewer.analysis.panel_agreement import PanelAgreement, panel_agreement
 from reviewer.analysis.provisional import (
     PROVISIONAL,
     DecisionStatus,
@@ -81,6 +85,7 @@ class ReportOptions:
     collapsed_mappings: bool = False
     # Also count the items not locked yet, by the majority of their current votes, in tables marked provisional.
     provisional: bool = False
+    agreement_resamples: int = 1000  # bootstrap resamples of the panel's agreement statistics
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,8 @@ class AnalysisReport:
     zoom: ZoomReport = field(default_factory=ZoomReport)
     # Validation images with exact (and near) duplicates in the training folder of `reviewer index`.
     leakage: Leakage = field(default_factory=Leakage)
+    # The panel's agreement per field, each panelist's reliability, the queue orders of the votes.
+    panel: PanelAgreement = field(default_factory=PanelAgreement)
 
     @property
     def note(self) -> str:
@@ -211,6 +218,7 @@ def build_report(project: Project, options: ReportOptions = ReportOptions(), *, 
         status=status, provisional_reviewed=tables[0], provisional_categories=tables[1],
         provisional_severities=tables[2], source_reliability=reliability,
         provisional_source_reliability=provisional_reliability, zoom=zoom,
+        panel=panel_agreement(snapshot, resamples=options.agreement_resamples),
         leakage=project_leakage(project, session=session, labels=before, predictions=predictions,
                                 models={run.id: run.model for run in summary.runs}),
     )

@@ -84,6 +84,7 @@ def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
             PROVISIONAL: (report.provisional_source_reliability.as_dict()
                           if report.provisional_source_reliability is not None else None)},
         "zoom_probe": report.zoom.as_dict(),
+        "panel": report.panel.as_dict(),
         "leakage": report.leakage.as_dict(),
         "mla": json_records(report.mla),
         "variable_topk": json_records(report.topk),

@@ -48,7 +48,7 @@ def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
     titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
     assert titles == ["Project", "MLA", "Categories", "Chi-square", "Confusions", "Distance", "Models", "Top-k",
                       "Calibration",
-                      "Leaderboard", "Sources", "Zoom"]
+                      "Leaderboard", "Panel", "Sources", "Zoom", "Leakage"]
     view.tabs.setCurrentIndex(2)
     page = view.tabs.currentWidget().widget()
     categories, severities = page.findChildren(QTableWidget)

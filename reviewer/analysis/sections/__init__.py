@@ -5,7 +5,7 @@ results of `reviewer.analysis.report.build_report` and computes nothing of its o
 
 Every section says what its figures are and where the definition comes from (the
 computing modules: `reviewer.analysis.tables`, `run_tables`, `comparison`,
-`calibration`, `class_balance`, `source_agreement`, `zoom_probe`,
+`calibration`, `class_balance`, `panel_agreement`, `source_agreement`, `zoom_probe`,
 `reviewer.evaluation.topk`). Every share is shown with its count and denominator
 ("41.2% (7/17)", `cells`); what a reader must not miss (nothing locked yet, a
 chi-square on small expected counts) is a section's warning.
@@ -26,6 +26,7 @@ from reviewer.analysis.sections.leaderboard import leaderboard_section
 from reviewer.analysis.sections.leakage import leakage_section
 from reviewer.analysis.sections.mla import mla_section
 from reviewer.analysis.sections.model_comparison import comparison_section
+from reviewer.analysis.sections.panel import panel_section
 from reviewer.analysis.sections.project import project_section
 from reviewer.analysis.sections.section import Section
 from reviewer.analysis.sections.sources import source_section
@@ -49,6 +50,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
         topk_section(report, out_dir, style),
         calibration_section(report, out_dir, style),
         leaderboard_section(report, out_dir, style),
+        panel_section(report.panel),
         source_section(report, out_dir, style),
         zoom_section(report.zoom),
         leakage_section(report.leakage),
