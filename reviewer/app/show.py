@@ -6,7 +6,8 @@ correct / wrong / unclear, ReaL), the predicted class and the nearest label in
 WordNet, every run's top-5 on the image (with the labels' or the panel's word on
 each class), whether the prediction is a mistake of a run, the panel's votes,
 decisions and notes (all of them, unless the panel's blind rule is on: reviewer.panel.rules), what the imported
-evidence sources say (`reviewer.evidence`), and the zoom probe's result where computed.
+evidence sources say (`reviewer.evidence`), the zoom probe's result where computed, and the
+suggested category and severity with its reasons (`reviewer.review.suggest`; never a vote).
 """
 
 from __future__ import annotations
@@ -116,7 +117,24 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
         })
         record["zoom"].extend(_zoom(project, run_id, image_id, predicted_index))
     record.update(_neighbours(project, row.file_name, predicted_index))
+    record["suggestion"] = _suggestion(project, source, Item(image_id, predicted_index), targets, row.file_name,
+                                       original, runs)
     return record
+
+
+def _suggestion(project: Project, source: DetailSource, item: Item, targets: list[int], file_name: str,
+                original: ClassInfo | None, runs: list[int]) -> dict | None:
+    """The suggestion the review page shows beside the vote, from the same facts: the labels, the
+    evidence, the first stored zoom probe of a run predicting the class, the neighbours."""
+    from reviewer.app.zoom import stored_zoom
+    from reviewer.evidence import evidence_for
+    from reviewer.review.suggest import SuggestionFacts, suggest
+
+    lines = evidence_for(project, file_name, predicted=item.predicted, original=original.index if original else None)
+    zoom = next((view.summary for view in (stored_zoom(project, run_id=r, item=item) for r in runs) if view), None)
+    found = suggest(SuggestionFacts(item.predicted, tuple(targets), tuple(lines), zoom,
+                                    source.neighbour_facts(file_name, item.predicted)))
+    return None if found is None else found.as_dict()
 
 
 def _neighbours(project: Project, file_name: str, predicted: int) -> dict:
@@ -259,6 +277,8 @@ def format_record(record: dict) -> str:
         out.append("evidence    no evidence source imported (reviewer import-evidence)")
     for zoom in record["zoom"]:
         out.append(f"zoom        {zoom['text']}")
+    if record.get("suggestion"):
+        out.append(f"suggested   {record['suggestion']['line']} (not a vote)")
     if record.get("neighbour_evidence"):
         out.append(f"training    (index of {record['neighbour_index']})")
         out.extend(f"    {line}" for line in record["neighbour_evidence"])

@@ -127,8 +127,8 @@ class Suggestion:
 
     @property
     def line(self) -> str:
-        """The suggestion and its reasons in one line: 'Fine-grained, minor: WordNet distance 1 ...'."""
-        return f"{self.category.caption}, {self.severity.caption.lower()}: {self.reasons}"
+        """The suggestion and its reasons in one line: 'Fine-grained: WordNet distance 1 ...; minor: ...'."""
+        return f"{self.category.caption}: {self.reasons}"
 
     def as_dict(self) -> dict:
         return {"category": str(self.category), "severity": str(self.severity), "reasons": self.reasons,

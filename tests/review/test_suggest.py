@@ -43,7 +43,7 @@ def test_siblings_are_fine_grained_and_minor_with_the_ancestor_named():
     assert found.category_rule is Rule.NEAR and found.severity_rule is Rule.OTHERWISE
     assert found.reasons == ("WordNet distance 1 to wall clock (both a kind of clock); "
                              "minor: WordNet distance 1, nothing says major")
-    assert found.line == f"Fine-grained, minor: {found.reasons}"
+    assert found.line == f"Fine-grained: {found.reasons}"
 
 
 @pytest.mark.parametrize("label, distance, category, severity", [
