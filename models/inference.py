@@ -41,6 +41,14 @@ def default_batch_size(device: torch.device) -> int:
     return 16 if device.type == "cpu" else 128
 
 
+def padded_batch_size(device: torch.device, batch_size: int) -> int | None:
+    """The size every batch is padded to on `device` (`InferenceConfig.pad_to`): the run's
+    batch size on an accelerator, so that a run's last, smaller batch (or a resumed run's
+    remnants) is not a new shape to select kernels for; None on a CPU, where no padding
+    is needed (no kernel search, and blank rows would cost their compute)."""
+    return batch_size if device.type != "cpu" else None
+
+
 def set_tf32(enabled: bool) -> None:
     """TF32 for fp32 matrix products and convolutions on CUDA, on or off (process-wide).
     torch's newer `fp32_precision` settings where they exist: it refuses a mix of both APIs."""

@@ -63,7 +63,7 @@ from models import (
     load_model,
     top_k,
 )
-from models.inference import ForwardStreams
+from models.inference import ForwardStreams, padded_batch_size
 from models.pipeline import DECODERS
 from models.sources import LoadedModel
 from models.store import written_rows
@@ -195,7 +195,7 @@ def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequ
         pipeline = PipelineConfig(batch_size=batch_size or default_batch_size(loaded.device), num_workers=workers,
                                   draft=fast_decode, decoder=decoder, pin_memory=loaded.device.type == "cuda")
         # On an accelerator every batch has one shape (see InferenceConfig.pad_to).
-        pad_to = pipeline.batch_size if loaded.device.type != "cpu" else None
+        pad_to = padded_batch_size(loaded.device, pipeline.batch_size)
         attempts.append((index, _Attempt(project, run, loaded, model_name, pipeline=pipeline,
                                          inference=InferenceConfig(streams=streams, precision=precision,
                                                                    pad_to=pad_to),
