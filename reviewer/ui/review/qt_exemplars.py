@@ -54,7 +54,11 @@ class QtExemplarRow(QWidget):
         self.list.setFlow(QListView.Flow.LeftToRight)
         self.list.setWrapping(False)
         self.list.setIconSize(THUMB)
-        self.list.setFixedHeight(THUMB.height() + 14)
+        # One row of thumbnails, never a vertical scroll bar: where the strip is narrower than
+        # its thumbnails (a 1280 px window), the horizontal bar takes its own room below them
+        # instead of covering their lower edge (and bringing a vertical bar with it).
+        self.list.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setFixedHeight(THUMB.height() + 14 + self.list.horizontalScrollBar().sizeHint().height())
         self.list.setSpacing(2)
         self.list.setMovement(QListView.Movement.Static)
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -63,7 +67,7 @@ class QtExemplarRow(QWidget):
         self.list.itemClicked.connect(lambda item: self.activated.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.empty = text_label()
         style_muted(self.empty)
-        self.empty.setFixedHeight(THUMB.height() + 14)
+        self.empty.setFixedHeight(self.list.height())
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)

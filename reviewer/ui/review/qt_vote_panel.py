@@ -16,7 +16,18 @@ from html import escape
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reviewer.app.keymap import Keymap
 from reviewer.panel.votes import VoteState
@@ -24,6 +35,8 @@ from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.plain import text_label
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
 from reviewer.ui.theme import ACCENT, CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
+
+OTHERS_LINES = 8  # the other panelists' votes shown before their box scrolls
 
 BUTTONS = (  # (action, label, row, column, column span) on a grid of six columns
     ("verdict_correct", "Correct", 0, 0, 2),
@@ -126,7 +139,20 @@ class QtVotePanel(QtCard):
         self._status = ""
         layout.addWidget(section_title("Other panelists"))
         self.others = rich_label()
-        layout.addWidget(self.others)
+        # A large panel's votes and notes scroll inside their own box: the column (and with it
+        # the window, which grew to fit them) keeps its height from one mistake to the next.
+        self.others_box = QScrollArea()
+        self.others_box.setWidget(self.others)
+        self.others_box.setWidgetResizable(True)
+        self.others_box.setFrameShape(QFrame.Shape.NoFrame)
+        self.others_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        line = self.others.fontMetrics().lineSpacing()
+        self.others_box.setMinimumHeight(line + 6)
+        self.others_box.setMaximumHeight(line * OTHERS_LINES + 6)
+        self.others_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.others_box.viewport().setAutoFillBackground(False)
+        self.others.setAutoFillBackground(False)
+        layout.addWidget(self.others_box)
         self.set_keymap(keymap)
 
     def set_keymap(self, keymap: Keymap) -> None:
