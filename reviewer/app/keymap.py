@@ -61,6 +61,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("run_model", "Run a model…", "Window", ("Ctrl+R",)),
     Action("open_project", "Open a project…", "Window", ("Ctrl+O",)),
     Action("group_view", "Group view (panel discussion)", "Window", ("Ctrl+G",)),
+    Action("group_review", "Review mistakes in groups (same confusion, similar images)", "Window",
+           ("Ctrl+Shift+G",)),
     Action("analysis_view", "Analysis (report tables and plots)", "Window", ("Ctrl+Shift+A",)),
     Action("edit_keys", "Change keys…", "Window", ("Ctrl+K",)),
     Action("help", "Show or hide this help", "Window", ("?", "F1")),

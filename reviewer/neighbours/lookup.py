@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
 from reviewer.neighbours.store import IndexFiles, find_indexes
 
 KIND_WORDS = {"exact": "exact duplicate", "perceptual": "near duplicate (perceptual hash)",
@@ -137,6 +139,22 @@ class NeighbourIndex:
 
     def __contains__(self, file_name: str) -> bool:
         return file_name in self._neighbours or file_name in self._duplicates
+
+    def image_vectors(self, file_names: set[str]) -> dict[str, np.ndarray]:
+        """{file name: its embedding, float32} of the project's images asked for that the index
+        embedded (a skipped file's zero row is left out): the grouped review's neighbourhoods."""
+        wanted = {}
+        for row, (path, _) in enumerate(self.files.read_files("project")):
+            name = Path(path).name if path else ""
+            if name in file_names:
+                wanted[name] = row
+        if not wanted:
+            return {}
+        embeddings = self.files.open_embeddings("project")
+        rows = sorted(wanted.values())
+        vectors = np.asarray(embeddings[rows], dtype=np.float32)
+        by_row = dict(zip(rows, vectors))
+        return {name: by_row[row] for name, row in wanted.items() if np.any(by_row[row])}
 
     def all_duplicates(self) -> dict[str, tuple[Duplicate, ...]]:
         """{project file name: its duplicates} for every image that has one (the leakage report)."""

@@ -137,6 +137,10 @@ class WindowMenus:
             self.open_run_dialog()
         elif name == "group_view":
             self.open_group_view()
+        elif name == "group_review":
+            from reviewer.ui.review.qt_group_review import open_group_review
+
+            open_group_review(self)
         elif name == "analysis_view":
             self.open_analysis_view()
         elif name == "toggle_blind":

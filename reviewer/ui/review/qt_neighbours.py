@@ -224,14 +224,18 @@ def badged(image: QImage, kind: str) -> QImage:
 
 
 def preview_neighbour(shown: TrainingNeighbour | Duplicate, k: int, loader: ImageLoader, parent: QWidget) -> QDialog:
-    """The training image larger, in a window of its own that has the keys until it is
-    closed (Escape, Ctrl+W or its Close button): a vote key must never reach the mistake
-    behind it."""
+    """A neighbour or duplicate larger, its caption in words."""
+    return preview_image(shown.path, shown.file_name, describe(shown, k), loader, parent)
+
+
+def preview_image(path: str, title: str, caption_text: str, loader: ImageLoader, parent: QWidget) -> QDialog:
+    """An image larger, in a window of its own that has the keys until it is closed
+    (Escape, Ctrl+W or its Close button): a vote key must never reach the mistake behind it."""
     dialog = QDialog(parent)
-    dialog.setWindowTitle(shown.file_name)
+    dialog.setWindowTitle(title)
     dialog.resize(QSize(900, 700))
     layout = QVBoxLayout(dialog)
-    label = text_label(describe(shown, k) + " (Escape closes it)")
+    label = text_label(caption_text + " (Escape closes it)")
     label.setWordWrap(True)
     style_muted(label)
     layout.addWidget(label)
@@ -241,7 +245,7 @@ def preview_neighbour(shown: TrainingNeighbour | Duplicate, k: int, loader: Imag
     buttons.rejected.connect(dialog.reject)
     layout.addWidget(buttons)
     QShortcut(QKeySequence.StandardKey.Close, dialog, activated=dialog.reject)
-    key = fit_key(shown.path, QSize(1600, 1200))
+    key = fit_key(path, QSize(1600, 1200))
     view.show_message("Loading…")
 
     def loaded(d: Decoded) -> None:
@@ -249,7 +253,7 @@ def preview_neighbour(shown: TrainingNeighbour | Duplicate, k: int, loader: Imag
             if d.image is not None:
                 view.show_image(d.image, d.original_size)
             else:
-                view.show_message("Cannot read this image", f"{shown.path}: {d.error}")
+                view.show_message("Cannot read this image", f"{path}: {d.error}")
 
     loader.loaded.connect(loaded)
     dialog.finished.connect(lambda: loader.loaded.disconnect(loaded))
