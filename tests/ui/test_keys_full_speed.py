@@ -7,8 +7,6 @@ import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication
 
-from reviewer.app import panel as acts
-
 pytestmark = pytest.mark.gui
 
 
