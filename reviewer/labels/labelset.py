@@ -6,6 +6,10 @@ coordinate form: `rows[j]` (image position), `classes[j]`, `kinds[j]`
 image, as in the official TFDS v3 file; readers treat a class that is correct
 or unclear as accepted whatever else it is listed as (the reference rule).
 
+PatchML's labels (label set "patchml": each synthetic image's patch classes,
+`reviewer.importers.patchml`) are held apart in `patchml_rows` / `patchml_classes`,
+as ReaL's are: no metric of the multi-label set sees them.
+
 `multilabel` marks the images of the multi-label evaluation set (those a
 multi-label file lists). A project without such a set (a folder of images
 with their original labels, like the demo) has no multi-labels at all: there
@@ -21,7 +25,7 @@ scope and not problematic).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from sqlalchemy import select
@@ -48,6 +52,8 @@ class LabelSet:
     multilabel: np.ndarray  # bool [N]: in the multi-label evaluation set
     validation: np.ndarray  # bool [N]: an ImageNet validation image (ILSVRC2012_val_*)
     original_only: bool = False  # no multi-label set: the original labels stand in as correct labels
+    patchml_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # int32 [P]
+    patchml_classes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))  # int16 [P]
 
     def __len__(self) -> int:
         return len(self.image_ids)
@@ -155,18 +161,20 @@ def load_labelset(*, session: Session) -> LabelSet:
         lab_cls = np.fromiter((r[1] for r in labels), np.int16, len(labels))
         lab_kind = np.fromiter((KIND_CODES.get(r[2], CORRECT) for r in labels), np.int8, len(labels))
         is_real = np.fromiter((r[3] == "real" for r in labels), bool, len(labels))
+        is_patchml = np.fromiter((r[3] == "patchml" for r in labels), bool, len(labels))
     else:
         lab_img = np.zeros(0, np.int64)
         lab_cls = np.zeros(0, np.int16)
         lab_kind = np.zeros(0, np.int8)
-        is_real = np.zeros(0, bool)
+        is_real = is_patchml = np.zeros(0, bool)
     rows = np.searchsorted(image_ids, lab_img).astype(np.int32)
-    ml = ~is_real
+    ml = ~is_real & ~is_patchml
     labelset = LabelSet(
         image_ids=image_ids, original=original, problematic=problematic,
         rows=rows[ml], classes=lab_cls[ml], kinds=lab_kind[ml],
         real_rows=rows[is_real], real_classes=lab_cls[is_real],
         multilabel=multilabel, validation=validation,
+        patchml_rows=rows[is_patchml], patchml_classes=lab_cls[is_patchml],
     )
     return labelset if multilabel.any() else _original_labels_as_correct(labelset)
 

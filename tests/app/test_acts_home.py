@@ -47,6 +47,7 @@ WRITES = {
     "import-evidence": [(["{p}", "{t}/real.json"], "reviewer.app.evidence.import_evidence")],
     "adopt-evidence": [(["{p}", "real_labels"], "reviewer.app.evidence.adopt_evidence")],
     "index": [(["{p}", "--images", "{t}"], "reviewer.app.index.build_index")],
+    "patchml": [(["{p}", "--boxes", "{t}/boxes.csv", "--seed", "0"], "reviewer.app.patchml.make_patchml")],
     "demo": [(["--no-gui"], "reviewer.app.demo.prepare_demo_project")],
 }
 # Commands that change nothing: they read (the window's own acts go through reviewer.app,
