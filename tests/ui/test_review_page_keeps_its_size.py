@@ -29,3 +29,20 @@ def test_twenty_other_votes_scroll_and_the_window_keeps_its_height(qtbot, open_w
     assert window.height() == height
     assert panel.others_box.height() < panel.others.height()  # the votes scroll in their box
     assert panel.others_box.verticalScrollBar().maximum() > 0
+
+
+def test_the_vote_panel_keeps_its_height_through_the_queue(qtbot, open_window):
+    """Suggestions of different lengths (and none) do not change the vote panel's height:
+    the facts below it are not moved, laid out and painted again at every key."""
+    window = open_window()
+    state, panel = window.session.state, window.page.vote_panel
+    heights, texts = set(), set()
+    for _ in range(len(state.queue)):
+        qtbot.waitUntil(lambda: state.detail(state.current_item()) is not None, timeout=10_000)
+        QApplication.processEvents()
+        heights.add(panel.height())
+        texts.add(panel.suggestion.text())
+        if not state.next():
+            break
+    assert len(texts) > 1  # the suggestions differ from one mistake to the next
+    assert len(heights) == 1

@@ -32,10 +32,11 @@ from PySide6.QtWidgets import (
 from reviewer.app.keymap import Keymap
 from reviewer.panel.votes import VoteState
 from reviewer.terms import Category, Severity, Verdict
-from reviewer.ui.plain import text_label
+from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
 from reviewer.ui.theme import ACCENT, CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
 
+SUGGESTION_LINES = 3  # the suggestion's reasons shown; the tooltip has them whole
 OTHERS_LINES = 8  # the other panelists' votes shown before their box scrolls
 
 BUTTONS = (  # (action, label, row, column, column span) on a grid of six columns
@@ -118,7 +119,12 @@ class QtVotePanel(QtCard):
         self._marks = {name: _SuggestedMark(button) for name, button in self.buttons.items()
                        if name.startswith(("severity_", "category_"))}
         self.suggestion = rich_label()  # the suggested category and severity, and why (show_suggestion)
-        self.suggestion.setVisible(False)
+        # A fixed height, kept while the mistakes change: a line wrapping to 2, 3 or 4 lines made
+        # the column lay itself out again (and move the facts below) at every key. The whole
+        # text is the tooltip where it is longer.
+        self.suggestion.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.suggestion.setFixedHeight(self.suggestion.fontMetrics().lineSpacing() * SUGGESTION_LINES + 2)
+        self.suggestion.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.suggestion)
         self.note = rich_label()
         layout.addWidget(self.note)
@@ -199,7 +205,8 @@ class QtVotePanel(QtCard):
             if mark.isVisible() != (name in suggested):
                 mark.setVisible(name in suggested)
         if category is None:
-            self.suggestion.setVisible(False)
+            self.suggestion.setText("")
+            self.suggestion.setToolTip("")
             return
         if hidden:
             text = muted("Suggestion hidden until you give your verdict (View > Show published evidence before I vote)")
@@ -208,7 +215,7 @@ class QtVotePanel(QtCard):
             text = (f'<span style="color:{ACCENT}">Suggested, not voted:</span> <b>{escape(chosen)}</b> '
                     f"{muted('— ' + reasons)}")
         self.suggestion.setText(text)
-        self.suggestion.setVisible(True)
+        self.suggestion.setToolTip(plain_tip(f"Suggested, not voted: {chosen} — {reasons}") if not hidden else "")
 
     def show_suggestion_of(self, suggestion, *, hidden: bool = False) -> None:
         """`show_suggestion` of a `reviewer.review.suggest.Suggestion`, or None (cleared)."""
