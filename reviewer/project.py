@@ -230,9 +230,13 @@ class Project:
     # -- images --------------------------------------------------------------
     def image_file(self, image: Image) -> Path | None:
         """The image's file on disk, or None when the project has no file for it."""
-        if not image.path:
+        return self.stored_path_file(image.path)
+
+    def stored_path_file(self, stored: str | None) -> Path | None:
+        """The file of an image whose `Image.path` is `stored` (relative to the images' root)."""
+        if not stored:
             return None
-        path = Path(image.path)
+        path = Path(stored)
         if not path.is_absolute():
             base = self.images_root or self.root
             path = base / path

@@ -157,6 +157,7 @@ class DetailSource:
                 select(Run.id, Model.name).join(Model, Model.id == Run.model_id)).all())
             self.labels: LabelSet = reviewed_labelset(session=session, after_review=False)
         self._files = {r[0]: (r[1], r[2]) for r in images}
+        self._paths: dict[int, Path | None] = {}
         self._exemplars = _class_index(self.labels, {r[0] for r in images if r[2]})
         self._neighbours = NeighbourIndex.open(self.project.root)
 
@@ -169,8 +170,12 @@ class DetailSource:
         return None if index is None else index.facts(file_name, predicted=predicted)
 
     def image_path(self, image_id: int) -> Path | None:
-        file_name, path = self._files.get(image_id, ("", None))
-        return self.project.image_file(Image(file_name=file_name, path=path)) if path else None
+        """The image's file (None: the project has none), resolved once per image: each detail
+        asks for two dozen exemplars' paths, and building a table row per path to ask
+        `Project.image_file` was most of a detail's time on the reader thread."""
+        if image_id not in self._paths:
+            self._paths[image_id] = self.project.stored_path_file(self._files.get(image_id, ("", None))[1])
+        return self._paths[image_id]
 
     def model_name(self, run_id: int) -> str:
         return self._models.get(run_id, f"run {run_id}")
