@@ -1,7 +1,7 @@
 """The report's tables with one row per run, from the typed project summary
 (`reviewer.evaluation.summary.ProjectSummary`): MLA before and after the review
-(Table 1) and the variable top-k by label count (`reviewer.evaluation.topk`).
-Runs not complete (no metrics) have no row."""
+(Table 1), the variable top-k by label count (`reviewer.evaluation.topk`) and the same
+on each PatchML set (`reviewer.evaluation.patchml`). Runs not complete (no metrics) have no row."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ MLA_COLUMNS = ["run_id", "model", "image_slice", "images_covered"] + [
     f"{group}_{when}" for when in ("before", "after") for group in MLA_GROUPS]
 TOPK_COLUMNS = ["run_id", "model", "label_set", "labels", "images", "mean_jaccard", "mean_hit_rate", "all_in_topk",
                 "asma", "asma_share_found", "real_accuracy_1_to_5"]
+PATCHML_COLUMNS = ["run_id", "model", "patchml_set", "labels", "images", "mean_jaccard", "mean_hit_rate",
+                   "all_in_topk", "asma", "asma_share_found", "top1_in_labels"]
 
 
 def _by_group(scores: GroupScores) -> dict[str, float]:
@@ -55,3 +57,19 @@ def topk_table(summary: ProjectSummary) -> pd.DataFrame:
                              "asma_share_found": result.asma_share_found,
                              "real_accuracy_1_to_5": result.real_accuracy_1_to_5})
     return pd.DataFrame(rows, columns=TOPK_COLUMNS)
+
+
+def patchml_table(summary: ProjectSummary) -> pd.DataFrame:
+    """One row per complete run, PatchML set it predicted images of, and label count: the
+    subgroup's mean of both per-image scores and how many have all their labels in their
+    top-k; per run and set both ASMAs and the share whose top-1 is one of their labels."""
+    rows = []
+    for run in summary.runs:
+        if run.metrics is None:
+            continue
+        for name, result in run.metrics.variable_topk_patchml.items():
+            for k, group in sorted(result.by_label_count.items()):
+                rows.append({"run_id": run.id, "model": run.model, "patchml_set": name, "labels": int(k), **group,
+                             "asma": result.asma, "asma_share_found": result.asma_share_found,
+                             "top1_in_labels": result.real_accuracy_1_to_5})
+    return pd.DataFrame(rows, columns=PATCHML_COLUMNS)

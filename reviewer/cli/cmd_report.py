@@ -110,7 +110,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def _print_quality(report) -> None:
     """Per run: ASMA (Anzaku et al., ReaL labels; both readings, reviewer.evaluation.topk) with the
-    ReaL accuracy of the same images, QUBA's calibration and class balance."""
+    ReaL accuracy of the same images, the same on each PatchML set, QUBA's calibration and class balance."""
     for run in report.summary.runs:
         if run.metrics is None:
             continue
@@ -122,6 +122,10 @@ def _print_quality(report) -> None:
                          f"the valid labels and the top-k, as the papers cite), "
                          f"ASMA {100 * vt.asma_share_found:.1f}% (share of labels found, m/k), "
                          f"ReaL accuracy {100 * vt.real_accuracy_1_to_5:.2f}% (same images)")
+        for name, pm in run.metrics.variable_topk_patchml.items():  # Anzaku et al. §3.2 (reviewer patchml)
+            if not pm.reason:
+                parts.append(f"PatchML set '{name}', {pm.images} images: ASMA {100 * pm.asma:.1f}% (|Y∩Ŷ|/|Y∪Ŷ|), "
+                             f"ASMA {100 * pm.asma_share_found:.1f}% (m/k)")
         c = report.calibration.get(run.id)
         if c is not None and c.images:
             ace = f", ACE {100 * c.ace:.3f}%, CE {100 * c.ce:.2f}%" if c.ace == c.ace else ""

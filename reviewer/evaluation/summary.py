@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from sqlalchemy import Integer, cast, func, select
@@ -23,6 +23,7 @@ from reviewer.evaluation.metrics import (
     real_accuracy,
     top1_accuracy,
 )
+from reviewer.evaluation.patchml import PatchMLSet, patchml_sets, run_patchml
 from reviewer.evaluation.topk import VariableTopK, multilabel_variable_topk, real_variable_topk
 from reviewer.labels.labelset import LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
@@ -45,12 +46,15 @@ class RunMetrics:
     real: Score
     variable_topk: VariableTopK  # ReaL labels (Anzaku et al.)
     variable_topk_multilabel: VariableTopK  # the multi-label set's correct labels (this tool's variant)
+    # Per PatchML set the run predicted images of (Anzaku et al. §3.2; reviewer.evaluation.patchml)
+    variable_topk_patchml: dict[str, VariableTopK] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return {"predictions": self.predictions, "top1": self.top1.as_dict(), "mla": self.mla.as_dict(),
                 "mla_after_review": self.mla_after_review.as_dict(), "real": self.real.as_dict(),
                 "variable_topk": self.variable_topk.as_dict(),
-                "variable_topk_multilabel": self.variable_topk_multilabel.as_dict()}
+                "variable_topk_multilabel": self.variable_topk_multilabel.as_dict(),
+                "variable_topk_patchml": {name: v.as_dict() for name, v in self.variable_topk_patchml.items()}}
 
 
 @dataclass(frozen=True)
@@ -125,12 +129,14 @@ class ProjectSummary:
     project: ProjectCounts
     runs: tuple[RunSummary, ...]
     imported_reviews: tuple[ReviewSummary, ...]
+    patchml_sets: tuple[PatchMLSet, ...] = ()  # `reviewer patchml`'s sets; each run's figures are in its metrics
 
     def as_dict(self) -> dict:
         """The stable JSON of `reviewer report --json` (NaN where nothing was evaluated)."""
         return {"app_version": self.app_version, "project": asdict(self.project),
                 "runs": [run.as_dict() for run in self.runs],
-                "imported_reviews": [review.as_dict() for review in self.imported_reviews]}
+                "imported_reviews": [review.as_dict() for review in self.imported_reviews],
+                "patchml_sets": [s.as_dict() for s in self.patchml_sets]}
 
 
 def _counts_and_shares(counts: Counter, keys: list[str]) -> dict[str, LevelCount]:
@@ -140,9 +146,12 @@ def _counts_and_shares(counts: Counter, keys: list[str]) -> dict[str, LevelCount
 
 
 def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *, session: Session,
-                predictions: RunPredictions | None = None, collapsed: bool = False) -> RunMetrics:
-    """A complete run's metrics. `project` gives the run's probability file, `session` the rest."""
+                predictions: RunPredictions | None = None, collapsed: bool = False,
+                patchml: dict[str, PatchMLSet] | None = None) -> RunMetrics:
+    """A complete run's metrics. `project` gives the run's probability file, `session` the rest;
+    `patchml` the project's PatchML sets, when the caller has them."""
     preds = load_predictions(session=session, run_id=run.id) if predictions is None else predictions
+    patchml = patchml_sets(session=session) if patchml is None else patchml
     pos_b = before.positions(preds.image_ids)
     known = pos_b >= 0
     pos_b, top1 = pos_b[known], preds.top1[known]
@@ -156,6 +165,7 @@ def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *
         real=real_accuracy(before, pos_b, top1),
         variable_topk=real_variable_topk(before, pos_b, ranked),
         variable_topk_multilabel=multilabel_variable_topk(before, pos_b, ranked),
+        variable_topk_patchml=run_patchml(before, pos_b, ranked, patchml),
     )
 
 
@@ -183,6 +193,7 @@ def project_summary(project: Project, *, session: Session, before: LabelSet | No
         review_items[review.id] = list(conn.execute(select(ImportedReviewItem.category, ImportedReviewItem.severity)
                                                     .where(ImportedReviewItem.review_id == review.id)))
     name = session.get(ProjectSetting, "name")
+    patchml = patchml_sets(session=session)
     out_runs = []
     for run, model in runs:
         total, novel = mistake_counts.get(run.id, (0, 0))
@@ -193,7 +204,8 @@ def project_summary(project: Project, *, session: Session, before: LabelSet | No
             created_at=run.created_at.isoformat() if run.created_at else None,
             mistakes=MistakeCounts(total=int(total or 0), novel=int(novel or 0)),
             metrics=(run_metrics(project, run, before, after, session=session, predictions=predictions.get(run.id),
-                                 collapsed=collapsed) if run.status == RunStatus.COMPLETE else None)))
+                                 collapsed=collapsed, patchml=patchml)
+                     if run.status == RunStatus.COMPLETE else None)))
     out_reviews = []
     for review, model in reviews:
         items = review_items[review.id]
@@ -208,4 +220,4 @@ def project_summary(project: Project, *, session: Session, before: LabelSet | No
             images=int(n_images), images_with_files=int(n_files), problematic=int(n_problematic),
             multilabel_set=int(before.multilabel.sum()),
             evaluable=int(mla_images(before, np.arange(len(before))).sum())),
-        runs=tuple(out_runs), imported_reviews=tuple(out_reviews))
+        runs=tuple(out_runs), imported_reviews=tuple(out_reviews), patchml_sets=tuple(patchml.values()))

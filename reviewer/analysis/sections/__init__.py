@@ -6,7 +6,7 @@ results of `reviewer.analysis.report.build_report` and computes nothing of its o
 Every section says what its figures are and where the definition comes from (the
 computing modules: `reviewer.analysis.tables`, `run_tables`, `comparison`,
 `calibration`, `class_balance`, `panel_agreement`, `source_agreement`, `zoom_probe`,
-`reviewer.evaluation.topk`). Every share is shown with its count and denominator
+`reviewer.evaluation.topk`, `reviewer.evaluation.patchml`). Every share is shown with its count and denominator
 ("41.2% (7/17)", `cells`); what a reader must not miss (nothing locked yet, a
 chi-square on small expected counts) is a section's warning.
 """
@@ -27,6 +27,7 @@ from reviewer.analysis.sections.leakage import leakage_section
 from reviewer.analysis.sections.mla import mla_section
 from reviewer.analysis.sections.model_comparison import comparison_section
 from reviewer.analysis.sections.panel import panel_section
+from reviewer.analysis.sections.patchml import patchml_section
 from reviewer.analysis.sections.project import project_section
 from reviewer.analysis.sections.section import Section
 from reviewer.analysis.sections.sources import source_section
@@ -48,6 +49,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
         distance_section(report, out_dir, style),
         comparison_section(report),
         topk_section(report, out_dir, style),
+        patchml_section(report),
         calibration_section(report, out_dir, style),
         leaderboard_section(report, out_dir, style),
         panel_section(report.panel),
