@@ -26,8 +26,8 @@ Two readings the paper leaves open, and the choice made here:
   patches (26,778 x 2, 17,870 x 3, 13,281 x 4, 8,766 x 6, 5,736 x 9 in PatchML1). So the
   whole pool is used once per k, as here: floor(|S| / k) images for each k.
 - resampling and file format are not stated: PIL's bicubic resize, JPEG at quality 95
-  without chroma subsampling (ImageNet's own images are JPEGs; 72,000 PNGs of 512 x 512
-  would take about five times the disk).
+  without chroma subsampling (ImageNet's own images are JPEGs; as PNG the demo's composites
+  take three times the disk).
 """
 
 from __future__ import annotations
