@@ -65,9 +65,11 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
     position = int(labels.positions(np.array([image_id]))[0])
     own = labels.labels_of(position) if position >= 0 else {"correct": [], "wrong": [], "unclear": []}
     real = sorted(int(c) for c in labels.real_classes[labels.real_rows == position]) if position >= 0 else []
+    patchml = sorted(int(c) for c in labels.patchml_classes[labels.patchml_rows == position]) if position >= 0 else []
     original = ClassInfo.of(row.original_label) if row.original_label is not None else None
-    # The ground truth the prediction is compared with: the correct labels, else the original, else ReaL's.
-    targets = own["correct"] or ([original.index] if original else []) or real
+    # The ground truth the prediction is compared with: the correct labels, else the original, else ReaL's,
+    # else (a PatchML image) its patches' classes.
+    targets = own["correct"] or ([original.index] if original else []) or real or patchml
     relation = wordnet_relation(predicted_index, targets)
     record = {
         "image": {"file_name": row.file_name, "path": str(project.image_file(row) or "") or None,
@@ -78,6 +80,7 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
         "labels": {"original": _cls(original),
                    **{kind: [_cls(ClassInfo.of(c)) for c in own[kind]] for kind in ("correct", "wrong", "unclear")},
                    "real": [_cls(ClassInfo.of(c)) for c in real],
+                   "patchml": [_cls(ClassInfo.of(c)) for c in patchml],  # a PatchML image's patches' classes
                    "prediction_is": label_kind(own, predicted_index),
                    # The panel's standing final decision on this prediction, which the labels give way to.
                    "prediction_decided": (standing.verdict or None) if standing is not None else None},
@@ -233,6 +236,8 @@ def format_record(record: dict) -> str:
            f"unclear     {names(labels['unclear'])}",
            f"wrong       {names(labels['wrong'])}",
            f"ReaL        {names(labels['real'])}",
+           *([f"PatchML     {names(labels['patchml'])}  (its patches' classes: reviewer patchml)"]
+             if labels.get("patchml") else []),
            "prediction  " + (f"{labels['prediction_decided']} by the panel's final decision (the imported labels: "
                               f"{labels['prediction_is'] or 'not among them'})" if labels["prediction_decided"]
                               else labels["prediction_is"] or "not among the labels (unreviewed)")

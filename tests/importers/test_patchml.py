@@ -182,3 +182,16 @@ def test_a_second_set_of_one_seed_is_refused_and_the_first_stays(patchml, tmp_pa
         make_patchml(project, tmp_path / "boxes.csv", seed=7, name="../escape")
     with project.read() as session:
         assert len(session.execute(select(ImageSlice.id).where(ImageSlice.name == "patchml-s7")).all()) == 32
+
+
+def test_show_names_a_patchml_images_labels(patchml, capsys):
+    """'reviewer show' on a PatchML image lists its patches' classes (the manifest's wnids)."""
+    project, manifest = patchml
+    image = manifest["files"][0]
+    capsys.readouterr()
+    assert main(["show", str(project.root), "--image", image["file"], "--predicted", "1", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert [c["wnid"] for c in record["labels"]["patchml"]] == image["labels"]
+    assert record["labels"]["correct"] == [] and record["labels"]["original"] is None
+    assert main(["show", str(project.root), "--image", image["file"], "--predicted", "1"]) == 0
+    assert "PatchML     " in capsys.readouterr().out
