@@ -146,7 +146,7 @@ class ReviewState:
             return  # another run was chosen meanwhile
         self.queue = queue
         self.row = None
-        self._set_undo(undo)
+        self._set_undo(undo, tell=True)
         self.notify(ReviewEvent.QUEUE_LOADED)
         # Resume where the panelist stopped: the first mistake still to do for them.
         first = queue.first_to_do_row()
@@ -475,11 +475,14 @@ class ReviewState:
             self.status[item] = "recorded"
             if self.queue is not None:
                 self.queue.set_my_verdict(item, state.verdict)
+        self._set_undo(True)
+        # While more of this item's writes are on their way, the page still shows the vote as it
+        # will stand, "saving": nothing on screen changed (three keys, one repaint of the row).
+        if item not in self.pending:
+            self.notify(ReviewEvent.VOTE_CHANGED, item)
         if others_read:
             self._set_others(item, others)
-        self._set_undo(True)
-        self.notify(ReviewEvent.VOTE_CHANGED, item)
-        self.notify(ReviewEvent.OTHERS_CHANGED, item)
+            self.notify(ReviewEvent.OTHERS_CHANGED, item)
 
     def _vote_failed(self, item: Item, error: BaseException) -> None:
         self.pending[item] = self.pending.get(item, 1) - 1
@@ -534,9 +537,11 @@ class ReviewState:
         self.notify(ReviewEvent.VOTE_CHANGED, item)
         self.notify(ReviewEvent.OTHERS_CHANGED, item)
 
-    def _set_undo(self, available: bool) -> None:
-        self.undo_available = available
-        self.notify(ReviewEvent.UNDO_CHANGED, available)
+    def _set_undo(self, available: bool, *, tell: bool = False) -> None:
+        """Whether undo is available; told when it changes (or when asked: a fresh queue)."""
+        if tell or available != self.undo_available:
+            self.undo_available = available
+            self.notify(ReviewEvent.UNDO_CHANGED, available)
 
     def _failed(self, error: BaseException) -> None:
         text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"

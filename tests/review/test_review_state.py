@@ -114,6 +114,7 @@ def test_the_state_and_its_acts_load_without_qt():
 
 def test_three_keys_while_the_writer_is_held_show_at_once_and_read_back_once(review):
     state, runner, backend, events, item = review
+    events.clear()
     for changes in ({"verdict": "wrong"}, {"severity": "major"}, {"category": "fine_grained"}):
         state.vote(**changes)
     # Shown at once, as saving, before any write ran.
@@ -137,6 +138,9 @@ def test_three_keys_while_the_writer_is_held_show_at_once_and_read_back_once(rev
     assert (recorded.verdict, recorded.severity, recorded.category) == ("wrong", "major", "fine_grained")
     assert sum(1 for event, _ in events if event == ReviewEvent.PUBLISHED) == 3
     assert state.undo_available
+    # Each key showed the vote at once; of the writes only the last changed what is shown.
+    assert [args[0] for event, args in events if event == ReviewEvent.VOTE_CHANGED].count(item) == 4
+    assert [args[0] for event, args in events if event == ReviewEvent.OTHERS_CHANGED].count(item) == 1
 
 
 def test_a_failed_last_write_reads_back_what_the_database_holds(review, monkeypatch):
