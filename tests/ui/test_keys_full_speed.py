@@ -101,3 +101,29 @@ def test_example_strips_show_the_new_mistakes_images_only(qtbot, open_window, re
         with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
             state.next()
     assert len(set(seen)) > 1  # the mistakes' classes differ: the strips changed with them
+
+
+def test_moving_on_reads_no_decision_beyond_the_facts_and_a_lock_elsewhere_still_shows(
+        qtbot, open_window, review_project, monkeypatch):
+    """A mistake shown from the facts read ahead asks the database nothing more for its
+    decision (a read per key on the reader thread, which competes with the window for the
+    interpreter); a decision made meanwhile comes with its change record, which reads the
+    facts again, and the page shows it."""
+    from reviewer.app import panel as acts
+
+    window = open_window()
+    page, state = window.page, window.session.state
+    settle(qtbot, window)
+    asked = []
+    real = acts.decision_of
+    monkeypatch.setattr(acts, "decision_of", lambda *a, **k: asked.append(k.get("item")) or real(*a, **k))
+    for _ in range(3):
+        with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
+            state.next()
+    settle(qtbot, window)
+    assert asked == []
+    shown = state.current_item()
+    chair = acts.add_panelist(review_project, "chair", chair=True).value.id
+    done = acts.override(review_project, chair_id=chair, item=shown, verdict="unclear", reason="seen elsewhere")
+    window.session.watcher.publish(done.changes)  # as the poll reports another window's act
+    qtbot.waitUntil(lambda: "unclear" in page.vote_panel.decision.text(), timeout=10_000)

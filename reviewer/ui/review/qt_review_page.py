@@ -275,6 +275,7 @@ class QtReviewPage(QWidget):
 
     def _detail_ready(self, detail: MistakeDetail) -> None:
         key = (detail.image_id, detail.predicted.index)
+        self._decisions.pop(key, None)  # the facts just read carry the decision as it stands
         if key == self.review.current_item():
             self._show_detail(detail)
         elif detail.image_exists:  # prefetch the image of a coming mistake, the nearest first
@@ -287,12 +288,10 @@ class QtReviewPage(QWidget):
         self.details.set_evidence_hidden(not self.evidence_before_vote and self.review.my_vote(key).verdict is None)
         self.details.show_detail(detail)
         self.vote_panel.show_suggestion_of(detail.suggestion, hidden=self.details.evidence_hidden)  # never a vote
-        # The decision read with the facts, unless one read since is newer (a cached detail is
-        # shown again); read afresh as the mistake is shown, as the votes are.
-        self._decisions.setdefault(key, detail.decision)
-        self.vote_panel.show_decision(self._decisions[key])
-        self.session.reader.submit(acts.decision_of, self.session.project, item=Item(*key),
-                                   on_done=lambda d, k=key: self._decision_read(k, d), priority=2)
+        # The decision read with the facts, unless one read since is newer (after a vote: a
+        # unanimous panel decides). Not read again as the mistake is shown: a decision made
+        # since the facts were read comes with its change record, which reads the facts again.
+        self.vote_panel.show_decision(self._decision_of(key))
         self.zoom.show_mistake(self.session.project, self.review.run_id, Item(*key), self.session.panelist.id)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
