@@ -45,6 +45,7 @@ from sqlalchemy import and_, select
 from sqlmodel import Session
 
 from db.tables import Mistake, Model, Reviewer, Run, ZoomProbe
+from reviewer.evaluation.zoom_hard import ZoomHardSlice, zoom_hard_slices
 from reviewer.labels.labelset import LabelSet
 from reviewer.runs.zoom.result import (
     ACCEPTED_RULE,
@@ -68,7 +69,8 @@ GROUPS = tuple(str(g) for g in ZoomGroup)
 PAPER_OPTIMAL_ZOOM = {"share": 0.9891, "model": "ViT-B/32", "labels": "IN+ReaL",
                       "over": "all 50,000 ImageNet validation images (not a model's mistakes)"}
 HOW_TO_PROBE = ("No mistake has a zoom probe yet: press X on a mistake in the review window to run its model over "
-                "the 324 crops (Taesiri et al. 2023); the result is stored with the run.")
+                "the 324 crops (Taesiri et al. 2023), or probe all of a run's mistakes with 'reviewer zoom PROJECT "
+                "--run N'; the result is stored with the run.")
 
 
 def _pairs(levels) -> dict[str, list[int]]:
@@ -102,13 +104,19 @@ class ModelZoom:
     def taesiri_share(self) -> float | None:
         return self.taesiri_corrected / self.probed if self.probed else None
 
+    @property
+    def unclassifiable(self) -> int:
+        """Complete probes with no crop correct by IN+ReaL: Taesiri et al.'s "unclassifiable" (§4.1, §4.4.1)."""
+        return self.probed - self.taesiri_corrected
+
     def as_dict(self) -> dict:
         def pairs(d):
             return {k: {"corrected": c, "probed": n} for k, (c, n) in d.items()}
         return {"model": self.model, "runs": list(self.runs), "mistakes": self.mistakes, "probed": self.probed,
                 "corrected": self.corrected, "share": self.share, "accepted_rule": ACCEPTED_RULE,
                 "taesiri_in_real": {"rule": TAESIRI_RULE, "corrected": self.taesiri_corrected,
-                                    "probed": self.probed, "share": self.taesiri_share},
+                                    "probed": self.probed, "share": self.taesiri_share,
+                                    "unclassifiable": self.unclassifiable},
                 "partial": self.partial,
                 "partial_corrected": self.partial_corrected, "by_verdict": pairs(self.by_verdict),
                 "wrong_by_severity": pairs(self.by_severity), "wrong_by_category": pairs(self.by_category),
@@ -121,6 +129,8 @@ class ZoomReport:
     models: tuple[ModelZoom, ...] = ()
     unreadable: int = 0  # stored results this version cannot read (ZoomFormatError), left out
     real_labels: bool = True  # the project has ReaL labels (without, both rules go without them)
+    # The zoom-hard splits saved as slices (`reviewer zoom-split --save`), with their rules.
+    splits: tuple[ZoomHardSlice, ...] = ()
 
     @property
     def note(self) -> str:
@@ -130,7 +140,10 @@ class ZoomReport:
     def as_dict(self) -> dict:
         return {"note": self.note, "unreadable": self.unreadable, "accepted_rule": ACCEPTED_RULE,
                 "taesiri_rule": TAESIRI_RULE, "paper_optimal_zoom": dict(PAPER_OPTIMAL_ZOOM),
-                "real_labels": self.real_labels, "models": [m.as_dict() for m in self.models]}
+                "real_labels": self.real_labels, "models": [m.as_dict() for m in self.models],
+                "zoom_hard_splits": [{"slice": z.name, "images": z.images, "runs": z.runs,
+                                      "labels": z.rule.get("labels"), "counts": z.rule.get("counts", {})}
+                                     for z in self.splits]}
 
 
 def _decisions_by_item(decisions: pd.DataFrame) -> dict[tuple[int, int], tuple[str, str, str]]:
@@ -218,4 +231,5 @@ def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) 
                              partial=c["partial"], partial_corrected=c["partial_corrected"],
                              by_verdict=m.by_verdict, by_severity=m.by_severity, by_category=m.by_category,
                              crosstab=m.crosstab, by_group=m.by_group))
-    return ZoomReport(models=tuple(out), unreadable=unreadable, real_labels=bool(len(labels.real_rows)))
+    return ZoomReport(models=tuple(out), unreadable=unreadable, real_labels=bool(len(labels.real_rows)),
+                      splits=tuple(zoom_hard_slices(session=session)))

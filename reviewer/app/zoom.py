@@ -54,8 +54,9 @@ class ZoomError(UserError):
     """The probe cannot run for this mistake: no image file, a run without its model, ..."""
 
 
-def run_classifier(project: Project, run_id: int):
-    """The run's model (a `models.Classifier`), loaded once and kept."""
+def run_classifier(project: Project, run_id: int, *, device: str = "cpu"):
+    """The run's model (a `models.Classifier`) on `device` (auto: an accelerator where there is
+    one), loaded once and kept."""
     from models import Classifier, load_model
     from models.errors import ModelInputError
 
@@ -69,11 +70,11 @@ def run_classifier(project: Project, run_id: int):
     if source not in ("hub", "bundled", "checkpoint"):
         raise ZoomError(f"run {run_id} ({model.name}) was imported as {source}, without its model: the zoom probe "
                         "needs the model itself (run it with 'reviewer predict')")
-    key = (arch, checkpoint)
+    key = (arch, checkpoint, device)
     with _MODELS_LOCK:
         if key not in _MODELS:
             try:
-                loaded = load_model(arch, checkpoint=Path(checkpoint) if checkpoint else None, device="cpu")
+                loaded = load_model(arch, checkpoint=Path(checkpoint) if checkpoint else None, device=device)
             except ModelInputError as exc:
                 raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
             _MODELS[key] = Classifier(loaded)
@@ -144,3 +145,217 @@ def run_zoom(project: Project, *, run_id: int, item: Item, progress: Callable[[Z
     if result.done:
         store(result)
     return Done(view_of(result, item=item, accepted=accepted), Changes(items=frozenset([item])))
+
+
+# -- every mistake of a run (`reviewer zoom`) ----------------------------------------------
+@dataclass(frozen=True)
+class ZoomRunProgress:
+    """Where a probe of a run's mistakes stands (after each mistake)."""
+
+    run_id: int
+    total: int  # mistakes in scope (the first `limit` of the run's, by file name)
+    already: int  # found probed when it started: not computed again
+    done: int  # probed in this call so far (stored, complete or partial)
+    failed: int  # images that could not be used (no file, undecodable)
+    crops: int  # crops computed in this call
+    elapsed: float  # seconds since the first crop was asked for
+    last: str | None = None  # the file name of the mistake just probed
+
+    @property
+    def left(self) -> int:
+        return self.total - self.already - self.done - self.failed
+
+    @property
+    def crops_per_second(self) -> float:
+        return self.crops / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def mistakes_per_minute(self) -> float:
+        return 60 * self.done / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def seconds_left(self) -> float | None:
+        return self.left * self.elapsed / self.done if self.done else None
+
+
+@dataclass(frozen=True)
+class ZoomRunResult:
+    """What `probe_run` did: counts, speed, the images it could not use, and whether it was stopped."""
+
+    run_id: int
+    model: str
+    device: str
+    batch_size: int
+    first_pass: bool  # only the probe's first-pass scales were computed (results stored partial)
+    total: int
+    already: int
+    probed: int
+    crops: int
+    seconds: float  # from the first crop asked for to the last result stored
+    failed: tuple[tuple[str, str], ...] = ()  # (file name, reason)
+    stopped: bool = False
+    corrected: int = 0  # of the mistakes probed here, those some crop corrects (Taesiri et al.'s IN+ReaL)
+    complete: int = 0  # of the mistakes probed here, those whose grid is now complete
+
+    @property
+    def crops_per_second(self) -> float:
+        return self.crops / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def mistakes_per_minute(self) -> float:
+        return 60 * self.probed / self.seconds if self.seconds > 0 else 0.0
+
+
+def _panelist_id(session, name: str | None) -> int | None:
+    """Whose results these are: on a panel of database roles the connection's role (it may insert
+    only its own); elsewhere the panelist `name`, or the project's owner (None) without one."""
+    from reviewer.panel.identity import acting_reviewer, uses_database_roles
+
+    if not name and not uses_database_roles(session):
+        return None
+    return int(acting_reviewer(session=session, name=name).id)
+
+
+def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_pass: bool = False,
+              device: str = "auto", batch_size: int | None = None, workers: int | None = None,
+              reviewer: str | None = None, progress: Callable[[ZoomRunProgress], None] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> Done[ZoomRunResult]:
+    """Probe the run's mistakes with its own model (Taesiri et al. 2023 §3: 36 scales x a 3x3 grid of
+    224-px crops; §4.4.1 needs all 324 for "unclassifiable"), in large batches across mistakes
+    (`reviewer.runs.zoom.batched`), each result stored with the run as the window's probe stores it
+    (`save_zoom`: a row appended per mistake, one unit of work each), so a killed probe resumes:
+    a mistake whose result (as `reviewer` reads it) is complete is not computed again, and one's own
+    partial result is completed from its computed cells. `limit`: only the first N mistakes by file
+    name. `first_pass`: only the probe's six first-pass scales (54 crops; partial results, enough to
+    find most corrected mistakes). `progress` is called on this thread after each mistake;
+    `should_stop` is asked before each batch (a stop stores what was computed)."""
+    import time
+
+    from reviewer.runs.mistakes import stored_mistakes
+    from reviewer.runs.zoom.probe import FIRST_PASS_SCALES  # (loads torch)
+    from reviewer.runs.zoom.result import ZoomParams, taesiri_accepted_classes
+    from reviewer.runs.zoom.store import run_zooms
+    from reviewer.terms import RunStatus
+
+    if limit is not None and limit < 1:
+        raise InputError("--limit", f"{limit} mistakes", hint="give at least 1, or leave it out for all")
+    with project.read() as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            raise ZoomError(f"the project has no run {run_id} ('reviewer report PROJECT' lists the runs)")
+        if run.status != RunStatus.COMPLETE:
+            raise ZoomError(f"run {run_id} is {run.status}: its mistakes are stored when it completes "
+                            "(run the same 'reviewer predict' again to finish it)")
+        model_name = session.get(Model, run.model_id).name
+        me = _panelist_id(session, reviewer)
+        mistakes = sorted(stored_mistakes(session=session, run_id=run_id), key=lambda m: (m.file_name, m.image_id))
+        if limit is not None:
+            mistakes = mistakes[:limit]
+        paths = {m.image_id: project.image_file(session.get(Image, m.image_id)) for m in mistakes}
+        stored = run_zooms(session=session, run_id=run_id, reader_id=me)
+        labels = reviewed_labelset(session=session, after_review=False)
+    params = ZoomParams()
+    compute = FIRST_PASS_SCALES if first_pass else params.scales
+    jobs, already = [], 0
+    for mistake in mistakes:
+        chosen = stored.get((mistake.image_id, mistake.predicted))
+        if chosen is not None and _covers(chosen.result, compute):
+            already += 1
+            continue
+        # One's own partial result is completed; another panelist's is not taken over as one's own.
+        own = chosen is not None and chosen.computed_by == me and chosen.result.params == params
+        jobs.append((mistake, paths[mistake.image_id], chosen.result if own else None))
+    classifier, size = None, batch_size or 0
+    if jobs:  # torch and the model load only when there is work
+        from reviewer.runs.zoom.batched import ProbeJob, default_batch_size, probe_images
+
+        classifier = run_classifier(project, run_id, device=device)
+        size = batch_size or default_batch_size(classifier.device)
+    probed = crops = corrected = complete = 0
+    failed: list[tuple[str, str]] = []
+    stopped = False
+    items = []
+    started = time.perf_counter()
+    if jobs:
+        for done in probe_images(classifier, [ProbeJob(*job) for job in jobs], compute=compute,
+                                 batch_size=size, workers=workers, should_stop=should_stop):
+            mistake = done.key
+            stopped = stopped or done.stopped
+            if done.result is None:
+                failed.append((mistake.file_name, done.error or "could not be probed"))
+            elif done.computed:
+                project.write(lambda s, m=mistake, r=done.result: save_zoom(
+                    session=s, run_id=run_id, image=m.image_id, predicted=m.predicted, result=r, computed_by=me))
+                items.append(mistake.item)
+                probed += 1
+                crops += done.computed
+                complete += int(done.result.complete)
+                try:
+                    accepted = taesiri_accepted_classes(labels, mistake.image_id)
+                except KeyError:
+                    accepted = frozenset()
+                corrected += int(summarise(done.result, predicted=mistake.predicted, accepted=accepted).corrected)
+            if progress is not None:
+                progress(ZoomRunProgress(run_id=run_id, total=len(mistakes), already=already, done=probed,
+                                         failed=len(failed), crops=crops, elapsed=time.perf_counter() - started,
+                                         last=mistake.file_name))
+    result = ZoomRunResult(run_id=run_id, model=model_name, device=str(classifier.device) if classifier else "-",
+                           batch_size=size, first_pass=first_pass, total=len(mistakes), already=already,
+                           probed=probed, crops=crops, seconds=time.perf_counter() - started, failed=tuple(failed),
+                           stopped=stopped, corrected=corrected, complete=complete)
+    return Done(result, Changes(items=frozenset(items)))
+
+
+def _covers(result: ZoomResult, scales) -> bool:
+    """Every cell of `scales` is computed in `result` (a complete result covers any)."""
+    if result.complete:
+        return True
+    computed = result.computed
+    return all(s in result.params.scales and computed[result.scale_index(s)].all() for s in scales)
+
+
+# -- the zoom-hard split (`reviewer zoom-split`) ---------------------------------------------
+@dataclass(frozen=True)
+class ZoomHardOutcome:
+    result: object  # reviewer.evaluation.zoom_hard.ZoomHardResult
+    saved: int | None  # images stored as the slice (`save`), else None
+
+
+def zoom_hard_split(project: Project, *, runs: list[str], labels: str = "in-real", save: str | None = None,
+                    replace: bool = False, export: str | Path | None = None) -> Done[ZoomHardOutcome]:
+    """The mistakes that no crop of the zoom probe corrects for every run of `runs` (run ids or model
+    names; Taesiri et al. 2023 §4.1, §4.4.1: `reviewer.evaluation.zoom_hard`). One unit of work: a read,
+    or with `save` the write that also stores the unclassifiable images as that slice with the rule
+    (so `reviewer predict --images SLICE` reruns models on it and `reviewer export` writes it with its
+    manifest). `export`: the rule, the counts and every candidate written to this JSON file."""
+    from reviewer.evaluation.zoom_hard import ZoomHardRule, resolve_runs, save_zoom_hard
+    from reviewer.evaluation.zoom_hard import zoom_hard_split as split_of
+
+    def work(session) -> ZoomHardOutcome:
+        rule = ZoomHardRule(resolve_runs(session=session, specs=runs), labels=labels)
+        result = split_of(session=session, rule=rule)
+        size = save_zoom_hard(session=session, result=result, name=save, replace=replace) if save else None
+        return ZoomHardOutcome(result, size)
+
+    if save:
+        outcome = project.write(work)
+    else:
+        with project.read() as session:
+            outcome = work(session)
+    if export:
+        _write_zoom_hard(outcome.result, export)
+    return Done(outcome, Changes(labels=True) if save else Changes())
+
+
+def _write_zoom_hard(result, path: str | Path) -> None:
+    import json
+
+    from reviewer._files import atomic_write_text
+    from reviewer.evaluation.zoom_hard import UNCLASSIFIABLE
+
+    data = {"rule": result.rule.as_dict(), "counts": result.counts(), "images": result.images(UNCLASSIFIABLE),
+            "candidates": json.loads(result.table.to_json(orient="records"))}
+    try:
+        atomic_write_text(path, json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        raise UserError(f"could not write {path}: {exc.strerror or exc}") from exc

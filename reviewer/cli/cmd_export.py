@@ -88,6 +88,9 @@ def run_export(args: argparse.Namespace) -> int:
         left = info["left_out_incomplete"] + info["left_out_second_prediction"]
         print(f"  {info['file']}: {info['mistakes']} reviewed mistakes of {model}"
               + (f" ({left} left out: no category or severity, or a second prediction on an image)" if left else ""))
+    for split in m.get("zoom_hard_splits", []):
+        print(f"  {split['file']}: the zoom-hard split '{split['slice']}', {split['images']} images no zoomed crop "
+              f"corrects for {', '.join(split['runs'])}")
     return 0
 
 

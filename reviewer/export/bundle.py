@@ -6,6 +6,7 @@
       original_labels.json         original labels, ImageNetV2 annotated-list layout
       labels.csv / labels.parquet  one row per image
       mistakes/<model>_mistakes.json  each model's reviewed mistakes (imagenet-mistakes format)
+      splits/<slice>.json          each zoom-hard split (the mistakes no zoomed crop corrects), its rule
       manifest.json                app version, time, models and runs, review counts, the
                                    split and its rule, sha256 of every input and output
 
@@ -39,6 +40,7 @@ from reviewer.evaluation.slices import slice_names
 from reviewer.export import manifest as manifest_mod
 from reviewer.export.labels import annotation_file, label_table, original_labels
 from reviewer.export.mistakes import model_mistakes, models_with_reviews
+from reviewer.export.zoom_hard import zoom_hard_files
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.panel.final import decisions_table
 from reviewer.project import Project
@@ -142,6 +144,9 @@ def _write_files(session: Session, folder: Path, formats: tuple[str, ...], split
             notes["models"][model] = {"file": name, "mistakes": len(result.records),
                                       "left_out_incomplete": len(result.incomplete),
                                       "left_out_second_prediction": len(result.duplicates)}
+        splits, notes["zoom_hard_splits"] = zoom_hard_files(session=session)
+        for name, data in splits.items():
+            atomic_write_bytes(folder / name, _json_bytes(data))
     if "csv" in formats or "parquet" in formats:
         table = label_table(labels=labels, annotation=annotation, images=images)
         if "csv" in formats:

@@ -106,6 +106,8 @@ def build(project: Project, *, session: Session, created: datetime, version: int
         "reviews": review_counts(session=session),
         "split": {"slice": split if has_split else None, "images": notes["counts"]["split_images"],
                   "rule": slice_rule(session=session, name=split) if has_split else None},
+        # The zoom-hard splits written as splits/<slice>.json (none unless saved by `reviewer zoom-split`).
+        "zoom_hard_splits": notes.get("zoom_hard_splits", []),
         "counts": notes["counts"],
         "inputs": inputs,
         "outputs": outputs,

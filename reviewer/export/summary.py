@@ -33,6 +33,9 @@ def export_summary(result: ExportResult) -> ExportSummary:
         left = info["left_out_incomplete"] + info["left_out_second_prediction"]
         lines.append(f"{info['file']}: {info['mistakes']} reviewed mistakes of {model}"
                      + (f" ({left} left out: no category or severity, or a second prediction)" if left else ""))
+    for split in m.get("zoom_hard_splits", []):
+        lines.append(f"{split['file']}: the zoom-hard split '{split['slice']}', {split['images']} images no zoomed "
+                     f"crop corrects for {', '.join(split['runs'])}")
     manifest = result.path / MANIFEST
     lines.append(f"Manifest: {manifest}")
     files = [str(p.relative_to(result.path)) for p in result.data_files()] + [MANIFEST]

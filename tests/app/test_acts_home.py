@@ -49,6 +49,8 @@ WRITES = {
     "index": [(["{p}", "--images", "{t}"], "reviewer.app.index.build_index")],
     "patchml": [(["{p}", "--boxes", "{t}/boxes.csv", "--seed", "0"], "reviewer.app.patchml.make_patchml")],
     "demo": [(["--no-gui"], "reviewer.app.demo.prepare_demo_project")],
+    "zoom": [(["{p}", "--run", "1", "--limit", "20"], "reviewer.app.zoom.probe_run")],
+    "zoom-split": [(["{p}", "--runs", "1", "--save", "zoom_hard"], "reviewer.app.zoom.zoom_hard_split")],
 }
 # Commands that change nothing: they read (the window's own acts go through reviewer.app,
 # checked below); `leaderboard --plot` draws the table it prints.
@@ -61,7 +63,7 @@ DOMAIN_WRITES = {
     "write_model_mistakes", "export_probabilities", "store_evidence", "import_evidence", "adopt", "predict",
     "predict_models", "import_logits", "build_index", "build_report", "write_report", "save_split",
     "apply_split_rule", "apply_plan", "add_images", "store_review", "store_mistakes", "store_run_mistakes",
-    "write_setting",
+    "write_setting", "save_zoom", "save_zoom_hard", "save_slice",
 }
 # Modules that are nothing but writes (also an import-linter contract in pyproject.toml).
 WRITE_MODULES = {"reviewer.runs.compute", "reviewer.runs.logits", "reviewer.neighbours.build", "reviewer.panel.roles",

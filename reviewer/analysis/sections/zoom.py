@@ -17,12 +17,14 @@ from reviewer.analysis.zoom_probe import (
     VERDICTS,
     ZoomReport,
 )
+from reviewer.evaluation.zoom_hard import CORRECTED, NEEDS_PROBE, ZoomHardSlice
 from reviewer.runs.zoom.result import ACCEPTED_RULE, TAESIRI_RULE
 from reviewer.terms import CATEGORY_TITLES, SEVERITY_TITLES
 
 # The zoom table's two "corrected" columns: this tool's accepted labels and Taesiri et al.'s IN+ReaL.
 ZOOM_TOOL_COLUMN = "corrected by some crop (this tool: correct/unclear ∪ ReaL)"
 ZOOM_TAESIRI_COLUMN = "corrected by some crop (Taesiri et al.: IN+ReaL, original ∪ ReaL)"
+UNCLASSIFIABLE_COLUMN = "unclassifiable: no crop correct (IN+ReaL)"
 
 
 def _zoom_tables(zoom: ZoomReport) -> list[tuple[str, pd.DataFrame]]:
@@ -30,6 +32,7 @@ def _zoom_tables(zoom: ZoomReport) -> list[tuple[str, pd.DataFrame]]:
     probed = [m for m in zoom.models if m.probed or m.partial]
     rows = [{"model": m.model, "mistakes": str(m.mistakes), ZOOM_TOOL_COLUMN: share(m.corrected, m.probed),
              ZOOM_TAESIRI_COLUMN: share(m.taesiri_corrected, m.probed),
+             UNCLASSIFIABLE_COLUMN: share(m.unclassifiable, m.probed),
              **{f"panel: {v}": share(*m.by_verdict[v]) for v in VERDICTS},
              "partial (not in the shares)": (f"{m.partial}, {m.partial_corrected} already corrected"
                                              if m.partial else "0")} for m in probed]
@@ -50,7 +53,19 @@ def _zoom_tables(zoom: ZoomReport) -> list[tuple[str, pd.DataFrame]]:
                     "zoom-in S > 224; one mistake may count in several)"),
                    pd.DataFrame([{"model": m.model, **{g: share(m.by_group[g], m.probed) for g in GROUPS}}
                                  for m in probed])))
+    if zoom.splits:
+        tables.append((("Zoom-hard splits (reviewer zoom-split): the mistakes no crop corrects for every run named, "
+                        "saved as slices; counts when saved"),
+                       pd.DataFrame([_split_row(z) for z in zoom.splits])))
     return tables
+
+
+def _split_row(split: ZoomHardSlice) -> dict[str, str]:
+    counts = split.rule.get("counts", {})
+    return {"slice": split.name, "images": str(split.images), "runs": ", ".join(split.runs),
+            "labels": str(split.rule.get("labels", "")),
+            "corrected by some crop": str(counts.get(CORRECTED, "")),
+            "needing a complete probe then": str(counts.get(NEEDS_PROBE, ""))}
 
 
 def zoom_section(zoom: ZoomReport) -> Section:
@@ -71,7 +86,10 @@ def zoom_section(zoom: ZoomReport) -> Section:
         "is over all ImageNet validation images, not over a model's mistakes. Over each model's mistakes with a "
         "complete stored probe; partial probes (stopped) are counted apart, not in the shares. Split by the "
         "panel's final decision ('undecided': none, or reopened); severity and category for the mistakes decided "
-        "wrong.")
+        f"wrong. '{UNCLASSIFIABLE_COLUMN}': Taesiri et al.'s unclassifiable mistakes (§4.1, §4.4.1: none of the "
+        "324 crops correct), the ImageNet-Hard criterion; 'reviewer zoom PROJECT --run N' probes every mistake of a "
+        "run and 'reviewer zoom-split' saves those of one or several runs as a slice"
+        + (f" ({', '.join(repr(z.name) for z in zoom.splits)} here)." if zoom.splits else "."))
     if not zoom.real_labels:
         section.warnings.append("The project has no ReaL labels: both rules go without them (Taesiri et al.'s is "
                                 "then the original label alone). Import ReaL (reviewer import-labels) to compare.")

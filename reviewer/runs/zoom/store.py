@@ -136,3 +136,38 @@ def load_zoom(*, session: Session, run_id: int, image: int | str,
                           version=row.probe_version, complete=row.complete, computed_at=row.computed_at,
                           result=result, computed_by=by.name if by else None)
     return None
+
+
+@dataclass(frozen=True)
+class ChosenZoom:
+    """The result a reader takes for one mistake of a run, with whose it is (a panelist's id;
+    None: the project's owner)."""
+
+    result: ZoomResult
+    computed_by: int | None
+
+
+def run_zooms(*, session: Session, run_id: int, reader_id: int | None = None,
+              version: int = PROBE_VERSION) -> dict[tuple[int, int], ChosenZoom]:
+    """{(image id, predicted class): the result `reader_id` takes} for every stored probe of the
+    run, by the rules of `load_zoom` (its own first, then the owner's or the chair's, then
+    another's; complete before partial; the newest), in one query: what `reviewer zoom`
+    resumes from and the zoom-hard split reads. Damaged rows and other models' results are
+    passed over."""
+    run = session.get(Run, run_id)
+    if run is None:
+        raise KeyError(f"the project has no run {run_id}")
+    model = session.get(Model, run.model_id)
+    rows: dict[tuple[int, int], list[ZoomProbe]] = {}
+    for row in session.execute(select(ZoomProbe).where(ZoomProbe.run_id == run_id,
+                                                       ZoomProbe.probe_version == version)).scalars():
+        rows.setdefault((int(row.image_id), int(row.predicted)), []).append(row)
+    chairs = set(session.execute(select(Reviewer.id).where(Reviewer.is_chair.is_(True))).scalars())
+    out = {}
+    for key, candidates in rows.items():
+        for row in choose(candidates, reader_id=reader_id, trusted=chairs):
+            result = readable(row, model)
+            if result is not None:
+                out[key] = ChosenZoom(result, row.computed_by)
+                break
+    return out
