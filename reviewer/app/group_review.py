@@ -14,7 +14,7 @@ from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.votes import VoteState
 from reviewer.project import Project
-from reviewer.review.groups import GroupBy, MistakeGroup, group_mistakes
+from reviewer.review.groups import NEIGHBOURHOOD_SIMILARITY, GroupBy, MistakeGroup, group_mistakes
 
 NO_INDEX = ("grouping by similar images needs the project's images embedded: run 'reviewer index PROJECT "
             "--images TRAIN_DIR' first (or group by confusion)")
@@ -30,8 +30,9 @@ class GroupedMistakes:
 
 
 def mistake_groups(project: Project, *, run_id: int, reviewer_id: int, group_by: GroupBy | str,
-                   queue_filter=None) -> GroupedMistakes:
-    """The run's mistakes (as the panelist's queue filter shows them) in groups."""
+                   queue_filter=None, similarity: float = NEIGHBOURHOOD_SIMILARITY) -> GroupedMistakes:
+    """The run's mistakes (as the panelist's queue filter shows them) in groups
+    (`similarity`: the threshold of an embedding neighbourhood)."""
     from sqlalchemy import select
 
     from db.tables import Image
@@ -49,7 +50,7 @@ def mistake_groups(project: Project, *, run_id: int, reviewer_id: int, group_by:
             if index is None:
                 raise UserError(NO_INDEX)
             vectors = index.image_vectors({e.file_name for e in entries})
-        groups = group_mistakes(entries, group_by, vectors=vectors)
+        groups = group_mistakes(entries, group_by, vectors=vectors, similarity=similarity)
         items = [item for group in groups for item in group.items]
         votes = {item: current_vote(session=session, reviewer_id=reviewer_id, item=item) for item in items}
         ids = {item.image_id for item in items}

@@ -105,18 +105,23 @@ def neighbourhood_groups(entries: Sequence[QueueEntry], vectors: Mapping[str, np
             continue
         free[members] = False
         first = usable[seed]
-        labels = {names[e.original_label] for e in (usable[i] for i in members) if e.original_label is not None}
+        # Named by their labels, the first image's first (a reader sees at once what looks alike).
+        labels = list(dict.fromkeys(names[e.original_label] for e in (usable[i] for i in members)
+                                    if e.original_label is not None))
+        named = " · ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
         groups.append(MistakeGroup(
-            title=f"{len(members)} images like {first.file_name}",
-            reason=f"cosine similarity at least {similarity:.2f} with {first.file_name}; labelled "
-                   + (", ".join(sorted(labels)[:3]) + (" ..." if len(labels) > 3 else "") if labels else "nothing"),
+            title=f"like {named}" if labels else f"like {first.file_name}",
+            reason=f"{len(members)} images with cosine similarity at least {similarity:.2f} to {first.file_name} "
+                   f"(the first); labelled {', '.join(labels) or 'nothing'}",
             entries=tuple(usable[i] for i in members)))
     return groups
 
 
 def group_mistakes(entries: Sequence[QueueEntry], group_by: GroupBy | str, *,
-                   vectors: Mapping[str, np.ndarray] | None = None) -> list[MistakeGroup]:
+                   vectors: Mapping[str, np.ndarray] | None = None,
+                   similarity: float = NEIGHBOURHOOD_SIMILARITY) -> list[MistakeGroup]:
+    """The mistakes in groups one way (`similarity`: the neighbourhoods' threshold)."""
     group_by = GroupBy(group_by)
     if group_by == GroupBy.CONFUSION:
         return confusion_groups(entries)
-    return neighbourhood_groups(entries, vectors or {})
+    return neighbourhood_groups(entries, vectors or {}, similarity=similarity)

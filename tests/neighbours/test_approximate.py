@@ -32,7 +32,7 @@ def test_recall_against_exact_search_and_exact_similarities():
     queries = _clustered(np.random.default_rng(1), 200, 64, 60)
     valid = np.ones(len(base), dtype=bool)
     valid[::7] = False  # skipped files
-    index, settings = build_ivfpq(base, ApproximateSettings(code_bytes=16, nprobe=8), valid=valid)
+    index, settings = build_ivfpq(base, ApproximateSettings(code_bytes=16, nprobe=8, rerank=100), valid=valid)
     assert (settings.nlist, settings.code_bytes, settings.bits) == (77, 16, 8)
     rows, sims = search_ivfpq(index, base, queries, 10, settings=settings)
     exact, _ = knn(queries, base, 10, valid=valid)
@@ -75,7 +75,7 @@ def test_a_build_with_the_approximate_index_records_it_and_reuses_it(tmp_path, t
     lines.clear()
     again = build_index(project, approximate=ApproximateSettings(), **run)
     assert any(line.endswith("(built already)") for line in lines) and again.neighbours_computed == 0
-    # Exact again: every neighbour recomputed, and (one cell, 100 re-scored of 30) the same answer.
+    # Exact again: every neighbour recomputed, and (one cell, all 30 re-scored) the same answer.
     exact = build_index(project, **run)
     assert exact.neighbours_computed == 7 and exact.search.startswith("exact")
     assert json.loads(files.neighbours_path.read_text())["images"] == stored["images"]

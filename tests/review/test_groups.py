@@ -42,7 +42,8 @@ def test_neighbourhoods_gather_close_images_around_the_densest_first():
     entries = [entry(i, 0, 1) for i in range(1, 8)]
     groups = neighbourhood_groups(entries, vectors)
     assert [sorted(e.image_id for e in g.entries) for g in groups] == [[1, 2, 3], [4, 5]]
-    assert groups[0].title.endswith("images like 1.JPEG") and "cosine similarity at least 0.75" in groups[0].reason
+    assert groups[0].title == "like tench"  # every image here is labelled 0
+    assert groups[0].reason == "3 images with cosine similarity at least 0.75 to 1.JPEG (the first); labelled tench"
     # A cap on the size: the seed's nearest first; the one left over has no partner left.
     capped = neighbourhood_groups(entries, vectors, max_size=2)
     assert [len(g) for g in capped] == [2, 2] and sum(len(g) for g in capped) == 4

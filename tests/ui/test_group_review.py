@@ -124,3 +124,24 @@ def test_the_window_opens_it_from_the_view_menu(qtbot, open_window):
     qtbot.waitUntil(lambda: "share a group" in view.status.text(), timeout=10_000)
     assert view.status.text() == "No two of the 8 mistakes share a group this way."
     view.close()
+
+
+def test_similar_images_at_a_similarity_the_panelist_sets(qtbot, grouped, tmp_path):
+    import numpy as np
+    from index_data import write_index
+    from review_data import val_name
+
+    project, ann, run_id, _ = grouped
+    # The first chameleon and image 6 (an electric ray) at cosine 0.6; the rest apart.
+    vectors = np.vstack([np.eye(8)[:5], [0.6, 0, 0, 0, 0, 0, 0, 0.8]])
+    write_index(project.root, train_root=tmp_path, train=[],
+                project=[(f"/v/{val_name(n)}", "") for n in range(1, 7)], project_vectors=vectors)
+    view = open_view(qtbot, project, ann, run_id)
+    with qtbot.waitSignal(view.loaded, timeout=10_000):
+        view.group_by.setCurrentIndex(1)
+    assert view.similarity.isVisible() and view.similarity.value() == 0.75
+    assert view.empty.isVisible() and "Lower the similarity" in view.empty.text()
+    with qtbot.waitSignal(view.loaded, timeout=10_000):
+        view.similarity.setValue(0.55)
+    assert view.groups.count() == 1 and view.groups.item(0).text() == "like American chameleon · electric ray (2)"
+    assert [view.state.group.entries[i].file_name for i in range(2)] == [val_name(1), val_name(6)]

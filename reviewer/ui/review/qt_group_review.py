@@ -21,6 +21,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
+    QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QListView,
@@ -39,7 +40,7 @@ from reviewer.panel.votes import VoteState
 from reviewer.project import Project
 from reviewer.redact import scrub
 from reviewer.review.group_review import GROUP_ACTIONS, TOGGLE_PROBLEMATIC, GroupReview
-from reviewer.review.groups import GroupBy
+from reviewer.review.groups import NEIGHBOURHOOD_SIMILARITY, GroupBy
 from reviewer.terms import CATEGORY_SHORT_TITLES
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader
 from reviewer.ui.keys import KeyDispatcher
@@ -91,6 +92,17 @@ class QtGroupReview(QWidget):
         self.group_by.setCurrentIndex(self.group_by.findData(str(group_by)))
         self.group_by.currentIndexChanged.connect(lambda _: self.reload())
         self.group_by.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # How alike the images of a neighbourhood are: near copies at 0.9, one scene at about
+        # 0.75; lower it to gather alike classes (0.55 pairs brassiere and maillot with Lite0).
+        self.similarity = QDoubleSpinBox()
+        self.similarity.setRange(0.30, 0.99)
+        self.similarity.setSingleStep(0.05)
+        self.similarity.setDecimals(2)
+        self.similarity.setValue(NEIGHBOURHOOD_SIMILARITY)
+        self.similarity.setPrefix("similarity ≥ ")
+        self.similarity.setKeyboardTracking(False)
+        self.similarity.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.similarity.valueChanged.connect(lambda _: self.reload())
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)
         style_headline(self.title, point_size=13)
@@ -99,11 +111,14 @@ class QtGroupReview(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Group by"))
         top.addWidget(self.group_by)
+        top.addWidget(self.similarity)
         top.addSpacing(12)
         top.addWidget(self.title, 1)
 
         self.groups = QListWidget()
         self.groups.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.groups.setWordWrap(True)
+        self.groups.setMinimumWidth(300)
         self.groups.currentRowChanged.connect(self._group_chosen)
         self.reason = text_label()
         self.reason.setWordWrap(True)
@@ -125,6 +140,12 @@ class QtGroupReview(QWidget):
         centre_layout.setContentsMargins(0, 0, 0, 0)
         centre_layout.addWidget(self.reason)
         centre_layout.addWidget(self.tiles, 1)
+        self.empty = text_label()
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        style_headline(self.empty, point_size=13)
+        set_text_colour(self.empty, MUTED)
+        centre_layout.addWidget(self.empty, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.groups)
         splitter.addWidget(centre)
@@ -139,7 +160,8 @@ class QtGroupReview(QWidget):
         layout.addWidget(splitter, 1)
         layout.addWidget(self.status)
         layout.addWidget(self.help)
-        self.keys = KeyDispatcher(self, self._key_pressed)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.keys = KeyDispatcher(self, self._key_pressed, release_focus=self._release_focus)
         self.reload()
 
     # -- loading ------------------------------------------------------------------------------
@@ -147,10 +169,12 @@ class QtGroupReview(QWidget):
         self.keymap = keymap
 
     def reload(self) -> None:
+        neighbourhood = self.group_by.currentData() == GroupBy.NEIGHBOURHOOD
+        self.similarity.setVisible(neighbourhood)
         self.say("Grouping the mistakes…")
         self.runner.read(mistake_groups, self.project, run_id=self.run_id, reviewer_id=self.reviewer.id,
                          group_by=self.group_by.currentData(), queue_filter=self.queue_filter,
-                         on_done=self._loaded, on_error=self._failed)
+                         similarity=round(self.similarity.value(), 2), on_done=self._loaded, on_error=self._failed)
 
     def _loaded(self, grouped: GroupedMistakes) -> None:
         self.grouped = grouped
@@ -163,8 +187,13 @@ class QtGroupReview(QWidget):
         self._render_groups()
         covered = sum(len(g) for g in grouped.groups)
         self.say(f"{len(grouped.groups)} groups of {covered} of the run's {grouped.mistakes} mistakes "
-                            "shown by the queue's filter; the others are in no group" if grouped.groups else
-                            f"No two of the {grouped.mistakes} mistakes share a group this way.")
+                 "shown by the queue's filter; the others are in no group" if grouped.groups else
+                 f"No two of the {grouped.mistakes} mistakes share a group this way.")
+        self.empty.setText("" if grouped.groups else
+                           f"No two of the {grouped.mistakes} mistakes share a group this way: "
+                           + ("no label is mistaken for the same class twice. Try Similar images."
+                              if grouped.group_by == GroupBy.CONFUSION else
+                              "no two images are that alike. Lower the similarity, or try Same confusion."))
         self._show_group()
         self.loaded.emit()
 
@@ -192,6 +221,9 @@ class QtGroupReview(QWidget):
         self.loader.cancel_group("tiles")
         self.tiles.clear()
         group = state.group if state else None
+        for widget in (self.tiles, self.reason):
+            widget.setVisible(group is not None)
+        self.empty.setVisible(group is None)
         if group is None:
             self.title.setText("")
             self.reason.setText("")
@@ -267,6 +299,14 @@ class QtGroupReview(QWidget):
         preview_image(str(path), entry.file_name, f"{entry.file_name}: {self.state.group.title}", self.loader, self)
 
     # -- keys -----------------------------------------------------------------------------------
+    def _release_focus(self, widget, key: str) -> bool:
+        """Enter or Escape in the similarity box: the value applies and the keys are the review's again."""
+        if widget is not self.similarity and not self.similarity.isAncestorOf(widget):
+            return False
+        self.similarity.interpretText()
+        self.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
+
     def _columns(self) -> int:
         return max(1, self.tiles.viewport().width() // self.tiles.gridSize().width())
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QIcon, QImage, QKeySequence, QPainter, QPixmap, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QImage, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -37,7 +37,7 @@ from reviewer.ui.theme import ERROR, MUTED, WARNING, style_muted
 THUMB = QSize(112, 84)
 DWELL_MS = 150
 GROUP = "neighbours"
-BADGES = {"exact": ("EXACT COPY", ERROR), "perceptual": ("NEAR COPY", WARNING), "embedding": ("NEAR COPY", WARNING)}
+BADGES = {"exact": ("EXACT", ERROR), "perceptual": ("NEAR", WARNING), "embedding": ("NEAR", WARNING)}
 
 
 def caption(shown: TrainingNeighbour | Duplicate) -> str:
@@ -212,10 +212,13 @@ def badged(image: QImage, kind: str) -> QImage:
     painter.drawRect(QRect(0, 0, out.width() - 1, out.height() - 1))
     painter.drawRect(QRect(1, 1, out.width() - 3, out.height() - 3))
     font = QFont(painter.font())
-    font.setPixelSize(11)
     font.setBold(True)
+    font.setPixelSize(11)
+    # A portrait thumbnail is narrow (56 px at 84 high): the word shrinks to fit it.
+    while font.pixelSize() > 7 and QFontMetrics(font).horizontalAdvance(text) > out.width() - 4:
+        font.setPixelSize(font.pixelSize() - 1)
     painter.setFont(font)
-    band = QRect(0, 0, out.width(), 15)
+    band = QRect(0, 0, out.width(), font.pixelSize() + 4)
     painter.fillRect(band, QColor(colour))
     painter.setPen(QColor("#101010"))
     painter.drawText(band, Qt.AlignmentFlag.AlignCenter, text)
