@@ -7,13 +7,17 @@ than damaged.
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
+
+if TYPE_CHECKING:  # alembic loads only when a schema changes (0.3-1 s of every command's start)
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
@@ -23,16 +27,22 @@ class SchemaTooNewError(RuntimeError):
 
 
 def alembic_config() -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     return cfg
 
 
 def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
 
@@ -51,6 +61,10 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     lock file beside the database, on PostgreSQL a transaction-level advisory lock;
     the first upgrades, the others find the schema current and go on.
     """
+    if revision == "head" and _at_head(engine):
+        return  # the usual open, decided without loading alembic
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(alembic_config())
     current = current_revision(engine)
     _check_known(script, current)
@@ -64,6 +78,46 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
             _upgrade(engine, revision)
     else:
         _upgrade(engine, revision)
+
+
+def _at_head(engine: Engine) -> bool:
+    """Whether the database's one recorded revision is the newest migration file's, read
+    as text: alembic itself is not needed for the usual open. False whenever unsure (no
+    version table, several heads or rows, files it cannot read), and alembic decides."""
+    versions = MIGRATIONS_DIR / "versions"
+    try:
+        head = _file_head(versions, versions.stat().st_mtime_ns)
+        if head is None:
+            return False
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    except Exception:  # noqa: BLE001 - a new database has no version table: alembic makes it
+        return False
+    return rows == [head]
+
+
+_REVISION = re.compile(r"^revision\s*(?::[^=]*)?=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
+_DOWN_REVISION = re.compile(r"^down_revision\s*(?::[^=]*)?=\s*(.*)$", re.MULTILINE)
+
+
+@lru_cache(maxsize=4)
+def _file_head(versions: Path, _changed: int) -> str | None:
+    """The one revision no migration file revises (as alembic's head), or None when the
+    files name several heads or one cannot be read. `_changed`: the folder's mtime, so an
+    added file is seen."""
+    revisions, revised = set(), set()
+    for path in versions.glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        revision, down = _REVISION.search(source), _DOWN_REVISION.search(source)
+        if revision is None:
+            if path.name == "__init__.py":
+                continue
+            return None
+        revisions.add(revision.group(1))
+        if down is not None:
+            revised.update(re.findall(r"['\"]([^'\"]+)['\"]", down.group(1)))
+    heads = revisions - revised
+    return heads.pop() if len(heads) == 1 else None
 
 
 def _check_known(script: ScriptDirectory, current: str | None) -> None:
@@ -90,10 +144,15 @@ def downgrade(engine: Engine, revision: str) -> None:
     """Take the database back to an older `revision` (for going back to an older app).
     A step that would lose data refuses, and then nothing at all is changed (one
     transaction)."""
+    from alembic import command
+
     _upgrade(engine, revision, step=command.downgrade)
 
 
-def _upgrade(engine: Engine, revision: str, *, step=command.upgrade) -> None:
+def _upgrade(engine: Engine, revision: str, *, step=None) -> None:
+    from alembic import command
+
+    step = step or command.upgrade
     cfg = alembic_config()
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as conn:
