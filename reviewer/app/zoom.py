@@ -259,7 +259,7 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_
     jobs, already = [], 0
     for mistake in mistakes:
         chosen = stored.get((mistake.image_id, mistake.predicted))
-        if chosen is not None and _covers(chosen.result, compute):
+        if chosen is not None and _covers(chosen.result, compute, params):
             already += 1
             continue
         # One's own partial result is completed; another panelist's is not taken over as one's own.
@@ -306,12 +306,12 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_
     return Done(result, Changes(items=frozenset(items)))
 
 
-def _covers(result: ZoomResult, scales) -> bool:
-    """Every cell of `scales` is computed in `result` (a complete result covers any)."""
-    if result.complete:
-        return True
+def _covers(result: ZoomResult, scales, params) -> bool:
+    """`result` is a probe of `params` (the paper's grid) with every cell of `scales` computed."""
+    if result.params != params:
+        return False  # another grid (fewer scales, another crop size): not the paper's 324 crops
     computed = result.computed
-    return all(s in result.params.scales and computed[result.scale_index(s)].all() for s in scales)
+    return all(computed[result.scale_index(s)].all() for s in scales)
 
 
 # -- the zoom-hard split (`reviewer zoom-split`) ---------------------------------------------

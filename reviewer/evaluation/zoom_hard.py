@@ -23,8 +23,9 @@ applies:
 - `NO_LABELS`: the image has no labels to judge a crop by;
 - `CORRECTED`: some run's stored probe (complete, or partial: one correct crop
   already decides it) has a crop whose top-1 is correct;
-- `NEEDS_PROBE`: some run's mistake there has no complete probe yet
-  (`reviewer zoom PROJECT --run N` computes them);
+- `NEEDS_PROBE`: some run's mistake there has no complete probe of the paper's
+  grid yet (all 36 scales of Appendix A.3, 224-px crops; `reviewer zoom PROJECT
+  --run N` computes them);
 - `UNCLASSIFIABLE`: every run's complete probe has no correct crop: the split.
 
 Each run's probe is the result the project's owner reads (`runs.zoom.store`:
@@ -48,6 +49,7 @@ from reviewer.labels.labelset import LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.runs.mistakes import stored_mistakes
 from reviewer.runs.predictions import load_predictions
+from reviewer.runs.zoom.grid import CROP_SIZE, PAPER_SCALES
 from reviewer.runs.zoom.result import (
     ACCEPTED_RULE,
     PROBE_VERSION,
@@ -169,7 +171,10 @@ def zoom_hard_split(*, session: Session, rule: ZoomHardRule, labels: LabelSet | 
                 word = RUN_UNPROBED
             else:
                 summary = summarise(chosen.result, predicted=mistake.predicted, accepted=accepted)
-                word = RUN_CORRECTED if summary.corrected else (RUN_NONE if summary.complete else RUN_PARTIAL)
+                # No correct crop is final only over the paper's 324 crops (36 scales, 224 px).
+                grid = chosen.result.params
+                whole = summary.complete and grid.scales == PAPER_SCALES and grid.crop_size == CROP_SIZE
+                word = RUN_CORRECTED if summary.corrected else (RUN_NONE if whole else RUN_PARTIAL)
             words.setdefault(image, {})[column] = word
     rows = []
     for image, by_run in words.items():
