@@ -232,17 +232,25 @@ class BatchLoader:
     def __len__(self) -> int:
         return math.ceil(len(self.paths) / self.config.batch_size)
 
-    def __iter__(self) -> Iterator[ImageBatch]:
-        size = self.config.batch_size
-        starts = iter(range(0, len(self.paths), size))
-        self._pool = ThreadPoolExecutor(self.config.workers(), thread_name_prefix="decode",
-                                        initializer=_lower_priority if self.config.low_priority else None)
-        pending: deque[Future[ImageBatch]] = deque()
-        try:
-            for start in starts:
-                pending.append(self._pool.submit(self._load, start, start + size))
-                if len(pending) >= self.config.prefetch():
+    def start(self) -> "BatchLoader":
+        """Begin decoding the first `prefetch` batches (iterating starts them if not): a run
+        starts it before its model is moved and prepared, so the first batch waits less."""
+        if self._pool is None:
+            size = self.config.batch_size
+            self._starts = iter(range(0, len(self.paths), size))
+            self._pool = ThreadPoolExecutor(self.config.workers(), thread_name_prefix="decode",
+                                            initializer=_lower_priority if self.config.low_priority else None)
+            self._pending: deque[Future[ImageBatch]] = deque()
+            for start in self._starts:
+                self._pending.append(self._pool.submit(self._load, start, start + size))
+                if len(self._pending) >= self.config.prefetch():
                     break
+        return self
+
+    def __iter__(self) -> Iterator[ImageBatch]:
+        self.start()
+        size, starts, pending = self.config.batch_size, self._starts, self._pending
+        try:
             while pending:
                 batch = pending.popleft().result()
                 start = next(starts, None)

@@ -56,7 +56,6 @@ from models import (
     ModelInputError,
     PipelineConfig,
     ProbabilityWriter,
-    ProcessBatchLoader,
     create_batch_loader,
     default_batch_size,
     default_streams,
@@ -276,6 +275,10 @@ def _already_complete(project: Project, run: Run, model_name: str) -> RunResult:
     return result
 
 
+_PREDICTION_KEYS = ("run_id", "image_id", "row", *(f"pred_{k}" for k in range(1, 6)),
+                    *(f"prob_{k}" for k in range(1, 6)))
+
+
 class _Recorder:
     """Writes each batch's results on a thread of its own, in order (the file's
     rows made durable, then the database rows that say they exist), while the
@@ -407,14 +410,12 @@ class _Attempt:
 
     def _commit(self, rows: np.ndarray, probs: np.ndarray) -> None:
         classes, values = top_k(probs)
-        ids = self.ids
-        records = [
-            {"run_id": self.run.id, "image_id": ids[row], "row": int(row),
-             **{f"pred_{k + 1}": int(classes[i, k]) for k in range(5)},
-             **{f"prob_{k + 1}": float(values[i, k]) for k in range(5)}}
-            for i, row in enumerate(rows)
-        ]
-        self.project.write(lambda session: session.execute(insert(Prediction), records))
+        ids, run_id = self.ids, self.run.id
+        # Whole arrays to Python numbers at once (the same ints and floats as element by element),
+        # and a Core insert of plain rows: no ORM bookkeeping per prediction.
+        records = [dict(zip(_PREDICTION_KEYS, (run_id, ids[row], row, *top, *probabilities)))
+                   for row, top, probabilities in zip(rows.tolist(), classes.tolist(), values.tolist())]
+        self.project.write(lambda session: session.connection().execute(insert(Prediction.__table__), records))
 
     def _finish(self, status: str, done_now: int, seconds: float, *, called: float, error: str | None = None) -> dict:
         classifier_settings = self.classifier.settings() if self.classifier else {"precision": self.inference.precision}
@@ -466,10 +467,9 @@ class _Pass:
         config = replace(first.pipeline, prefetch_batches=first.pipeline.prefetch_batches
                          or first.pipeline.workers() + streams_count)
         loader = create_batch_loader(paths, first.loaded.data_config, config)
-        if isinstance(loader, ProcessBatchLoader):
-            # Fork the decoding processes before this process has threads or a GPU context:
-            # they decode the first batches while the weights move to the device.
-            loader.start()
+        # Decoding starts here: the first batches are decoded while the weights move to the
+        # device. Processes are forked before this process has threads or a GPU context.
+        loader.start()
         started, status, opened = time.perf_counter(), RunStatus.CANCELLED, []
         device = first.loaded.device
         share_copy = len(attempts) > 1 and device.type != "cpu"

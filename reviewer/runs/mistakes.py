@@ -22,7 +22,7 @@ from sqlalchemy import delete, insert, select
 from sqlmodel import Session
 
 from db.tables import Image, Mistake
-from reviewer.classes.wordnet import hierarchy_distance
+from reviewer.classes.wordnet import hierarchy_levels
 from reviewer.items import Item
 from reviewer.labels.labelset import CORRECT, WRONG, LabelSet, accepted, evaluable
 from reviewer.labels.reviewed import reviewed_labelset
@@ -98,9 +98,12 @@ def distances_to_labels(labels: LabelSet, positions: np.ndarray, predicted: np.n
     starts = np.searchsorted(rows, positions, side="left")
     ends = np.searchsorted(rows, positions, side="right")
     out: list[int | None] = []
+    classes, original = classes.tolist(), labels.original
+    # The levels alone (cached per pair): the same number as hierarchy_distance(...).distance,
+    # without the paths, which cost 0.7 s of a 20,000-image run's end (8,000 mistakes).
     for pos, pred, lo, hi in zip(positions.tolist(), predicted.tolist(), starts.tolist(), ends.tolist()):
-        targets = classes[lo:hi].tolist() or ([int(labels.original[pos])] if labels.original[pos] >= 0 else [])
-        out.append(min(hierarchy_distance(pred, t).distance for t in targets) if targets else None)
+        targets = classes[lo:hi] or ([int(original[pos])] if original[pos] >= 0 else [])
+        out.append(min(hierarchy_levels(pred, t) for t in targets) if targets else None)
     return out
 
 

@@ -159,3 +159,22 @@ def test_decoding_threads_run_in_the_idle_class_and_the_caller_does_not(shared_d
     assert sum(len(b.positions) for b in loader) == 4
     assert classes == [os.SCHED_IDLE] * 4
     assert os.sched_getscheduler(0) == os.SCHED_OTHER
+
+
+def test_a_started_loader_decodes_before_it_is_iterated_and_gives_the_same_batches(shared_data):
+    """A run starts decoding before its model is moved and prepared (reviewer.runs.compute):
+    the first batches are decoded by then, and iterating gives every batch once, in order."""
+    import threading
+
+    files = sorted((shared_data / "imagenet-samples").iterdir())[:10]
+    decoded = threading.Semaphore(0)
+    loader = BatchLoader(files, CONFIG, PipelineConfig(batch_size=4, num_workers=2, prefetch_batches=2))
+    transform = loader.transform
+    loader.transform = lambda image: (decoded.release(), transform(image))[1]
+    loader.start()
+    assert all(decoded.acquire(timeout=60) for _ in range(8))  # the first two batches, not yet asked for
+    started = [(b.positions, b.pixels) for b in loader]
+    plain = [(b.positions, b.pixels) for b in BatchLoader(files, CONFIG, PipelineConfig(batch_size=4, num_workers=2))]
+    assert [p for p, _ in started] == [p for p, _ in plain] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert all(torch.equal(a, b) for (_, a), (_, b) in zip(started, plain))
+    assert not [t for t in threading.enumerate() if t.name.startswith("decode")]
