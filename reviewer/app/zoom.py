@@ -1,11 +1,15 @@
 """The zoom probe as acts: run it for one mistake (on a worker thread, with partial
 results as it goes), store it with the run, and read what is stored, with each
-crop's outcome for the mistake (`reviewer.runs.zoom`).
+crop's outcome for the mistake (`reviewer.runs.zoom`); probe every mistake of a run
+(`probe_run`, `reviewer zoom`); and the zoom-hard split of the mistakes no crop
+corrects (`zoom_hard_split`, `reviewer zoom-split`; Taesiri et al. 2023 §4.4.1).
 
-The model is the run's own: loaded once per (architecture, checkpoint) and kept,
-so a second probe starts at once. A result is stored as soon as the first pass
+The model is the run's own: loaded once per (architecture, checkpoint, device) and
+kept, so a second probe starts at once. A result is stored as soon as the first pass
 is done and again when complete, so every panelist sees it and a closed window
-loses at most the scales in flight.
+loses at most the scales in flight; `probe_run` stores each mistake's result when
+its last crop is in, one unit of work each, so a killed probe loses at most the
+mistakes in flight.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from reviewer.runs.zoom.result import ZoomCell, ZoomResult, ZoomSummary, accepte
 from reviewer.runs.zoom.store import load_zoom, save_zoom
 
 # torch and the models are imported by the acts that run a model, not by reading results.
-_MODELS: dict = {}  # (architecture, checkpoint) -> models.Classifier
+_MODELS: dict = {}  # (architecture, checkpoint, device) -> models.Classifier
 _MODELS_LOCK = threading.Lock()
 
 
@@ -154,7 +158,7 @@ class ZoomRunProgress:
 
     run_id: int
     total: int  # mistakes in scope (the first `limit` of the run's, by file name)
-    already: int  # found probed when it started: not computed again
+    already: int  # found probed when it started (or, with skip_corrected, already corrected): not computed
     done: int  # probed in this call so far (stored, complete or partial)
     failed: int  # images that could not be used (no file, undecodable)
     crops: int  # crops computed in this call
@@ -190,6 +194,7 @@ class ZoomRunResult:
     total: int
     already: int
     probed: int
+    skipped_corrected: int  # with skip_corrected: left out, a stored crop already corrects them
     crops: int
     seconds: float  # from the first crop asked for to the last result stored
     failed: tuple[tuple[str, str], ...] = ()  # (file name, reason)
@@ -217,7 +222,8 @@ def _panelist_id(session, name: str | None) -> int | None:
 
 
 def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_pass: bool = False,
-              device: str = "auto", batch_size: int | None = None, workers: int | None = None,
+              skip_corrected: bool = False, device: str = "auto", batch_size: int | None = None,
+              workers: int | None = None,
               reviewer: str | None = None, progress: Callable[[ZoomRunProgress], None] | None = None,
               should_stop: Callable[[], bool] | None = None) -> Done[ZoomRunResult]:
     """Probe the run's mistakes with its own model (Taesiri et al. 2023 §3: 36 scales x a 3x3 grid of
@@ -227,7 +233,9 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_
     a mistake whose result (as `reviewer` reads it) is complete is not computed again, and one's own
     partial result is completed from its computed cells. `limit`: only the first N mistakes by file
     name. `first_pass`: only the probe's six first-pass scales (54 crops; partial results, enough to
-    find most corrected mistakes). `progress` is called on this thread after each mistake;
+    find most corrected mistakes). `skip_corrected`: leave out the mistakes whose stored result
+    already has a crop correct by IN+ReaL (after a first pass, the rest of the grid is computed only
+    where the zoom-hard split still needs it). `progress` is called on this thread after each mistake;
     `should_stop` is asked before each batch (a stop stores what was computed)."""
     import time
 
@@ -256,11 +264,14 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_
         labels = reviewed_labelset(session=session, after_review=False)
     params = ZoomParams()
     compute = FIRST_PASS_SCALES if first_pass else params.scales
-    jobs, already = [], 0
+    jobs, already, skipped = [], 0, 0
     for mistake in mistakes:
         chosen = stored.get((mistake.image_id, mistake.predicted))
         if chosen is not None and _covers(chosen.result, compute, params):
             already += 1
+            continue
+        if skip_corrected and chosen is not None and _corrected(chosen.result, mistake, labels):
+            skipped += 1
             continue
         # One's own partial result is completed; another panelist's is not taken over as one's own.
         own = chosen is not None and chosen.computed_by == me and chosen.result.params == params
@@ -296,14 +307,25 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_
                     accepted = frozenset()
                 corrected += int(summarise(done.result, predicted=mistake.predicted, accepted=accepted).corrected)
             if progress is not None:
-                progress(ZoomRunProgress(run_id=run_id, total=len(mistakes), already=already, done=probed,
-                                         failed=len(failed), crops=crops, elapsed=time.perf_counter() - started,
-                                         last=mistake.file_name))
+                progress(ZoomRunProgress(run_id=run_id, total=len(mistakes), already=already + skipped,
+                                         done=probed, failed=len(failed), crops=crops,
+                                         elapsed=time.perf_counter() - started, last=mistake.file_name))
     result = ZoomRunResult(run_id=run_id, model=model_name, device=str(classifier.device) if classifier else "-",
                            batch_size=size, first_pass=first_pass, total=len(mistakes), already=already,
-                           probed=probed, crops=crops, seconds=time.perf_counter() - started, failed=tuple(failed),
+                           probed=probed, skipped_corrected=skipped, crops=crops, seconds=time.perf_counter() - started, failed=tuple(failed),
                            stopped=stopped, corrected=corrected, complete=complete)
     return Done(result, Changes(items=frozenset(items)))
+
+
+def _corrected(result: ZoomResult, mistake, labels) -> bool:
+    """Some computed crop of `result` is correct by Taesiri et al.'s IN+ReaL (the split's default)."""
+    from reviewer.runs.zoom.result import taesiri_accepted_classes
+
+    try:
+        accepted = taesiri_accepted_classes(labels, mistake.image_id)
+    except KeyError:
+        return False
+    return summarise(result, predicted=mistake.predicted, accepted=accepted).corrected
 
 
 def _covers(result: ZoomResult, scales, params) -> bool:

@@ -182,13 +182,17 @@ def _print_zoom(zoom) -> None:
         partial = f"; partial {m.partial} ({m.partial_corrected} already corrected), not counted" if m.partial else ""
         print(f"  {m.model}: {m.probed} of {m.mistakes} mistakes probed, corrected by some crop "
               f"{_share(m.corrected, m.probed)}{partial}")
-        print(f"    Taesiri et al.'s rule (IN+ReaL): corrected by some crop {_share(m.taesiri_corrected, m.probed)}")
+        print(f"    Taesiri et al.'s rule (IN+ReaL): corrected by some crop {_share(m.taesiri_corrected, m.probed)}; "
+              f"unclassifiable, no crop correct {_share(m.unclassifiable, m.probed)}")
         print("    panel: " + ", ".join(f"{v} {_share(*m.by_verdict[v])}" for v in VERDICTS))
         for name, table, keys in (("severity", m.by_severity, SEVERITIES), ("category", m.by_category, CATEGORIES)):
             cells = [f"{k} {_share(*table[k])}" for k in keys if table[k][1]]
             if cells:
                 print(f"    wrong, {name}: " + ", ".join(cells))
         print("    zoom group: " + ", ".join(f"{g} {_share(m.by_group[g], m.probed)}" for g in GROUPS))
+    for split in zoom.splits:
+        print(f"  zoom-hard split '{split.name}' (reviewer zoom-split): {split.images} images no crop corrects for "
+              f"{', '.join(split.runs)} ({split.rule.get('labels')} labels)")
     if zoom.unreadable:
         print(f"  ({zoom.unreadable} stored result(s) could not be read and are left out)")
 

@@ -31,6 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="only the probe's six first-pass scales (54 crops a mistake instead of 324): finds most "
                         "mistakes some crop corrects, at a sixth of the cost; a mistake it leaves uncorrected "
                         "needs the full probe (the same command without --first-pass completes it)")
+    p.add_argument("--skip-corrected", action="store_true",
+                   help="leave out the mistakes a stored crop already corrects (IN+ReaL): after --first-pass, "
+                        "the rest of the grid only where 'zoom-split' still needs it (the report's shares count "
+                        "complete probes only)")
     p.add_argument("--device", default="auto", help="auto (default: an accelerator where there is one), cpu, cuda, "
                                                     "cuda:N or mps")
     p.add_argument("--batch-size", type=int, default=None, metavar="N",
@@ -116,8 +120,9 @@ def run_zoom(args: argparse.Namespace) -> int:
     lines = _Lines()
     try:
         result = probe_run(project, run_id=args.run, limit=args.limit, first_pass=args.first_pass,
-                           device=args.device, batch_size=args.batch_size, workers=args.workers,
-                           reviewer=args.reviewer, progress=lines, should_stop=stop.is_set).value
+                           skip_corrected=args.skip_corrected, device=args.device, batch_size=args.batch_size,
+                           workers=args.workers, reviewer=args.reviewer, progress=lines,
+                           should_stop=stop.is_set).value
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
@@ -136,6 +141,8 @@ def _print_result(r, args: argparse.Namespace) -> None:
     print(f"run #{r.run_id} ({r.model}), {scope}" + (" (first pass: 6 scales, 54 crops each)" if r.first_pass else ""))
     if r.already:
         print(f"  {r.already} already probed before: not computed again")
+    if r.skipped_corrected:
+        print(f"  {r.skipped_corrected} left out: a stored crop already corrects them (--skip-corrected)")
     if r.probed:
         print(f"  probed {r.probed} in {_duration(r.seconds)}: {r.crops} crops, {r.crops_per_second:.1f} crops/s, "
               f"{r.mistakes_per_minute:.1f} mistakes/min on {r.device} (batches of {r.batch_size})")
@@ -147,7 +154,7 @@ def _print_result(r, args: argparse.Namespace) -> None:
         print(f"  not probed: {name}: {reason}")
     if len(r.failed) > 10:
         print(f"  ... and {len(r.failed) - 10} more not probed")
-    left = r.total - r.already - r.probed - len(r.failed)
+    left = r.total - r.already - r.skipped_corrected - r.probed - len(r.failed)
     if r.stopped or left > 0:
         print(f"stopped: {left} mistakes left; run the same command again to resume")
     else:

@@ -188,6 +188,11 @@ def test_saved_as_a_slice_exported_and_reported(case, tmp_path, capsys):
 
     assert main(["export", str(project.root), str(tmp_path / "cli")]) == 0
     assert "splits/zoom_hard.json: the zoom-hard split 'zoom_hard', 2 images" in capsys.readouterr().out
+    assert main(["report", str(project.root)]) == 0
+    out = capsys.readouterr().out
+    assert "corrected by some crop 16.7% (1/6); unclassifiable, no crop correct 83.3% (5/6)" in out
+    assert f"zoom-hard split 'zoom_hard' (reviewer zoom-split): 2 images no crop corrects for model-A (run {run_a}), " \
+           f"model-B (run {run_b}) (in-real labels)" in out
 
 
 def test_nothing_unclassifiable_saves_nothing(case):

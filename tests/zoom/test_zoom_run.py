@@ -26,9 +26,10 @@ import reviewer.runs.zoom.batched as batched
 from db.engine import write_session
 from db.tables import Image, ZoomProbe
 from reviewer.app.runs import run_model
-from reviewer.app.zoom import probe_run
+from reviewer.app.zoom import probe_run, zoom_hard_split
 from reviewer.cli import main
 from reviewer.project import Project
+from reviewer.runs.zoom import load_zoom, save_zoom
 
 NAMES = ["n01443537_goldfish.JPEG", "n01494475_hammerhead.JPEG", "n01534433_junco.JPEG", "n01560419_bulbul.JPEG",
          "n01582220_magpie.JPEG"]
@@ -165,8 +166,21 @@ def test_a_first_pass_then_the_rest(project):
     assert (first.probed, first.crops, first.complete) == (3, 3 * 54, 0)
     again = probe_run(project, run_id=1, device="cpu", first_pass=True, limit=3).value
     assert (again.already, again.probed) == (3, 0)  # the first pass is there: nothing to compute
-    full = probe_run(project, run_id=1, device="cpu", limit=3).value
-    assert (full.already, full.probed, full.crops, full.complete) == (0, 3, 3 * (324 - 54), 3)
+    # A first-pass crop of the second mistake answers its label (stored as a newer result):
+    # --skip-corrected leaves it out, and the split already counts it corrected.
+    with project.read() as session:
+        image = session.execute(select(Image).where(Image.file_name == NAMES[1])).scalar_one()
+        stored = load_zoom(session=session, run_id=1, image=image.id)
+    hit = stored.result.copy()
+    hit.set_cell(128, 1, 1, np.array([image.original_label, 1, 2, 3, 4]), np.full(5, 0.2, np.float32))
+    project.write(lambda s: save_zoom(session=s, run_id=1, image=image.id, predicted=stored.predicted, result=hit))
+    full = probe_run(project, run_id=1, device="cpu", limit=3, skip_corrected=True).value
+    assert (full.already, full.skipped_corrected, full.probed, full.crops, full.complete) == (0, 1, 2, 2 * 270, 2)
+    table = zoom_hard_split(project, runs=["1"]).value.result.table
+    statuses = dict(zip(table["file_name"], table["status"]))
+    assert statuses[NAMES[1]] == "corrected by some crop" and statuses[NAMES[3]] == "needs a complete probe"
+    rest = probe_run(project, run_id=1, device="cpu", limit=3).value  # without: the corrected one completed too
+    assert (rest.already, rest.probed, rest.crops) == (2, 1, 270)
 
 
 @pytest.mark.slow
