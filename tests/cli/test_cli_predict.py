@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import json
 import os
 import signal
 import sqlite3
@@ -192,3 +194,40 @@ def test_several_models_in_one_command_are_one_run_each_with_the_precision_shown
     assert main(["predict", str(project.root), "--model", "test_efficientnet", "tf_efficientnet_lite0",
                  "--checkpoint", str(tiny_checkpoint)]) == 2
     assert "one model" in capsys.readouterr().err
+
+
+# The command as its own process: os._exit (its last step) reports the collector's state first.
+COLLECTOR_PROBE = """
+import gc, json, os, sys
+full = []
+gc.callbacks.append(lambda phase, info: full.append(1) if phase == "stop" and info["generation"] == 2 else None)
+real_exit = os._exit
+
+def reported_exit(code):
+    print(json.dumps([code, gc.get_freeze_count(), len(full), gc.isenabled()]), flush=True)
+    real_exit(code)
+
+os._exit = reported_exit
+sys.argv = ["reviewer", "predict", sys.argv[1], "--model", "test_efficientnet", "--checkpoint", sys.argv[2]]
+from reviewer.cli import main
+main()
+"""
+
+
+def test_the_predict_command_imports_torch_out_of_the_collectors_sight(tmp_path, tiny_checkpoint):
+    """As the `reviewer` command, predict imports torch and timm with the cycle collector paused
+    and freezes what they made: their 400,000-odd objects cost 6 full collections at import
+    (0.5 s on 2 cores) and one more per 300 images, each scanning them all. Called by another
+    program (a notebook, a script) it leaves that program's collector as it was."""
+    project = make_project(tmp_path / "p", sample_files(3))
+    project.close()
+    result = subprocess.run([sys.executable, "-c", COLLECTOR_PROBE, str(project.root), str(tiny_checkpoint)],
+                            capture_output=True, text=True, timeout=300)
+    code, frozen, full_collections, enabled = json.loads(result.stdout.strip().splitlines()[-1])
+    assert code == 0, result.stderr
+    assert frozen > 100_000 and enabled
+    assert full_collections <= 1  # the interpreter's own start may run one; the imports ran 6
+    frozen_before, enabled_before = gc.get_freeze_count(), gc.isenabled()  # (GUI tests may change both)
+    assert main(["predict", str(project.root), "--model", "test_efficientnet", "--checkpoint", str(tiny_checkpoint),
+                 "--rerun"]) == 0
+    assert gc.get_freeze_count() == frozen_before and gc.isenabled() == enabled_before
