@@ -139,13 +139,18 @@ def forward_rate(name: str, checkpoint: Path | None, device: torch.device, files
 
 
 def timm_loader_rate(name: str, checkpoint: Path | None, device: torch.device, folder: Path, workers: int,
-                     precision: str, tf32: dict, batch: int = 256) -> tuple[float, float]:
-    """(steady after the first batch, whole loop) images/s of timm's loader + forward."""
+                     precision: str, tf32: dict, batch: int = 256, exact: bool = False) -> tuple[float, float]:
+    """(steady after the first batch, whole loop) images/s of timm's loader + forward.
+    `exact`: TF32 off for matrix products and convolutions (what `predict` computes fp32 in)."""
     from timm.data import ImageDataset, create_loader
+
+    from models.inference import set_tf32
 
     # As timm's validate.py sets them on a GPU: TF32 matrix products and cudnn.benchmark.
     restore_tf32(tf32)
-    if device.type == "cuda":
+    if exact:
+        set_tf32(False)
+    elif device.type == "cuda":
         if "matmul" in tf32:
             torch.backends.cuda.matmul.fp32_precision = "tf32"
         else:

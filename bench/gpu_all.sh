@@ -25,6 +25,9 @@ else
 fi
 export PYTHONUNBUFFERED=1
 PY=${PYTHON:-python3}
+# Bytecode as a user's pip install leaves it (the wheels go in with --no-compile, and the carried
+# tree has no __pycache__): otherwise the first predict process timed compiles them.
+"$PY" -m compileall -q -j 0 reviewer db models bench $( [ -d /tmp/site ] && echo /tmp/site ) >/dev/null 2>&1 || true
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1; echo "cores: $(nproc)";
   "$PY" -c "import torch, timm; print('torch', torch.__version__, 'timm', timm.__version__)"; } | tee "$OUT/machine.txt"
 timeout "${BENCH_TIMEOUT:-450}" "$PY" bench/bench_predict_gpu.py --device "${DEVICE:-cuda}" --json "$OUT/bench.json" "$@" \
