@@ -13,8 +13,10 @@ the process on stderr (the wrapper imports nothing the command would not; it wra
 process's start (the parent's clock):
 
   interpreter    to the wrapper's first line (Python, site, the venv's path hooks)
-  before call    to the call of the run act (the command's imports, the project opened)
-  imports        the act's first step: importing torch, timm and the run code
+  before call    to the call of the run act (the command's imports, the project opened; since
+                 the command imports torch and timm itself with the collector paused, those too)
+  imports        the act's first step: importing the run code (torch and timm when the
+                 command has not: a tree from before that change)
   to 1st batch   from there to the first batch's probabilities (the model built and its
                  weights read, the run created and prepared, the decoding started, the
                  first forward pass: on a GPU the context and its kernels' first use)
