@@ -130,7 +130,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
             page.status_message.connect(self.show_message)
             # A vote is a new act: a word about the one before it ("Undone: …") no longer applies.
             # (An error stays until its time is up: it may be about a vote not recorded.)
-            page.voted.connect(lambda: None if self._message_is_error else self.status_text.clear())
+            page.voted.connect(self._clear_message_after_vote)
             self.stack.addWidget(page)
             self.help.raise_()  # the overlay stays above the page
             self._page = page
@@ -150,6 +150,13 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         size = PREFERRED_SIZE.boundedTo(available.size() - FRAME_ALLOWANCE)
         self.resize(size)
         self.move(available.center() - QPoint(size.width() // 2, size.height() // 2))
+
+    def _clear_message_after_vote(self) -> None:
+        """A vote ends a note in the status bar (an error stays until read). Only a shown one is
+        cleared: clearing an empty label still lays the status bar, and with it the window, out
+        again, at every key."""
+        if not self._message_is_error and self.status_text.text():
+            self.status_text.clear()
 
     def show_message(self, text: str, error: bool = False) -> None:
         self._message_is_error = error

@@ -127,3 +127,34 @@ def test_moving_on_reads_no_decision_beyond_the_facts_and_a_lock_elsewhere_still
     done = acts.override(review_project, chair_id=chair, item=shown, verdict="unclear", reason="seen elsewhere")
     window.session.watcher.publish(done.changes)  # as the poll reports another window's act
     qtbot.waitUntil(lambda: "unclear" in page.vote_panel.decision.text(), timeout=10_000)
+
+
+class LayoutRequests(QObject):
+    def __init__(self, widget):
+        super().__init__()
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.count += 1
+        return False
+
+
+def test_a_vote_clears_a_note_in_the_status_bar_and_otherwise_leaves_it_alone(qtbot, open_window):
+    """A vote ends a note shown in the status bar; with none shown, a vote does not lay the
+    status bar (and with it the window) out again, as clearing an empty label did at every key."""
+    window = open_window()
+    window.prefs.auto_advance = window.page.auto_advance = "off"
+    settle(qtbot, window)
+    window.show_message("Zoom probe: done")
+    press(qtbot, window, Qt.Key.Key_1)
+    assert window.status_text.text() == ""
+    settle(qtbot, window)
+    layouts = LayoutRequests(window.statusBar())
+    press(qtbot, window, Qt.Key.Key_3)
+    settle(qtbot, window)
+    assert layouts.count == 0
+    window.show_message("the disk is full", error=True)
+    press(qtbot, window, Qt.Key.Key_1)
+    assert window.status_text.text() == "the disk is full"  # an error stays until read
