@@ -407,6 +407,8 @@ class ReviewState:
     def _others_loaded(self, item: Item, votes) -> None:
         if self.pending.get(item):
             return  # a vote of ours is on its way; its own refresh follows
+        if item in self.others and self.others[item] == votes:
+            return  # as shown: nothing to show again (nor a decision to read again)
         self._set_others(item, votes)
         self.notify(ReviewEvent.OTHERS_CHANGED, item)
 

@@ -245,3 +245,21 @@ def test_each_vote_records_the_queue_order_it_was_cast_in(review):
         rows = vote_history(session=session, item=item)
     assert [(r.reviewer_id, r.queue_order) for r in rows] == [
         (state.bob, None), (backend.panelist_id, "image"), (backend.panelist_id, "informative")]
+
+
+def test_the_others_read_again_are_announced_only_when_they_changed(review, review_project):
+    """Showing a mistake reads the others' votes again (they may have voted since the facts
+    were read ahead); the same votes announce nothing (the page would show them and read the
+    item's decision again at every key), a new one does."""
+    state, runner, backend, events, item = review
+    events.clear()
+    state.refresh_others(item)
+    runner.reads()
+    assert not [args for event, args in events if event == ReviewEvent.OTHERS_CHANGED]
+    carol = acts.add_panelist(review_project, "carol").value.id
+    acts.vote(review_project, reviewer_id=carol, item=item, verdict="correct")
+    state.refresh_others(item)
+    runner.reads()
+    # Announced (again once carol's name is read: she joined after the queue was loaded).
+    assert set(args[0] for event, args in events if event == ReviewEvent.OTHERS_CHANGED) == {item}
+    assert carol in [v.reviewer_id for v in state.others[item]]
