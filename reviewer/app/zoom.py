@@ -221,9 +221,9 @@ def _panelist_id(session, name: str | None) -> int | None:
     return int(acting_reviewer(session=session, name=name).id)
 
 
-def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_pass: bool = False,
-              skip_corrected: bool = False, device: str = "auto", batch_size: int | None = None,
-              workers: int | None = None,
+def probe_run(project: Project, *, run_id: int, limit: int | None = None, image_slice: str | None = None,
+              first_pass: bool = False, skip_corrected: bool = False, device: str = "auto",
+              batch_size: int | None = None, workers: int | None = None,
               reviewer: str | None = None, progress: Callable[[ZoomRunProgress], None] | None = None,
               should_stop: Callable[[], bool] | None = None) -> Done[ZoomRunResult]:
     """Probe the run's mistakes with its own model (Taesiri et al. 2023 §3: 36 scales x a 3x3 grid of
@@ -232,10 +232,12 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_
     (`save_zoom`: a row appended per mistake, one unit of work each), so a killed probe resumes:
     a mistake whose result (as `reviewer` reads it) is complete is not computed again, and one's own
     partial result is completed from its computed cells. `limit`: only the first N mistakes by file
-    name. `first_pass`: only the probe's six first-pass scales (54 crops; partial results, enough to
-    find most corrected mistakes). `skip_corrected`: leave out the mistakes whose stored result
-    already has a crop correct by IN+ReaL (after a first pass, the rest of the grid is computed only
-    where the zoom-hard split still needs it). `progress` is called on this thread after each mistake;
+    name. `image_slice`: only the mistakes on the images of this slice (e.g. another run's zoom-hard
+    split: the images a split across runs still needs this run's probe of). `first_pass`: only the
+    probe's six first-pass scales (54 crops; partial results, enough to find most corrected mistakes).
+    `skip_corrected`: leave out the mistakes whose stored result already has a crop correct by IN+ReaL
+    (after a first pass, the rest of the grid is computed only where the zoom-hard split still needs
+    it). `progress` is called on this thread after each mistake;
     `should_stop` is asked before each batch (a stop stores what was computed)."""
     import time
 
@@ -257,6 +259,11 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_
         model_name = session.get(Model, run.model_id).name
         me = _panelist_id(session, reviewer)
         mistakes = sorted(stored_mistakes(session=session, run_id=run_id), key=lambda m: (m.file_name, m.image_id))
+        if image_slice is not None:
+            from reviewer.evaluation.slices import slice_image_ids
+
+            on_slice = set(slice_image_ids(session=session, name=image_slice).tolist())
+            mistakes = [m for m in mistakes if m.image_id in on_slice]
         if limit is not None:
             mistakes = mistakes[:limit]
         paths = {m.image_id: project.image_file(session.get(Image, m.image_id)) for m in mistakes}
@@ -312,8 +319,9 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, first_
                                          elapsed=time.perf_counter() - started, last=mistake.file_name))
     result = ZoomRunResult(run_id=run_id, model=model_name, device=str(classifier.device) if classifier else "-",
                            batch_size=size, first_pass=first_pass, total=len(mistakes), already=already,
-                           probed=probed, skipped_corrected=skipped, crops=crops, seconds=time.perf_counter() - started, failed=tuple(failed),
-                           stopped=stopped, corrected=corrected, complete=complete)
+                           probed=probed, skipped_corrected=skipped, crops=crops,
+                           seconds=time.perf_counter() - started, failed=tuple(failed), stopped=stopped,
+                           corrected=corrected, complete=complete)
     return Done(result, Changes(items=frozenset(items)))
 
 

@@ -27,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--run", type=int, required=True, metavar="N", help="the run ('reviewer report PROJECT' lists them)")
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="only the first N of the run's mistakes by file name (e.g. 20 on a CPU)")
+    p.add_argument("--images", metavar="SLICE", dest="image_slice",
+                   help="only the mistakes on this slice's images (e.g. another run's zoom-hard split, before "
+                        "a split across runs)")
     p.add_argument("--first-pass", action="store_true",
                    help="only the probe's six first-pass scales (54 crops a mistake instead of 324): finds most "
                         "mistakes some crop corrects, at a sixth of the cost; a mistake it leaves uncorrected "
@@ -119,7 +122,8 @@ def run_zoom(args: argparse.Namespace) -> int:
             handlers[sig] = signal.signal(sig, ask_to_stop)
     lines = _Lines()
     try:
-        result = probe_run(project, run_id=args.run, limit=args.limit, first_pass=args.first_pass,
+        result = probe_run(project, run_id=args.run, limit=args.limit, image_slice=args.image_slice,
+                           first_pass=args.first_pass,
                            skip_corrected=args.skip_corrected, device=args.device, batch_size=args.batch_size,
                            workers=args.workers, reviewer=args.reviewer, progress=lines,
                            should_stop=stop.is_set).value
@@ -138,6 +142,8 @@ def run_zoom(args: argparse.Namespace) -> int:
 
 def _print_result(r, args: argparse.Namespace) -> None:
     scope = f"the first {r.total} of its mistakes" if args.limit else f"its {r.total} mistakes"
+    if args.image_slice:
+        scope += f" on slice '{args.image_slice}'"
     print(f"run #{r.run_id} ({r.model}), {scope}" + (" (first pass: 6 scales, 54 crops each)" if r.first_pass else ""))
     if r.already:
         print(f"  {r.already} already probed before: not computed again")

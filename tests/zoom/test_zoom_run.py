@@ -28,6 +28,7 @@ from db.tables import Image, ZoomProbe
 from reviewer.app.runs import run_model
 from reviewer.app.zoom import probe_run, zoom_hard_split
 from reviewer.cli import main
+from reviewer.evaluation.slices import save_slice
 from reviewer.project import Project
 from reviewer.runs.zoom import load_zoom, save_zoom
 
@@ -183,6 +184,15 @@ def test_a_first_pass_then_the_rest(project):
     assert (rest.already, rest.probed, rest.crops) == (2, 1, 270)
 
 
+def test_only_the_mistakes_on_a_slice(project):
+    with project.read() as session:
+        image_id = session.execute(select(Image.id).where(Image.file_name == NAMES[4])).scalar_one()
+    project.write(lambda s: save_slice(session=s, name="one", image_ids=[image_id]))
+    result = probe_run(project, run_id=1, device="cpu", first_pass=True, image_slice="one").value
+    assert (result.total, result.probed, result.crops) == (1, 1, 54)
+    assert stored_rows(project) == {NAMES[4]: [False]}
+
+
 @pytest.mark.slow
 def test_end_to_end_the_split_is_the_images_no_crop_corrects(net, tmp_path, tiny_checkpoint, capsys):
     project = make_project(tmp_path / "p", paper_labels(net), tiny_checkpoint)
@@ -246,3 +256,29 @@ def test_a_process_killed_with_sigkill_resumes(project, tmp_path):
     assert stored_rows(project) == {name: [True] for name in NAMES}
     with project.read() as session:
         assert session.execute(select(func.count(ZoomProbe.id))).scalar_one() == 5
+
+
+@pytest.mark.slow
+def test_sigterm_stops_after_the_batches_in_flight_and_keeps_them(project):
+    """SIGTERM (a background job's kill) stops the command cleanly: the mistake under way is stored
+    as a partial result, it exits 130 saying how to resume, and the next command completes it."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    command = [sys.executable, "-m", "reviewer", "zoom", str(project.root), "--run", "1", "--batch-size", "9",
+               "--device", "cpu"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not stored_rows(project) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 130, err
+    assert "SIGTERM: stopping after the batches in flight" in err
+    assert "mistakes left; run the same command again to resume" in out
+    rows = stored_rows(project)
+    complete = [name for name, kinds in rows.items() if kinds == [True]]
+    partial = [name for name, kinds in rows.items() if kinds == [False]]
+    # The one under way is kept partial (unless the signal fell between two mistakes: none under way).
+    assert 1 <= len(complete) < 5 and len(partial) <= 1, rows
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert all(kinds[-1] for kinds in stored_rows(project).values()) and len(stored_rows(project)) == 5
