@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="auto", help="auto (default: an accelerator where there is one), cpu, cuda, "
                                                     "cuda:N or mps")
     p.add_argument("--batch-size", type=int, default=None, metavar="N",
-                   help="crops per forward pass (default 18 on a CPU, 324 on an accelerator)")
+                   help="crops per forward pass (default 9 on a CPU, 324 on an accelerator)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="threads decoding images and making crops (default 1 on a CPU, else one per core up to 8)")
     p.add_argument("--reviewer", metavar="NAME",

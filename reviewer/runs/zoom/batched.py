@@ -44,9 +44,11 @@ from reviewer.runs.zoom.probe import probe_order
 from reviewer.runs.zoom.result import ZoomParams, ZoomResult
 
 # Crops per forward pass. On 2 CPU cores with two single-threaded forward streams, tf_efficientnet_lite0
-# computed about as many crops/s at 9, 18 and 36 (bench/bench_zoom_run.py); 18 keeps two images' worth of
-# crops in flight small. On an accelerator a whole image's grid per pass (per-batch costs are fixed there).
-CPU_BATCH_SIZE = 18
+# computed about as many crops/s at 9 and 18 (bench/bench_zoom_run.py: medians 79 and 74 crops/s at a load
+# of 2-3, 56 and 55 at 3.5-4.5), as fast as the window's probe of one mistake: on a CPU the forward pass is
+# the cost. 9 is one scale of one image, the window's batch. On an accelerator a whole image's grid per
+# pass (its per-batch costs are fixed; not measured here: no GPU in this session).
+CPU_BATCH_SIZE = 9
 ACCELERATOR_BATCH_SIZE = 324
 CROP_NICENESS = 10  # where the idle class is refused
 
