@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from db.tables import Image, Model, Run
 from reviewer.app.changes import Changes, Done
@@ -28,6 +28,9 @@ from reviewer.project import Project
 from reviewer.runs.zoom.grid import open_image
 from reviewer.runs.zoom.result import ZoomCell, ZoomResult, ZoomSummary, accepted_classes, summarise, zoom_cells
 from reviewer.runs.zoom.store import load_zoom, save_zoom
+
+if TYPE_CHECKING:  # pandas: only where a split is made, not for the window's probe
+    from reviewer.evaluation.zoom_hard import ZoomHardResult
 
 # torch and the models are imported by the acts that run a model, not by reading results.
 _MODELS: dict = {}  # (architecture, checkpoint, device) -> models.Classifier
@@ -347,7 +350,7 @@ def _covers(result: ZoomResult, scales, params) -> bool:
 # -- the zoom-hard split (`reviewer zoom-split`) ---------------------------------------------
 @dataclass(frozen=True)
 class ZoomHardOutcome:
-    result: object  # reviewer.evaluation.zoom_hard.ZoomHardResult
+    result: ZoomHardResult
     saved: int | None  # images stored as the slice (`save`), else None
 
 
@@ -377,7 +380,7 @@ def zoom_hard_split(project: Project, *, runs: list[str], labels: str = "in-real
     return Done(outcome, Changes(labels=True) if save else Changes())
 
 
-def _write_zoom_hard(result, path: str | Path) -> None:
+def _write_zoom_hard(result: ZoomHardResult, path: str | Path) -> None:
     import json
 
     from reviewer._files import atomic_write_text
