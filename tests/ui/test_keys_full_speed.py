@@ -42,7 +42,13 @@ def test_the_next_mistake_is_painted_at_once_without_painting_what_did_not_chang
     page = window.page
     settle(qtbot, window)
     unchanged = page.vote_panel.buttons["toggle_problematic"]  # unchecked before and after
-    before = window.session.state.current_item()
+    state = window.session.state
+    before = state.current_item()
+    coming = state.queue[state.row + 1].item
+    # The next mistake's facts and image read ahead (the image loader decodes on its own worker).
+    qtbot.waitUntil(lambda: state.detail(coming) is not None and state.detail(coming).image_exists
+                    and page.loader.cached(page.image.fit_key(state.detail(coming).image_path)) is not None,
+                    timeout=10_000)
     paints = Paints(unchanged, page.image)
     press(qtbot, window, Qt.Key.Key_1)  # correct: on to the next mistake (its facts and image read ahead)
     # Within the key press, before any queued event ran: the new mistake is on screen and painted.

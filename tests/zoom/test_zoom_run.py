@@ -263,12 +263,16 @@ def test_sigterm_stops_after_the_batches_in_flight_and_keeps_them(project):
     """SIGTERM (a background job's kill) stops the command cleanly: the mistake under way is stored
     as a partial result, it exits 130 saying how to resume, and the next command completes it."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    command = [sys.executable, "-m", "reviewer", "zoom", str(project.root), "--run", "1", "--batch-size", "9",
+    # Batches of one crop: each mistake takes long enough (324 forward calls) that the signal sent
+    # once the first one is stored finds the others still to do (with batches of 9 an idle machine
+    # finished all five before the signal arrived, and the command rightly exited 0).
+    command = [sys.executable, "-m", "reviewer", "zoom", str(project.root), "--run", "1", "--batch-size", "1",
                "--device", "cpu"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while not stored_rows(project) and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.01)
+    assert process.poll() is None, "the run ended before the signal: nothing left to stop"
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=300)
     assert process.returncode == 130, err
