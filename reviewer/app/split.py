@@ -58,24 +58,31 @@ def apply_split(project: Project, *, runs: list[str], k: int | None = None, anch
         size = save_split(session=session, result=result, name=save, replace=replace) if save else None
         return SplitOutcome(result, size)
 
-    if save:
-        outcome = project.write(work)
-    else:
-        with project.read() as session:
-            outcome = work(session)
+    outcome = run_split(project, work, save=bool(save))
     if export:
-        _write_candidates(outcome.result, export)
+        from reviewer.evaluation.split import SELECTED
+
+        write_candidates(outcome.result, export, kept=SELECTED)
     return Done(outcome, Changes(labels=True) if save else Changes())
 
 
-def _write_candidates(result: SplitResult, path: str | Path) -> None:
+def run_split(project, work, *, save: bool):
+    """A split's one unit of work: written when it saves a slice, else a read snapshot."""
+    if save:
+        return project.write(work)
+    with project.read() as session:
+        return work(session)
+
+
+def write_candidates(result, path: str | Path, *, kept: str) -> None:
+    """A split's candidates file: its rule, counts, the images kept (status `kept`) and every
+    candidate with its status (the major-error split, the zoom-hard split)."""
     import json
 
     from reviewer._files import atomic_write_text
     from reviewer.errors import UserError
-    from reviewer.evaluation.split import SELECTED
 
-    data = {"rule": result.rule.as_dict(), "counts": result.counts(), "images": result.images(SELECTED),
+    data = {"rule": result.rule.as_dict(), "counts": result.counts(), "images": result.images(kept),
             "candidates": json.loads(result.table.to_json(orient="records"))}
     try:
         atomic_write_text(path, json.dumps(data, indent=2) + "\n")

@@ -370,25 +370,11 @@ def zoom_hard_split(project: Project, *, runs: list[str], labels: str = "in-real
         size = save_zoom_hard(session=session, result=result, name=save, replace=replace) if save else None
         return ZoomHardOutcome(result, size)
 
-    if save:
-        outcome = project.write(work)
-    else:
-        with project.read() as session:
-            outcome = work(session)
-    if export:
-        _write_zoom_hard(outcome.result, export)
-    return Done(outcome, Changes(labels=True) if save else Changes())
-
-
-def _write_zoom_hard(result: ZoomHardResult, path: str | Path) -> None:
-    import json
-
-    from reviewer._files import atomic_write_text
+    from reviewer.app.split import run_split, write_candidates
     from reviewer.evaluation.zoom_hard import UNCLASSIFIABLE
 
-    data = {"rule": result.rule.as_dict(), "counts": result.counts(), "images": result.images(UNCLASSIFIABLE),
-            "candidates": json.loads(result.table.to_json(orient="records"))}
-    try:
-        atomic_write_text(path, json.dumps(data, indent=2) + "\n")
-    except OSError as exc:
-        raise UserError(f"could not write {path}: {exc.strerror or exc}") from exc
+    outcome = run_split(project, work, save=bool(save))
+    if export:
+        write_candidates(outcome.result, export, kept=UNCLASSIFIABLE)
+    return Done(outcome, Changes(labels=True) if save else Changes())
+
