@@ -297,10 +297,12 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, image_
     stopped = False
     items = []
     started = time.perf_counter()
+    handed_back = 0
     if jobs:
         for done in probe_images(classifier, [ProbeJob(*job) for job in jobs], compute=compute,
                                  batch_size=size, workers=workers, should_stop=should_stop):
             mistake = done.key
+            handed_back += 1
             stopped = stopped or done.stopped
             if done.result is None:
                 failed.append((mistake.file_name, done.error or "could not be probed"))
@@ -320,6 +322,9 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, image_
                 progress(ZoomRunProgress(run_id=run_id, total=len(mistakes), already=already + skipped,
                                          done=probed, failed=len(failed), crops=crops,
                                          elapsed=time.perf_counter() - started, last=mistake.file_name))
+    # A stop between two images leaves no image half done, and the images not started are not handed
+    # back at all (probe_images' contract): fewer jobs back than given is a stop too.
+    stopped = stopped or handed_back < len(jobs)
     result = ZoomRunResult(run_id=run_id, model=model_name, device=str(classifier.device) if classifier else "-",
                            batch_size=size, first_pass=first_pass, total=len(mistakes), already=already,
                            probed=probed, skipped_corrected=skipped, crops=crops,

@@ -156,6 +156,16 @@ def test_a_stopped_probe_is_completed_from_its_partial_result(project, spied):
     assert spied[-1] == [name for name in NAMES[:2] if rows.get(name) != [True]]
 
 
+def test_a_stop_between_two_mistakes_is_a_stop(project, spied):
+    """Batches of one mistake's 324 crops: a stop always falls between two mistakes (none half
+    done, the rest not started). The run says it was stopped (the command exits 130), not complete."""
+    seen = []
+    result = probe_run(project, run_id=1, device="cpu", batch_size=324, progress=seen.append,
+                       should_stop=lambda: bool(seen)).value
+    assert result.stopped and 1 <= result.probed < result.total == 5
+    assert stored_rows(project) == {name: [True] for name in NAMES[:result.probed]}
+
+
 def _done(payload: str) -> int:
     from reviewer.runs.zoom import from_json
 
