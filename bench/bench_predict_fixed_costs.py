@@ -263,6 +263,7 @@ def post_run(root: Path, images: int, batch_size: int, profile_dir: Path | None)
     from reviewer.cli.cmd_predict import _mistakes_line
     from reviewer.project import Project
     from reviewer.runs import compute
+    from reviewer.runs._attempt import Attempt
     from reviewer.runs.records import top1_counts
 
     if not (root / PROJECT_FILE).exists():
@@ -306,7 +307,7 @@ def post_run(root: Path, images: int, batch_size: int, profile_dir: Path | None)
         probs = np.exp(logits - logits.max(1, keepdims=True))
         probs /= probs.sum(1, keepdims=True)
         started = time.perf_counter()
-        compute._Attempt._commit(writer, rows, probs)
+        Attempt._commit(writer, rows, probs)
         timings["top5_commits"] = timings.get("top5_commits", 0.0) + time.perf_counter() - started
         batches += 1
     count = step("end_run", lambda: compute.end_run(project, run_id)[0])

@@ -1,6 +1,6 @@
 """Database and file records of model runs: model rows, the run's image list,
-its files in `runs/`, the lock that keeps one process per run, a run's result
-and the step that ends every run (its mistakes stored).
+its files in `runs/`, the lock that keeps one process per run, a run's progress
+and result, and the step that ends every run (its mistakes stored).
 
 A run is computed (or imported) as a sequence of units of work by design:
 each batch is committed on its own so that a killed run resumes where it
@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from filelock import FileLock, Timeout
@@ -44,6 +45,28 @@ class RunResult:
     precision: str = "fp32"
     mistakes: int | None = None
     mistakes_note: str | None = None
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    run_id: int
+    done: int  # images finished (predicted or skipped), earlier attempts included
+    total: int
+    skipped: int  # in this attempt
+    done_now: int  # images finished in this attempt
+    elapsed: float  # seconds of this attempt
+
+    @property
+    def images_per_second(self) -> float:
+        return self.done_now / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def seconds_left(self) -> float | None:
+        rate = self.images_per_second
+        return (self.total - self.done) / rate if rate > 0 else None
+
+
+ProgressCallback = Callable[[RunProgress], None]
 
 
 # -- models ------------------------------------------------------------------------

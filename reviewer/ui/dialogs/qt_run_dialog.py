@@ -62,7 +62,7 @@ class QtRunDialog(QDialog):
         self._worker = Worker(threads=1, name="run", parent=self)
         self._cancel = threading.Event()
         self._lock = threading.Lock()
-        self._progress = None  # the latest reviewer.runs.compute.RunProgress, written by the run thread
+        self._progress = None  # the latest reviewer.runs.records.RunProgress, written by the run thread
         self._auto_device: str | None = None  # what "auto" computes on, once torch has said
         self.running = False
         self.result = None
