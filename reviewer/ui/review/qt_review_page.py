@@ -4,6 +4,10 @@ It shows what the `ReviewSession` holds and turns actions (keys or buttons,
 by name from the keymap) into session calls. `mistake_shown` fires once the
 current mistake's facts and its image (or the placeholder) are on screen;
 the latency benchmark waits for it.
+
+Its parts, each one responsibility: `review_page_actions` (what a key or button
+does), `review_page_votes` (the vote panel as votes change), `review_page_image`
+(the image and the decoding ahead) and `_review_page_layout` (where the widgets go).
 """
 
 from __future__ import annotations
@@ -12,20 +16,18 @@ import time
 from html import escape
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QWidget
 
-from reviewer.app import panel as acts
 from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
 from reviewer.classes.vocabulary import load_classes
 from reviewer.items import Item
-from reviewer.panel.votes import VoteError, implied_changes
 from reviewer.review.queue import QueueEntry
-from reviewer.review.review_state import PREFETCH_AHEAD, ReviewState
-from reviewer.terms import Category, Phase, Severity, Verdict
-from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, full_key
-from reviewer.ui.qt_elided_label import QtElidedLabel
+from reviewer.review.review_state import ReviewState
+from reviewer.terms import Phase
+from reviewer.ui.image_loader import ImageKey, ImageLoader
 from reviewer.ui.qt_image_view import QtImageView
+from reviewer.ui.review._review_page_layout import column_sizes, create_header, lay_out_columns
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.review.qt_exemplars import QtExemplars, preview_exemplar
 from reviewer.ui.review.qt_neighbours import QtNeighbours
@@ -33,17 +35,14 @@ from reviewer.ui.review.qt_notes import QtNotesPanel
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.qt_zoom import QtZoomPanel
+from reviewer.ui.review.review_page_actions import ReviewPageActions
+from reviewer.ui.review.review_page_image import ReviewPageImage
+from reviewer.ui.review.review_page_votes import ReviewPageVotes
 from reviewer.ui.review.review_session import ReviewSession
-from reviewer.ui.theme import MUTED, WARNING, style_headline, style_muted
-
-VOTE_ACTIONS = {
-    **{f"verdict_{v}": {"verdict": v} for v in Verdict},
-    **{f"severity_{s}": {"severity": s} for s in Severity.panel()},
-    **{f"category_{c}": {"category": c} for c in Category if not c.needs_name},
-}
+from reviewer.ui.theme import MUTED, WARNING
 
 
-class QtReviewPage(QWidget):
+class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget):
     mistake_shown = Signal(object)  # key
     status_message = Signal(str, bool)
     voted = Signal()  # a key or button changed the panelist's vote
@@ -66,21 +65,7 @@ class QtReviewPage(QWidget):
         self.queue_panel = QtQueuePanel()
         self.queue_panel.view.selectionModel().currentChanged.connect(self._list_moved)
         self.queue_panel.editing_done.connect(lambda: self.setFocus(Qt.FocusReason.OtherFocusReason))
-        self.headline = QLabel()
-        style_headline(self.headline)
-        self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.headline.setWordWrap(True)
-        self.subheadline = QtElidedLabel()  # cut with "…" (and the whole line as its tooltip)
-        self.subheadline.setTextFormat(Qt.TextFormat.RichText)
-        style_muted(self.subheadline)
-        for label in (self.headline, self.subheadline):
-            # Long class names never widen the window, and the header keeps its height
-            # from one mistake to the next: a changing height would resize the image
-            # view and re-decode the image at the new size.
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self.headline.setFixedHeight(self.headline.fontMetrics().lineSpacing() * 2 + 6)
-        self.headline.setAlignment(Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignLeft)
-        self.subheadline.setFixedHeight(self.subheadline.fontMetrics().lineSpacing() + 4)
+        self.headline, self.subheadline = create_header()
         self.image = QtImageView()
         self.image.full_resolution_wanted.connect(self._want_full_resolution)
         self.zoom = QtZoomPanel()  # the zoom probe's strip; its crops drawn over the image
@@ -97,36 +82,11 @@ class QtReviewPage(QWidget):
         self.details = QtDetailPanel()
         self.notes = QtNotesPanel()  # the panel's notes on the shown mistake (hidden when it has none)
 
-        centre = QWidget()
-        centre_layout = QVBoxLayout(centre)
-        centre_layout.setContentsMargins(8, 8, 8, 8)
-        centre_layout.setSpacing(4)
-        centre_layout.addWidget(self.headline)
-        centre_layout.addWidget(self.subheadline)
-        centre_layout.addWidget(self.image, 1)
-        centre_layout.addWidget(self.zoom)
-        centre_layout.addWidget(self.exemplars)
-        centre_layout.addWidget(self.neighbours)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(4, 8, 8, 8)
-        right_layout.addWidget(self.vote_panel)
-        right_layout.addWidget(self.notes)
-        right_layout.addWidget(self.details, 1)
-        self._centre, self._right = centre, right
-        # Opaque columns: painting one no longer paints the window, the page and the splitter
-        # beneath it first (at 1920x1080 that was some 12 million pixels per mistake).
-        for column in (self.queue_panel, centre, right):
-            column.setAutoFillBackground(True)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for widget, stretch in ((self.queue_panel, 0), (centre, 1), (right, 0)):
-            self.splitter.addWidget(widget)
-            self.splitter.setStretchFactor(self.splitter.count() - 1, stretch)
-        self.queue_panel.setMinimumWidth(280)
-        right.setMinimumWidth(400)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.splitter)
+        self.splitter, self._centre, self._right = lay_out_columns(
+            self, queue=self.queue_panel,
+            centre_widgets=[(self.headline, 0), (self.subheadline, 0), (self.image, 1), (self.zoom, 0),
+                            (self.exemplars, 0), (self.neighbours, 0)],
+            right_widgets=[(self.vote_panel, 0), (self.notes, 0), (self.details, 1)])
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # A resize re-decodes the shown image at the new size, once the resizing stops.
         self._resize_timer = QTimer(self, singleShot=True, interval=120, timeout=self._refit)
@@ -135,7 +95,7 @@ class QtReviewPage(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         width = event.size().width()
-        self.splitter.setSizes([max(280, int(width * 0.19)), width, max(400, int(width * 0.25))])
+        self.splitter.setSizes(column_sizes(width))
 
     # -- session -----------------------------------------------------------------
     def set_session(self, session: ReviewSession | None) -> None:
@@ -279,9 +239,7 @@ class QtReviewPage(QWidget):
         if key == self.review.current_item():
             self._show_detail(detail)
         elif detail.image_exists:  # prefetch the image of a coming mistake, the nearest first
-            row = self.review.queue.row_of(key) if self.review.queue is not None else None
-            ahead = row - self.review.row if row is not None and self.review.row is not None else PREFETCH_AHEAD
-            self.loader.request(self.image.fit_key(detail.image_path), priority=-max(ahead, 0))
+            self._prefetch_image_of(detail)
 
     def _show_detail(self, detail: MistakeDetail) -> None:
         key = (detail.image_id, detail.predicted.index)
@@ -300,22 +258,7 @@ class QtReviewPage(QWidget):
         if entry is not None and entry.item == (detail.image_id, detail.predicted.index):
             self._show_flags(entry)
         self._shown["detail"] = True
-        if detail.image_path is None:
-            self._wanted = None
-            self.image.show_message("No image file", f"{detail.file_name}: this project has labels for it but "
-                                                     "no image (add its folder with 'reviewer import-images').")
-            self._mark_shown("image")
-        elif not detail.image_exists:
-            self._wanted = None
-            self.image.show_message("Image file not found", str(detail.image_path))
-            self._mark_shown("image")
-        else:
-            self._wanted = self.image.fit_key(detail.image_path)
-            decoded = self.loader.request(self._wanted, priority=2)
-            if decoded is not None:
-                self._image_loaded(decoded)
-            elif not self.image.has_image() or self.image.message:
-                self.image.show_message("Loading…")
+        self._show_image(detail)
         self._mark_shown("detail")
 
     def _show_exemplars(self, detail: MistakeDetail) -> None:
@@ -325,22 +268,6 @@ class QtReviewPage(QWidget):
         self.exemplars.show_classes(detail.predicted, detail.predicted_exemplars, label,
                                     detail.label_exemplars if label else ())
         self.neighbours.show_facts(detail.neighbours)
-
-    def _image_loaded(self, decoded: Decoded) -> None:
-        detail = self._current_detail()
-        if detail is None or detail.image_path is None or decoded.key.path != str(detail.image_path):
-            return
-        if decoded.key.full:
-            if decoded.image is not None:
-                self.image.show_image(decoded.image, decoded.original_size, keep_view=True, warning=decoded.warning)
-            return
-        if decoded.key != self._wanted:
-            return
-        if decoded.image is None:
-            self.image.show_message("Cannot read this image", f"{detail.image_path}: {decoded.error}")
-        else:
-            self.image.show_image(decoded.image, decoded.original_size, warning=decoded.warning)
-        self._mark_shown("image")
 
     def _mark_shown(self, part: str) -> None:
         self._shown[part] = True
@@ -362,166 +289,6 @@ class QtReviewPage(QWidget):
         key = self.review.current_item() if self.session else None
         return self.review.detail(key) if key else None
 
-    def _prefetch_images(self) -> None:
-        """Decode the coming mistakes' images at the view's current size (which
-        may have changed since their details arrived)."""
-        review = self.review
-        if review is None or review.queue is None or review.row is None:
-            return
-        for row in range(review.row + 1, min(len(review.queue), review.row + 1 + PREFETCH_AHEAD)):
-            detail = review.detail(review.queue[row].item)
-            if detail is not None and detail.image_exists:  # the nearest first
-                self.loader.request(self.image.fit_key(detail.image_path), priority=review.row - row)
-
-    def _refit(self) -> None:
-        detail = self._current_detail()
-        if detail is not None and detail.image_exists and self.image.is_fit():
-            key = self.image.fit_key(detail.image_path)
-            if key != self._wanted:
-                self._wanted = key
-                decoded = self.loader.request(key, priority=2)
-                if decoded is not None:
-                    self._image_loaded(decoded)
-                self._prefetch_images()
-
-    def _want_full_resolution(self) -> None:
-        detail = self._current_detail()
-        if detail is not None and detail.image_exists:
-            decoded = self.loader.request(full_key(detail.image_path), priority=2)
-            if decoded is not None:
-                self._image_loaded(decoded)
-
-    def _show_vote(self, key) -> None:
-        review = self.review
-        if key not in review.my_votes and not review.pending.get(key):
-            status = "loading"  # read with the mistake's facts, a moment away
-        else:
-            status = review.status.get(key) or ("recorded" if not review.my_vote(key).empty else "none")
-        self.vote_panel.show_vote(review.my_vote(key), status=status, judged_wrong=review.judged_wrong(key),
-                                  decision=self._decision_of(key))
-        if key == review.current_item():
-            # Panels that want independent judgements see the published evidence after their verdict.
-            self.details.set_evidence_hidden(not self.evidence_before_vote and review.my_vote(key).verdict is None)
-            self.vote_panel.show_suggestion_of(getattr(review.detail(key), "suggestion", None),
-                                               hidden=self.details.evidence_hidden)
-
-    def set_evidence_before_vote(self, shown: bool) -> None:
-        self.evidence_before_vote = shown
-        key = self.review.current_item() if self.session else None
-        if key is not None:
-            self._show_vote(key)
-
-    def _show_others(self, key) -> None:
-        self.vote_panel.show_others(self.review.others.get(key), self.review.names, blind=self.review.blind)
-
-    def _vote_changed(self, key) -> None:
-        self.queue_panel.model.pending = set(self.review.pending)
-        self.queue_panel.refresh_items((key,))
-        self._update_counts()
-        if key == self.review.current_item():
-            self._show_vote(key)
-
-    def _others_changed(self, key) -> None:
-        if key == self.review.current_item():
-            self._show_others(key)
-            # Votes changed (one's own, read back after its last write, or another's): the panel's
-            # decision may have with them (a unanimous panel decides), so it is read again.
-            self.session.reader.submit(acts.decision_of, self.session.project, item=Item(*key),
-                                       on_done=lambda d, k=key: self._decision_read(k, d), priority=2)
-
-    def _decision_read(self, key, decision) -> None:
-        self._decisions[key] = decision
-        if key == self.review.current_item():
-            self.vote_panel.show_decision(decision)
-
-    def _decision_of(self, key):
-        """The item's decision as last read: after a vote (`_decision_read`), else with its facts."""
-        if key in self._decisions:
-            return self._decisions[key]
-        detail = self.review.details.get(key) if self.session is not None else None
-        return detail.decision if detail is not None else None
-
-    # -- actions ---------------------------------------------------------------------
-    def trigger(self, name: str) -> bool:
-        """Carry out a keymap action; False when it does not apply here."""
-        review = self.review
-        if review is None:
-            return False
-        moves = {"next": review.next, "previous": review.previous, "next_unvoted": review.next_unvoted,
-                 "undo": review.undo, "zoom_in": self.image.zoom_in, "zoom_out": self.image.zoom_out,
-                 "zoom_fit": self.image.zoom_fit, "zoom_actual": self.image.zoom_actual,
-                 "pan_left": lambda: self.image.pan(-0.2, 0), "pan_right": lambda: self.image.pan(0.2, 0),
-                 "pan_up": lambda: self.image.pan(0, -0.2), "pan_down": lambda: self.image.pan(0, 0.2),
-                 "zoom_probe": self.zoom.probe_or_toggle, "zoom_scale_smaller": lambda: self.zoom.step_scale(-1),
-                 "zoom_scale_larger": lambda: self.zoom.step_scale(1)}
-        if name in moves:
-            moves[name]()
-            return True
-        key = review.current_item()
-        if key is None:
-            return False
-        state = review.my_vote(key)
-        if name == "toggle_problematic":
-            self.voted.emit()
-            review.vote(problematic=not state.problematic)
-            return True
-        if name == "edit_note":
-            self.vote_panel.ask_text("note", "Note on this mistake (Enter records, Esc cancels):", state.note)
-            return True
-        judged_wrong = review.judged_wrong(key)
-        if name == f"category_{Category.FINE_GRAINED_OOV}":
-            try:  # the rules of the act, asked before the name is
-                implied_changes(state, judged_wrong=judged_wrong, category=Category.FINE_GRAINED_OOV, oov_name="?")
-            except VoteError as exc:
-                self.status_message.emit(f"{str(exc).capitalize()}.", True)
-                return False
-            self.vote_panel.ask_text("oov_name", "Name of the out-of-vocabulary object (Enter records, Esc "
-                                                 "cancels):", state.oov_name or "")
-            return True
-        if name not in VOTE_ACTIONS:
-            return False
-        try:
-            changes = implied_changes(state, judged_wrong=judged_wrong, **VOTE_ACTIONS[name])
-        except VoteError as exc:
-            self.status_message.emit(f"{str(exc).capitalize()}.", True)
-            return False
-        self.voted.emit()
-        self._after_vote(review.vote(**changes), verdict_key=name.startswith("verdict_"))
-        return True
-
-    def _text_entered(self, field: str, text: str) -> None:
-        self.setFocus()
-        if self.review is None or self.review.current_item() is None:
-            return
-        if field == "note":
-            self.review.vote(note=text)
-        elif field == "oov_name":
-            key = self.review.current_item()
-            try:
-                changes = implied_changes(self.review.my_vote(key), judged_wrong=self.review.judged_wrong(key),
-                                          category=Category.FINE_GRAINED_OOV, oov_name=text)
-            except VoteError as exc:
-                if not text:  # an empty name is no answer: ask again, saying why (Esc cancels)
-                    self.vote_panel.ask_text("oov_name", "A name is needed: type the name of the out-of-vocabulary "
-                                                         "object (Enter records, Esc cancels the category):")
-                self.status_message.emit(f"{str(exc).capitalize()}.", True)
-                return
-            self._after_vote(self.review.vote(**changes), verdict_key=False)
-
-    def _text_cancelled(self, field: str) -> None:
-        self.setFocus()
-        if field == "oov_name":
-            self.status_message.emit("Not recorded: the out-of-vocabulary category needs the object's name; "
-                                     "choose the category again to name it.", False)
-
-    def _after_vote(self, state, *, verdict_key: bool) -> None:
-        if state is None or self.auto_advance == "off":
-            return
-        key = self.review.current_item()
-        judged_wrong = key is not None and self.review.judged_wrong(key)
-        if state.is_complete(judged_wrong=judged_wrong) or (self.auto_advance == "verdict" and verdict_key):
-            self.review.next()
-
     def _preview_exemplar(self, exemplar: Exemplar) -> None:
         preview_exemplar(exemplar, self.loader, self)
 
@@ -531,4 +298,3 @@ class QtReviewPage(QWidget):
         self.loader.shutdown()
         self.thumbnails.shutdown()
         self.zoom.shutdown()
-

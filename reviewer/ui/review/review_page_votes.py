@@ -1,0 +1,69 @@
+"""The review page's votes: the panelist's own vote, the others' and the panel's decision.
+
+A part of `QtReviewPage` (a mixin of it), kept apart because it is one
+responsibility: what the vote panel shows of the shown mistake as votes change
+(one's own, written or read back; another panelist's; the decision a unanimous
+panel makes), and whether the published evidence waits for one's verdict. It uses
+the page's `session`, `review`, `vote_panel`, `details`, `queue_panel` and
+`_update_counts`; its state is `_decisions` (each item's decision as last read)
+and `evidence_before_vote` (the preference).
+"""
+
+from __future__ import annotations
+
+from reviewer.app import panel as acts
+from reviewer.items import Item
+
+
+class ReviewPageVotes:
+    """The vote panel of `QtReviewPage`, kept in step with the session's votes and decisions."""
+
+    def _show_vote(self, key) -> None:
+        review = self.review
+        if key not in review.my_votes and not review.pending.get(key):
+            status = "loading"  # read with the mistake's facts, a moment away
+        else:
+            status = review.status.get(key) or ("recorded" if not review.my_vote(key).empty else "none")
+        self.vote_panel.show_vote(review.my_vote(key), status=status, judged_wrong=review.judged_wrong(key),
+                                  decision=self._decision_of(key))
+        if key == review.current_item():
+            # Panels that want independent judgements see the published evidence after their verdict.
+            self.details.set_evidence_hidden(not self.evidence_before_vote and review.my_vote(key).verdict is None)
+            self.vote_panel.show_suggestion_of(getattr(review.detail(key), "suggestion", None),
+                                               hidden=self.details.evidence_hidden)
+
+    def set_evidence_before_vote(self, shown: bool) -> None:
+        self.evidence_before_vote = shown
+        key = self.review.current_item() if self.session else None
+        if key is not None:
+            self._show_vote(key)
+
+    def _show_others(self, key) -> None:
+        self.vote_panel.show_others(self.review.others.get(key), self.review.names, blind=self.review.blind)
+
+    def _vote_changed(self, key) -> None:
+        self.queue_panel.model.pending = set(self.review.pending)
+        self.queue_panel.refresh_items((key,))
+        self._update_counts()
+        if key == self.review.current_item():
+            self._show_vote(key)
+
+    def _others_changed(self, key) -> None:
+        if key == self.review.current_item():
+            self._show_others(key)
+            # Votes changed (one's own, read back after its last write, or another's): the panel's
+            # decision may have with them (a unanimous panel decides), so it is read again.
+            self.session.reader.submit(acts.decision_of, self.session.project, item=Item(*key),
+                                       on_done=lambda d, k=key: self._decision_read(k, d), priority=2)
+
+    def _decision_read(self, key, decision) -> None:
+        self._decisions[key] = decision
+        if key == self.review.current_item():
+            self.vote_panel.show_decision(decision)
+
+    def _decision_of(self, key):
+        """The item's decision as last read: after a vote (`_decision_read`), else with its facts."""
+        if key in self._decisions:
+            return self._decisions[key]
+        detail = self.review.details.get(key) if self.session is not None else None
+        return detail.decision if detail is not None else None
