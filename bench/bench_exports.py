@@ -19,7 +19,7 @@ from bench_metrics import add_run, synthetic_files
 from sqlalchemy import insert, select
 
 from db.engine import read_session, write_session
-from db.tables import Decision, Mistake, Reviewer
+from db.tables import Decision, Mistake, Panelist
 from reviewer.analysis.render import write_report
 from reviewer.app.export import export_project
 from reviewer.app.imports import init_project
@@ -46,7 +46,7 @@ def decide_share(project, share: float, rng: np.random.Generator) -> int:
     chosen = [items[i] for i in rng.choice(len(items), int(share * len(items)), replace=False)]
     verdicts = rng.choice(["wrong", "wrong", "wrong", "correct", "unclear"], len(chosen))
     with write_session(project.engine) as session:
-        chair = Reviewer(name="chair", is_chair=True)
+        chair = Panelist(name="chair", is_chair=True)
         session.add(chair)
         session.flush()
         session.execute(insert(Decision), [

@@ -37,7 +37,7 @@ import os, sys, time
 from reviewer.project import Project
 from reviewer.app.panel import vote
 from reviewer.items import Item
-root, reviewer_id, ready, go, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+root, panelist_id, ready, go, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
 project = Project.open(root)
 open(ready, "w").close()
 while not os.path.exists(go):
@@ -45,7 +45,7 @@ while not os.path.exists(go):
 slowest = 0.0
 for n in range(count):
     t = time.perf_counter()
-    vote(project, reviewer_id=reviewer_id, item=Item(1 + n % 50, 7), verdict=("wrong", "correct")[n % 2])
+    vote(project, panelist_id=panelist_id, item=Item(1 + n % 50, 7), verdict=("wrong", "correct")[n % 2])
     slowest = max(slowest, time.perf_counter() - t)
 from sqlalchemy import text
 with project.read() as session:
@@ -125,7 +125,7 @@ def reads(project: Project, items: int, resamples: int) -> None:
     verdicts = ("wrong", "correct", "unclear")
     with write_session(project.engine) as session:
         session.execute(insert(Vote), [
-            {"image_id": i + 1, "predicted": 7, "reviewer_id": rid, "verdict": verdicts[(i * (k + 1)) % 7 % 3],
+            {"image_id": i + 1, "predicted": 7, "panelist_id": rid, "verdict": verdicts[(i * (k + 1)) % 7 % 3],
              "severity": ("major", "minor")[(i + k) % 2], "category": "fine_grained", "problematic": False,
              "note": "", "retracted": False} for i in range(items) for k, rid in enumerate(ids)])
 

@@ -143,7 +143,7 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
     # asked before joining: reviewer.panel.membership), so every mistake is still to vote.
     name = f"bench-{time.time_ns()}"
     join_panel(project, name, join=True)
-    window = QtMainWindow(preferences=Preferences(reviewer_name=name))
+    window = QtMainWindow(preferences=Preferences(panelist_name=name))
     window.resize(*size)
     window.show()
     window.activateWindow()

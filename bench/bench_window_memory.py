@@ -220,7 +220,7 @@ def run_window(project_root: Path, *, mistakes: int, think_ms: int) -> dict:
     join_panel(project, name, join=True)
     gc.collect()
     figures = {"before": memory()}
-    window = QtMainWindow(preferences=Preferences(reviewer_name=name))
+    window = QtMainWindow(preferences=Preferences(panelist_name=name))
     window.resize(1280, 800)
     window.show()
     window.activateWindow()

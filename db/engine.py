@@ -109,7 +109,7 @@ def write_session(engine: Engine) -> Iterator[Session]:
 
 
 # The scopes of `serialise`: what a read-then-write transaction reads first (rows of app_lock).
-VOTES_OF_REVIEWER = 1  # key: the reviewer id (a vote merges into their latest; an undo takes their latest act)
+VOTES_OF_PANELIST = 1  # key: the panelist id (a vote merges into their latest; an undo takes their latest act)
 DECISIONS = 2  # key 0: the chair's locks, overrides and reopenings read the standing decision first
 MIGRATION = 3  # key 0: one process upgrades the schema, the others wait and find it current
 EVIDENCE_SOURCES = 4  # key 0: an evidence import reads the stored sources, then replaces or adds one
@@ -120,7 +120,7 @@ EVIDENCE_SOURCES = 4  # key 0: an evidence import reads the stored sources, then
 LOCK_TIMEOUT_S = float(os.environ.get("REVIEWER_LOCK_TIMEOUT_S", "30"))
 
 # Why a role may not take a scope's lock: whose act it is.
-_SCOPE_WORDS = {VOTES_OF_REVIEWER: "a panelist votes and undoes only as themselves",
+_SCOPE_WORDS = {VOTES_OF_PANELIST: "a panelist votes and undoes only as themselves",
                 DECISIONS: "locking, overriding and reopening decisions is the chair's act",
                 MIGRATION: "upgrading the schema is the project owner's act",
                 EVIDENCE_SOURCES: "importing evidence is the project owner's act"}
@@ -151,7 +151,7 @@ def serialise(session: Session, scope: int, key: int) -> None:
     try:
         locked = session.execute(text("SELECT 1 FROM app_lock WHERE scope = :scope AND key = :key FOR UPDATE"),
                                  params).first()
-        if locked is None:  # a reviewer made before its row, or a row this role may not lock
+        if locked is None:  # a panelist made before its row, or a row this role may not lock
             session.execute(text("INSERT INTO app_lock (scope, key) VALUES (:scope, :key) ON CONFLICT DO NOTHING"),
                             params)
             locked = session.execute(text("SELECT 1 FROM app_lock WHERE scope = :scope AND key = :key "

@@ -8,7 +8,7 @@ set up before it, so an upgraded panel is as closed as a new one.
 - zoom_probe: a panelist's role reads every result and inserts only its own
   (computed_by names it), never updates or deletes one;
 - app_lock: a panelist's role may lock (SELECT ... FOR UPDATE) only its own row
-  (scope 1, its reviewer id), the chair's also the decisions' row (scope 2); the
+  (scope 1, its panelist id), the chair's also the decisions' row (scope 2); the
   migration and evidence rows are the owner's (who bypasses row-level security);
 - vote, read: while the chair's blind rule is on (project_setting blind = on), a
   panelist's role reads another's vote on an item only once its own vote on the item
@@ -22,7 +22,14 @@ set up before it, so an upgraded panel is as closed as a new one.
 
 from __future__ import annotations
 
-OWN_ID = "(SELECT r.id FROM reviewer r WHERE r.name = current_user)"
+# The panel's table and its people's column in vote (revision 0012 named them; `reviewer` and
+# `reviewer_id` before it, which migration 0009 passes).
+PEOPLE, PERSON_ID = "panelist", "panelist_id"
+
+
+def own_id(people: str = PEOPLE) -> str:
+    """The acting role's panelist id."""
+    return f"(SELECT r.id FROM {people} r WHERE r.name = current_user)"
 
 
 def quoted(name: str) -> str:
@@ -41,12 +48,14 @@ def is_chair(chair_group: str) -> str:
 
 RULE_KEYS = ("blind", "unanimous_final", "panel_closed")  # reviewer.panel.rules
 
-MAY_READ_VOTE = """
-CREATE OR REPLACE FUNCTION panel_may_read_vote(v_image integer, v_predicted integer, v_reviewer integer, viewer name)
+def may_read_vote(people: str = PEOPLE, person_id: str = PERSON_ID) -> str:
+    """The blind rule's function (a SQL text body: dropped and made again when the names change)."""
+    return f"""
+CREATE FUNCTION panel_may_read_vote(v_image integer, v_predicted integer, v_panelist integer, viewer name)
 RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
     SELECT NOT EXISTS (SELECT 1 FROM project_setting s WHERE s.key = 'blind' AND s.value = 'on')
-        OR v_reviewer = (SELECT r.id FROM reviewer r WHERE r.name = viewer)
-        OR EXISTS (SELECT 1 FROM vote o JOIN reviewer r ON r.id = o.reviewer_id
+        OR v_panelist = (SELECT r.id FROM {people} r WHERE r.name = viewer)
+        OR EXISTS (SELECT 1 FROM vote o JOIN {people} r ON r.id = o.{person_id}
                    WHERE r.name = viewer AND o.image_id = v_image AND o.predicted = v_predicted
                      AND NOT o.retracted)
         OR EXISTS (SELECT 1 FROM decision d WHERE d.image_id = v_image AND d.predicted = v_predicted
@@ -56,18 +65,23 @@ RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, p
 $$"""
 
 
-def policy_statements(panel_group: str, chair_group: str) -> list[str]:
-    """The statements, each safe to run again."""
+def policy_statements(panel_group: str, chair_group: str, *, people: str = PEOPLE,
+                      person_id: str = PERSON_ID) -> list[str]:
+    """The statements, each safe to run again. `people`, `person_id`: the panel's table and
+    vote's column of its ids, as the schema names them (see PEOPLE)."""
     panel, chair = quoted(panel_group), is_chair(chair_group)
     rules = ", ".join(literal(k) for k in RULE_KEYS)
+    own = own_id(people)
     return [
-        MAY_READ_VOTE,
+        "DROP POLICY IF EXISTS panel_reads ON vote",  # it uses the function, made again below
+        "DROP FUNCTION IF EXISTS panel_may_read_vote(integer, integer, integer, name)",
+        may_read_vote(people, person_id),
         "REVOKE ALL ON FUNCTION panel_may_read_vote(integer, integer, integer, name) FROM PUBLIC",
         f"GRANT EXECUTE ON FUNCTION panel_may_read_vote(integer, integer, integer, name) TO {panel}",
         "ALTER TABLE vote ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS panel_reads ON vote",
         f"CREATE POLICY panel_reads ON vote FOR SELECT USING ({chair} OR "
-        "panel_may_read_vote(image_id, predicted, reviewer_id, current_user))",
+        f"panel_may_read_vote(image_id, predicted, {person_id}, current_user))",
         f"GRANT INSERT, UPDATE ON project_setting TO {quoted(chair_group)}",
         "ALTER TABLE project_setting ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS panel_reads ON project_setting",
@@ -79,7 +93,7 @@ def policy_statements(panel_group: str, chair_group: str) -> list[str]:
         f"WITH CHECK (key IN ({rules}) AND {chair})",
         "ALTER TABLE decision ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS own_inserts ON decision",
-        f"CREATE POLICY own_inserts ON decision FOR INSERT WITH CHECK (decided_by = {OWN_ID} AND {chair})",
+        f"CREATE POLICY own_inserts ON decision FOR INSERT WITH CHECK (decided_by = {own} AND {chair})",
         f"REVOKE UPDATE, DELETE, TRUNCATE ON zoom_probe FROM {panel}",
         f"GRANT SELECT, INSERT ON zoom_probe TO {panel}",
         f"GRANT USAGE ON SEQUENCE zoom_probe_id_seq TO {panel}",
@@ -87,12 +101,36 @@ def policy_statements(panel_group: str, chair_group: str) -> list[str]:
         "DROP POLICY IF EXISTS panel_reads ON zoom_probe",
         "CREATE POLICY panel_reads ON zoom_probe FOR SELECT USING (true)",
         "DROP POLICY IF EXISTS own_inserts ON zoom_probe",
-        f"CREATE POLICY own_inserts ON zoom_probe FOR INSERT WITH CHECK (computed_by = {OWN_ID})",
+        f"CREATE POLICY own_inserts ON zoom_probe FOR INSERT WITH CHECK (computed_by = {own})",
         f"GRANT SELECT, UPDATE (key) ON app_lock TO {panel}",
         "ALTER TABLE app_lock ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS panel_reads ON app_lock",
         "CREATE POLICY panel_reads ON app_lock FOR SELECT USING (true)",
         "DROP POLICY IF EXISTS own_locks ON app_lock",
-        f"CREATE POLICY own_locks ON app_lock FOR UPDATE USING ((scope = 1 AND key = {OWN_ID}) "
+        f"CREATE POLICY own_locks ON app_lock FOR UPDATE USING ((scope = 1 AND key = {own}) "
         f"OR (scope = 2 AND key = 0 AND {chair})) WITH CHECK (false)",
     ]
+
+
+def installed_groups(bind) -> tuple[str, str] | None:
+    """(panel group, chair group) of the panel of database roles that panel-setup made on this
+    PostgreSQL database, read from its policies; None where it never ran."""
+    import re
+
+    import sqlalchemy as sa
+
+    check = bind.execute(sa.text("SELECT with_check FROM pg_policies WHERE tablename = 'decision' "
+                                 "AND policyname = 'own_inserts'")).scalar_one_or_none()
+    if check is None:
+        return None  # no panel of database roles
+    found = re.search(r"pg_has_role\(CURRENT_USER, '((?:[^']|'')+)'", check, re.IGNORECASE)
+    if not found:
+        raise RuntimeError(f"the decision table's policy is not the one panel-setup writes ({check}); "
+                           "run 'reviewer panel-setup' again after the upgrade")
+    chair = found.group(1).replace("''", "'")
+    panel = bind.execute(sa.text(
+        "SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid "
+        "JOIN pg_roles c ON c.oid = m.member WHERE c.rolname = :chair"), {"chair": chair}).scalars().first()
+    if panel is None:
+        raise RuntimeError(f"the chair's group role {chair} is in no panel group; run 'reviewer panel-setup' again")
+    return panel, chair

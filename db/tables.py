@@ -161,8 +161,8 @@ class Mistake(SQLModel, table=True):
     hierarchy_distance: Optional[int] = None
 
 
-class Reviewer(SQLModel, table=True):
-    __tablename__ = "reviewer"
+class Panelist(SQLModel, table=True):
+    __tablename__ = "panelist"
     id: Optional[int] = Field(default=None, primary_key=True)
     name: str = Field(unique=True, max_length=128)
     is_chair: bool = False
@@ -173,18 +173,18 @@ class Vote(SQLModel, table=True):
     """A panelist's vote on one (image, predicted class); append-only.
 
     Each row holds the complete state of that panelist's vote after the act;
-    the latest row per (reviewer, image, predicted) is the current vote. An
+    the latest row per (panelist, image, predicted) is the current vote. An
     undo appends a row restoring the previous state (retracted=True when
     there was none).
     """
 
     __tablename__ = "vote"
-    __table_args__ = (Index("ix_vote_item", "image_id", "predicted", "reviewer_id"),
-                      Index("uq_vote_reviewer_batch_key", "reviewer_id", "batch_key", unique=True))
+    __table_args__ = (Index("ix_vote_item", "image_id", "predicted", "panelist_id"),
+                      Index("uq_vote_panelist_batch_key", "panelist_id", "batch_key", unique=True))
     id: Optional[int] = Field(default=None, primary_key=True)
     image_id: int = Field(foreign_key="image.id")
     predicted: int
-    reviewer_id: int = Field(foreign_key="reviewer.id", index=True)
+    panelist_id: int = Field(foreign_key="panelist.id", index=True)
     verdict: Optional[str] = Field(default=None, max_length=8)  # correct | wrong | unclear
     problematic: bool = False
     severity: Optional[str] = Field(default=None, max_length=16)  # major | minor
@@ -219,7 +219,7 @@ class Decision(SQLModel, table=True):
     oov_name: Optional[str] = Field(default=None, max_length=255)
     method: str = Field(default="majority", max_length=16)  # majority | override | reopened
     reason: str = Field(default="")
-    decided_by: Optional[int] = Field(default=None, foreign_key="reviewer.id")
+    decided_by: Optional[int] = Field(default=None, foreign_key="panelist.id")
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -229,7 +229,7 @@ class DiscussionNote(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     image_id: int = Field(foreign_key="image.id")
     predicted: int
-    reviewer_id: int = Field(foreign_key="reviewer.id")
+    panelist_id: int = Field(foreign_key="panelist.id")
     text: str
     created_at: datetime = Field(default_factory=utcnow)
 
@@ -320,12 +320,12 @@ class ZoomProbe(SQLModel, table=True):
     computed_at: datetime = Field(default_factory=utcnow)
     # Whose process computed it (None: the project's owner, or a result stored before 0009).
     # Results are appended, never updated: a panelist's role can insert only its own.
-    computed_by: Optional[int] = Field(default=None, foreign_key="reviewer.id")
+    computed_by: Optional[int] = Field(default=None, foreign_key="panelist.id")
 
 
 class AppLock(SQLModel, table=True):
     """The locks the app takes before a read-then-write on PostgreSQL (db.engine.serialise),
-    as rows taken with SELECT ... FOR UPDATE: (1, reviewer id), (2, 0) decisions, (3, 0)
+    as rows taken with SELECT ... FOR UPDATE: (1, panelist id), (2, 0) decisions, (3, 0)
     migrations, (4, 0) evidence imports. Row-level security lets a panelist's role lock
     only its own row (and the chair the decisions'), where advisory keys were anyone's."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import func, insert, select
 
 from db.engine import write_session
-from db.tables import Decision, Image, Label, LabelSource, Model, Prediction, Reviewer, Run
+from db.tables import Decision, Image, Label, LabelSource, Model, Panelist, Prediction, Run
 from reviewer.project import Project
 from reviewer.runs.mistakes import store_mistakes
 
@@ -81,9 +81,9 @@ def decide(project: Project, image_id: int, predicted: int, verdict: str | None,
            method: str = "majority") -> int:
     """Append a final decision row (as reviewer.panel.decisions does); returns its id."""
     with write_session(project.engine) as session:
-        reviewer = session.execute(select(Reviewer).where(Reviewer.name == chair)).scalar_one_or_none()
+        reviewer = session.execute(select(Panelist).where(Panelist.name == chair)).scalar_one_or_none()
         if reviewer is None:
-            reviewer = Reviewer(name=chair, is_chair=True)
+            reviewer = Panelist(name=chair, is_chair=True)
             session.add(reviewer)
             session.flush()
         row = Decision(image_id=image_id, predicted=predicted, verdict=verdict, severity=severity, category=category,

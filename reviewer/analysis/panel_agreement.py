@@ -53,7 +53,7 @@ class PanelAgreement:
         """The `panel` key of `reviewer report --json`."""
         return {"fields": [asdict(r) for r in self.fields], "resamples": self.resamples,
                 "decided": self.reliability.decided, "dawid_skene_items": self.reliability.items,
-                "panelists": [{"name": row.reliability.name, "reviewer_id": row.reliability.reviewer_id,
+                "panelists": [{"name": row.reliability.name, "panelist_id": row.reliability.panelist_id,
                                **{f"{name}_agreement": {"agreements": row.reliability.matches[name].agreements,
                                                         "n": row.reliability.matches[name].n,
                                                         "interval": row.intervals[name]}

@@ -44,7 +44,7 @@ import pandas as pd
 from sqlalchemy import and_, select
 from sqlmodel import Session
 
-from db.tables import Mistake, Model, Reviewer, Run, ZoomProbe
+from db.tables import Mistake, Model, Panelist, Run, ZoomProbe
 from reviewer.evaluation.zoom_hard import ZoomHardSlice, zoom_hard_slices
 from reviewer.labels.labelset import LabelSet
 from reviewer.runs.zoom.result import (
@@ -183,7 +183,7 @@ def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) 
     grouped: dict[tuple[str, int, int], list] = {}
     for model, row in rows:
         grouped.setdefault((model.name, int(row.image_id), int(row.predicted)), []).append((model, row))
-    chairs = set(session.execute(select(Reviewer.id).where(Reviewer.is_chair.is_(True))).scalars())
+    chairs = set(session.execute(select(Panelist.id).where(Panelist.is_chair.is_(True))).scalars())
     chosen: dict[tuple[str, int, int], ZoomResult | None] = {}
     for mistake, pairs in grouped.items():
         model_of = {id(row): model for model, row in pairs}

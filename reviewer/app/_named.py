@@ -16,8 +16,8 @@ from reviewer.items import Item
 
 @dataclass(frozen=True)
 class ByName:
-    """A panelist as a person names them (`--reviewer NAME`). None: the login name, or on a
-    panel of database roles the connection's role (`reviewer.panel.identity.acting_reviewer`)."""
+    """A panelist as a person names them (`--panelist NAME`). None: the login name, or on a
+    panel of database roles the connection's role (`reviewer.panel.identity.acting_panelist`)."""
 
     name: str | None = None
 
@@ -31,16 +31,16 @@ class ItemName:
     predicted: str | None
 
 
-Panelist = Union[int, ByName]  # a panelist's id (the window knows it), or a name to resolve
+PanelistRef = Union[int, ByName]  # a panelist's id (the window knows it), or a name to resolve
 ItemRef = Union[Item, ItemName]
 
 
-def resolve_panelist(session: Session, who: Panelist) -> tuple[int, str | None]:
+def resolve_panelist(session: Session, who: PanelistRef) -> tuple[int, str | None]:
     """(id, name) of the panelist acting; the name only where one was resolved."""
     if isinstance(who, ByName):
-        from reviewer.panel.identity import acting_reviewer
+        from reviewer.panel.identity import acting_panelist
 
-        row = acting_reviewer(session=session, name=who.name)
+        row = acting_panelist(session=session, name=who.name)
         return row.id, row.name
     return who, None
 

@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.tables import Decision, DiscussionNote, EvidenceSource, LabelSource, Reviewer, Run, Vote
+from db.tables import Decision, DiscussionNote, EvidenceSource, LabelSource, Panelist, Run, Vote
 from reviewer.items import Item, item_of
 
 T = TypeVar("T")
@@ -65,7 +65,7 @@ class Cursor:
     vote_id: int = 0
     decision_id: int = 0
     note_id: int = 0
-    reviewer_id: int = 0
+    panelist_id: int = 0
     label_source_id: int = 0
     evidence_source_id: int = 0
     runs: frozenset[tuple[int, str]] = field(default_factory=frozenset)  # (run id, status)
@@ -78,10 +78,10 @@ def latest_cursor(*, session: Session) -> Cursor:
         return session.execute(select(func.max(column))).scalar_one() or 0
 
     return Cursor(vote_id=top(Vote.id), decision_id=top(Decision.id), note_id=top(DiscussionNote.id),
-                  reviewer_id=top(Reviewer.id), label_source_id=top(LabelSource.id),
+                  panelist_id=top(Panelist.id), label_source_id=top(LabelSource.id),
                   evidence_source_id=top(EvidenceSource.id),
                   runs=frozenset(tuple(row) for row in session.execute(select(Run.id, Run.status)).all()),
-                  chairs=frozenset(session.execute(select(Reviewer.id).where(Reviewer.is_chair)).scalars().all()))
+                  chairs=frozenset(session.execute(select(Panelist.id).where(Panelist.is_chair)).scalars().all()))
 
 
 def changes_since(*, session: Session, cursor: Cursor, known_votes: frozenset[int] = frozenset()
@@ -105,5 +105,5 @@ def changes_since(*, session: Session, cursor: Cursor, known_votes: frozenset[in
         votes=bool(new_votes), decisions=bool(new_decisions), notes=bool(new_notes), runs=changed_runs,
         # (published evidence imported: the facts of any item may read differently, as with labels)
         labels=now.label_source_id != cursor.label_source_id or now.evidence_source_id != cursor.evidence_source_id,
-        panel=now.reviewer_id != cursor.reviewer_id or now.chairs != cursor.chairs)
+        panel=now.panelist_id != cursor.panelist_id or now.chairs != cursor.chairs)
     return changes, now

@@ -29,7 +29,7 @@ class GroupedMistakes:
     mistakes: int  # the mistakes grouped from (the run's, as the queue's filter shows them)
 
 
-def mistake_groups(project: Project, *, run_id: int, reviewer_id: int, group_by: GroupBy | str,
+def mistake_groups(project: Project, *, run_id: int, panelist_id: int, group_by: GroupBy | str,
                    queue_filter=None, similarity: float = NEIGHBOURHOOD_SIMILARITY) -> GroupedMistakes:
     """The run's mistakes (as the panelist's queue filter shows them) in groups
     (`similarity`: the threshold of an embedding neighbourhood)."""
@@ -42,7 +42,7 @@ def mistake_groups(project: Project, *, run_id: int, reviewer_id: int, group_by:
 
     group_by = GroupBy(group_by)
     with project.read() as session:
-        queue = load_queue(session=session, run_id=run_id, reviewer_id=reviewer_id, queue_filter=queue_filter)
+        queue = load_queue(session=session, run_id=run_id, panelist_id=panelist_id, queue_filter=queue_filter)
         entries = queue.shown()
         vectors = None
         if group_by == GroupBy.NEIGHBOURHOOD:
@@ -52,7 +52,7 @@ def mistake_groups(project: Project, *, run_id: int, reviewer_id: int, group_by:
             vectors = index.image_vectors({e.file_name for e in entries})
         groups = group_mistakes(entries, group_by, vectors=vectors, similarity=similarity)
         items = [item for group in groups for item in group.items]
-        votes = {item: current_vote(session=session, reviewer_id=reviewer_id, item=item) for item in items}
+        votes = {item: current_vote(session=session, panelist_id=panelist_id, item=item) for item in items}
         ids = {item.image_id for item in items}
         images = {row.id: row for row in session.execute(select(Image).where(Image.id.in_(ids))).scalars()} \
             if ids else {}
@@ -60,9 +60,9 @@ def mistake_groups(project: Project, *, run_id: int, reviewer_id: int, group_by:
     return GroupedMistakes(group_by, groups, votes, paths, len(entries))
 
 
-def my_votes(project: Project, *, reviewer_id: int, items) -> dict[Item, VoteState]:
+def my_votes(project: Project, *, panelist_id: int, items) -> dict[Item, VoteState]:
     """The panelist's current vote on each of these items (after a group's votes are written)."""
     from reviewer.panel.votes import current_vote
 
     with project.read() as session:
-        return {item: current_vote(session=session, reviewer_id=reviewer_id, item=item) for item in items}
+        return {item: current_vote(session=session, panelist_id=panelist_id, item=item) for item in items}

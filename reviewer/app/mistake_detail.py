@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import select
 
-from db.tables import Image, Model, Prediction, Reviewer, Run
+from db.tables import Image, Model, Panelist, Prediction, Run
 from reviewer.classes.collapsed import acceptance_matrix
 from reviewer.classes.vocabulary import load_classes
 from reviewer.classes.wordnet import hierarchy_distance, load_hierarchy
@@ -201,7 +201,7 @@ class DetailSource:
             panel = {item.predicted: str(d.verdict) for item, d in finals.items()}
             shown_decision = finals.get(Item(image_id, shown_class)) if shown_class is not None else None
             decision = None if shown_decision is None else decision_note(
-                shown_decision, dict(session.execute(select(Reviewer.id, Reviewer.name)).all()))
+                shown_decision, dict(session.execute(select(Panelist.id, Panelist.name)).all()))
             # The run's zoom probe of its top-1, when stored: the suggestion reads it.
             zoom = load_zoom(session=session, run_id=run_id, image=image_id) \
                 if image is not None and shown_class is not None and shown_class == top1 else None

@@ -18,10 +18,10 @@ from typing import Callable, Iterable
 
 from sqlalchemy.exc import IntegrityError
 
-from db.tables import Decision, DiscussionNote, Reviewer, Vote
+from db.tables import Decision, DiscussionNote, Panelist, Vote
 from reviewer.app._named import ByName as ByName  # (re-exported: the command line names who acts so)
 from reviewer.app._named import ItemName as ItemName
-from reviewer.app._named import ItemRef, Panelist, resolve_item, resolve_panelist
+from reviewer.app._named import ItemRef, PanelistRef, resolve_item, resolve_panelist
 from reviewer.app.changes import Changes, Cursor, Done, changes_since, latest_cursor
 from reviewer.errors import InputError, UserError
 from reviewer.items import Item, item_of
@@ -40,9 +40,9 @@ from reviewer.panel.votes import (
     check_fields,
     check_text,
     current_vote,
-    get_reviewer,
+    get_panelist,
+    panelist_names,
     recorded_batch_keys,
-    reviewer_names,
     undo_last,
     visible_votes,
 )
@@ -54,19 +54,19 @@ def _voted(items: Iterable[Item]) -> Changes:
 
 
 # -- panelists -------------------------------------------------------------------------
-def add_panelist(project: Project, name: str, *, chair: bool | None = None) -> Done[Reviewer]:
+def add_panelist(project: Project, name: str, *, chair: bool | None = None) -> Done[Panelist]:
     """The panelist of that name, created on first use; `chair` makes them the one chair.
     On a panel of database roles the panel is the owner's to change (`reviewer panel-setup`)."""
     def work(session):
         if uses_database_roles(session):
             raise IdentityError("this project's panelists are database roles: its owner adds panelists and "
                                 "names the chair with 'reviewer panel-setup PROJECT --chair NAME --panelist NAME'")
-        return get_reviewer(session=session, name=name, chair=chair)
+        return get_panelist(session=session, name=name, chair=chair)
 
     return Done(_write_once(project, work), Changes(panel=True))
 
 
-def join_panel(project: Project, name: str, *, join: bool = False) -> Done[Reviewer]:
+def join_panel(project: Project, name: str, *, join: bool = False) -> Done[Panelist]:
     """The panelist the window acts as (reviewer.panel.membership.enter_panel): the panelist
     of that name, or the connection's role on a panel of database roles; a new name only
     with `join` on an open panel (NotOnPanel says so, and whether it may join)."""
@@ -84,7 +84,7 @@ def panel_rules(project: Project):
         return read_rules(session)
 
 
-def set_panel_rules(project: Project, *, chair_id: Panelist, **changes: bool):
+def set_panel_rules(project: Project, *, chair_id: PanelistRef, **changes: bool):
     """The chair sets the panel's rules (blind, unanimous_final, panel_closed)."""
     from reviewer.panel.rules import set_rules
 
@@ -106,12 +106,12 @@ def _write_once(project: Project, work):
 
 
 def names(project: Project) -> dict[int, str]:
-    """{reviewer id: name} of the panel."""
+    """{panelist id: name} of the panel."""
     with project.read() as session:
-        return reviewer_names(session=session)
+        return panelist_names(session=session)
 
 
-def _acted(project: Project, who: Panelist, item: ItemRef | None, act: Callable):
+def _acted(project: Project, who: PanelistRef, item: ItemRef | None, act: Callable):
     """Run `act(session, panelist id, item)` as one unit of work, the names resolved in it:
     (what it returned, the panelist's name where one was resolved)."""
     def work(session):
@@ -122,10 +122,10 @@ def _acted(project: Project, who: Panelist, item: ItemRef | None, act: Callable)
 
 
 # -- votes -----------------------------------------------------------------------------
-def vote(project: Project, *, reviewer_id: Panelist, item: ItemRef, **fields) -> Done[Vote]:
+def vote(project: Project, *, panelist_id: PanelistRef, item: ItemRef, **fields) -> Done[Vote]:
     """Record a change to the panelist's own vote on an item."""
-    row, name = _acted(project, reviewer_id, item,
-                       lambda s, who, it: cast_vote(session=s, reviewer_id=who, item=it, **fields))
+    row, name = _acted(project, panelist_id, item,
+                       lambda s, who, it: cast_vote(session=s, panelist_id=who, item=it, **fields))
     return Done(row, _voted([item_of(row)]), by=name)
 
 
@@ -151,7 +151,7 @@ class Cast:
     recorded_before: int | None = None
 
 
-def vote_batch(project: Project, *, reviewer_id: Panelist, votes: Iterable[BatchVote | tuple[Item, dict]],
+def vote_batch(project: Project, *, panelist_id: PanelistRef, votes: Iterable[BatchVote | tuple[Item, dict]],
                source: str | None = None, starting: Callable[[int, int, str | None], None] | None = None
                ) -> Done[list[Cast]]:
     """Record many votes of one panelist in one transaction: every one, or none. Every
@@ -162,7 +162,7 @@ def vote_batch(project: Project, *, reviewer_id: Panelist, votes: Iterable[Batch
     batch = [v if isinstance(v, BatchVote) else BatchVote(*v) for v in votes]
 
     def work(session):
-        panelist, name = resolve_panelist(session, reviewer_id)
+        panelist, name = resolve_panelist(session, panelist_id)
         items = {}
         for number, vote_ in enumerate(batch, start=1):
             try:
@@ -173,7 +173,7 @@ def vote_batch(project: Project, *, reviewer_id: Panelist, votes: Iterable[Batch
             except UserError as exc:
                 raise InputError(source or "the batch", str(exc), record=vote_.where or f"vote {number}",
                                  hint=f"nothing of this {'file' if source else 'batch'} was recorded") from None
-        done = recorded_batch_keys(session=session, reviewer_id=panelist,
+        done = recorded_batch_keys(session=session, panelist_id=panelist,
                                    keys=[v.key for v in batch if v.key is not None])
         if starting is not None:
             starting(sum(1 for v in batch if v.key not in done), len(done), name)
@@ -183,7 +183,7 @@ def vote_batch(project: Project, *, reviewer_id: Panelist, votes: Iterable[Batch
             if vote_.key in done:
                 cast.append(Cast(item, None, done[vote_.key]))
                 continue
-            row = cast_vote(session=session, reviewer_id=panelist, item=item, batch_key=vote_.key, **vote_.fields)
+            row = cast_vote(session=session, panelist_id=panelist, item=item, batch_key=vote_.key, **vote_.fields)
             cast.append(Cast(item, row))
         return cast, name
 
@@ -191,26 +191,26 @@ def vote_batch(project: Project, *, reviewer_id: Panelist, votes: Iterable[Batch
     return Done(cast, _voted(c.item for c in cast if c.vote is not None), by=name)
 
 
-def amend(project: Project, *, reviewer_id: int, vote_id: int, **fields) -> Done[Vote]:
+def amend(project: Project, *, panelist_id: int, vote_id: int, **fields) -> Done[Vote]:
     """Change the vote shown as row `vote_id` (one's own only), checked and written at once."""
-    row = project.write(lambda s: amend_vote(session=s, reviewer_id=reviewer_id, vote_id=vote_id, **fields))
+    row = project.write(lambda s: amend_vote(session=s, panelist_id=panelist_id, vote_id=vote_id, **fields))
     return Done(row, _voted([Item(row.image_id, row.predicted)]))
 
 
-def undo(project: Project, *, reviewer_id: Panelist) -> Done[Vote | None]:
+def undo(project: Project, *, panelist_id: PanelistRef) -> Done[Vote | None]:
     """Reverse the panelist's latest act not yet undone (None: nothing to undo)."""
-    row, name = _acted(project, reviewer_id, None, lambda s, who, _: undo_last(session=s, reviewer_id=who))
+    row, name = _acted(project, panelist_id, None, lambda s, who, _: undo_last(session=s, panelist_id=who))
     return Done(row, _voted([item_of(row)]) if row is not None else Changes(), by=name)
 
 
-def undo_available(project: Project, *, reviewer_id: int) -> bool:
+def undo_available(project: Project, *, panelist_id: int) -> bool:
     with project.read() as session:
-        return can_undo(session=session, reviewer_id=reviewer_id)
+        return can_undo(session=session, panelist_id=panelist_id)
 
 
-def my_vote(project: Project, *, reviewer_id: int, item: Item) -> VoteState:
+def my_vote(project: Project, *, panelist_id: int, item: Item) -> VoteState:
     with project.read() as session:
-        return current_vote(session=session, reviewer_id=reviewer_id, item=item)
+        return current_vote(session=session, panelist_id=panelist_id, item=item)
 
 
 def decision_of(project: Project, *, item: Item):
@@ -219,14 +219,14 @@ def decision_of(project: Project, *, item: Item):
 
     with project.read() as session:
         decision = read_final_decisions(session=session, items=[item]).get(item)
-        return None if decision is None else decision_note(decision, reviewer_names(session=session))
+        return None if decision is None else decision_note(decision, panelist_names(session=session))
 
 
 def item_votes(project: Project, *, viewer_id: int, item: Item, blind: bool = True
                ) -> tuple[VoteState, list[SeenVote] | None]:
     """(the viewer's own vote, the others' as the viewer may see them) from one snapshot."""
     with project.read() as session:
-        return (current_vote(session=session, reviewer_id=viewer_id, item=item),
+        return (current_vote(session=session, panelist_id=viewer_id, item=item),
                 visible_votes(session=session, viewer_id=viewer_id, item=item, blind=blind))
 
 
@@ -236,10 +236,10 @@ def others(project: Project, *, viewer_id: int, item: Item, blind: bool = True) 
 
 
 # -- discussion and decisions ------------------------------------------------------------
-def note(project: Project, *, reviewer_id: Panelist, item: ItemRef, text: str) -> Done[DiscussionNote]:
+def note(project: Project, *, panelist_id: PanelistRef, item: ItemRef, text: str) -> Done[DiscussionNote]:
     """Add a discussion note on an item."""
-    row, name = _acted(project, reviewer_id, item,
-                       lambda s, who, it: add_note(session=s, reviewer_id=who, item=it, text=text))
+    row, name = _acted(project, panelist_id, item,
+                       lambda s, who, it: add_note(session=s, panelist_id=who, item=it, text=text))
     return Done(row, Changes(items=frozenset([item_of(row)]), notes=True), by=name)
 
 
@@ -251,14 +251,14 @@ def item_notes(project: Project, *, viewer_id: int, item: Item, blind: bool = Tr
         return visible_notes(session=session, viewer_id=viewer_id, item=item, blind=blind)
 
 
-def reopen_item(project: Project, *, reviewer_id: Panelist, item: ItemRef, reason: str) -> Done[Decision]:
+def reopen_item(project: Project, *, panelist_id: PanelistRef, item: ItemRef, reason: str) -> Done[Decision]:
     """The chair reopens a decided item (reviewer.panel.phases.reopen)."""
-    row, name = _acted(project, reviewer_id, item,
-                       lambda s, who, it: reopen(session=s, reviewer_id=who, item=it, reason=reason))
+    row, name = _acted(project, panelist_id, item,
+                       lambda s, who, it: reopen(session=s, panelist_id=who, item=it, reason=reason))
     return Done(row, Changes(items=frozenset([item_of(row)]), decisions=True), by=name)
 
 
-def lock(project: Project, *, chair_id: Panelist, item: ItemRef, force: bool = False) -> Done[Decision]:
+def lock(project: Project, *, chair_id: PanelistRef, item: ItemRef, force: bool = False) -> Done[Decision]:
     """The chair locks the item's majority decision."""
     row, name = _acted(project, chair_id, item, lambda s, who, it: decisions_mod.lock_decision(
         session=s, chair_id=who, item=it, force=force))
@@ -303,7 +303,7 @@ def lock_preview(project: Project, *, chair_id: int, item: Item) -> LockPreview:
     return LockPreview(text=text, replaces=replaces)
 
 
-def lock_all(project: Project, *, chair_id: Panelist, unanimous_only: bool = False,
+def lock_all(project: Project, *, chair_id: PanelistRef, unanimous_only: bool = False,
              force: bool = False) -> Done[list[Decision]]:
     """Lock every fully voted undecided item, in one transaction (items whose lock would
     replace an override are left alone unless `force`: the result's `kept`)."""
@@ -312,7 +312,7 @@ def lock_all(project: Project, *, chair_id: Panelist, unanimous_only: bool = Fal
     return Done(rows, Changes(items=frozenset(item_of(r) for r in rows), decisions=bool(rows)), by=name)
 
 
-def override(project: Project, *, chair_id: Panelist, item: ItemRef, **decision) -> Done[Decision]:
+def override(project: Project, *, chair_id: PanelistRef, item: ItemRef, **decision) -> Done[Decision]:
     """The chair sets the item's decision instead of the majority."""
     row, name = _acted(project, chair_id, item, lambda s, who, it: decisions_mod.override_decision(
         session=s, chair_id=who, item=it, **decision))
@@ -349,17 +349,17 @@ def cursor(project: Project) -> Cursor:
 
 
 # -- the review queue -------------------------------------------------------------------------
-def item_states(project: Project, *, reviewer_id: int | None, items):
+def item_states(project: Project, *, panelist_id: int | None, items):
     """The fresh queue state of a few items (`reviewer.review.queue.load_item_states`)."""
     from reviewer.review.queue import load_item_states
 
     with project.read() as session:
-        return load_item_states(session=session, reviewer_id=reviewer_id, items=list(items))
+        return load_item_states(session=session, panelist_id=panelist_id, items=list(items))
 
 
-def review_queue(project: Project, *, run_id: int, reviewer_id: int | None, queue_filter=None):
+def review_queue(project: Project, *, run_id: int, panelist_id: int | None, queue_filter=None):
     """A run's mistakes as the panelist works through them (`reviewer.review.queue`)."""
     from reviewer.review.queue import load_queue
 
     with project.read() as session:
-        return load_queue(session=session, run_id=run_id, reviewer_id=reviewer_id, queue_filter=queue_filter)
+        return load_queue(session=session, run_id=run_id, panelist_id=panelist_id, queue_filter=queue_filter)

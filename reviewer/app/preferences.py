@@ -23,7 +23,7 @@ AUTO_ADVANCE = ("complete", "verdict", "off")
 
 @dataclass
 class Preferences:
-    reviewer_name: str = ""
+    panelist_name: str = ""
     recent_projects: list[str] = field(default_factory=list)
     blind: bool = True
     auto_advance: str = "complete"
@@ -52,6 +52,8 @@ def load_preferences(path: Path | None = None) -> Preferences:
         return Preferences()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "reviewer_name" in data:  # its name before 2026-11 (a panelist's name)
+            data.setdefault("panelist_name", data.pop("reviewer_name"))
         known = {f.name for f in fields(Preferences)}
         prefs = Preferences(**{k: v for k, v in data.items() if k in known})
         if prefs.auto_advance not in AUTO_ADVANCE:

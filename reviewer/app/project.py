@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from db.tables import Reviewer
+    from db.tables import Panelist
     from reviewer.app.changes import Done
     from reviewer.panel.rules import PanelRules
     from reviewer.project import Project
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class OpenedProject:
     project: Project  # open: the caller closes it
-    panelist: Reviewer  # who acts in this window
+    panelist: Panelist  # who acts in this window
     runs: list[tuple[int, str, str, int]]  # (run id, model name, status, images), newest first
     identity: str  # how the project knows who acts, in words (reviewer.panel.identity.describe_identity)
     database_roles: bool  # the panelists are database roles (reviewer panel-setup)

@@ -28,17 +28,17 @@ class ReviewActs:
         return source.detail(run_id=run_id, image_id=item.image_id, predicted=item.predicted)
 
     def review_queue(self, *, run_id: int, queue_filter=None):
-        return panel.review_queue(self.project, run_id=run_id, reviewer_id=self.panelist_id,
+        return panel.review_queue(self.project, run_id=run_id, panelist_id=self.panelist_id,
                                   queue_filter=queue_filter)
 
     def names(self) -> dict[int, str]:
         return panel.names(self.project)
 
     def undo_available(self) -> bool:
-        return panel.undo_available(self.project, reviewer_id=self.panelist_id)
+        return panel.undo_available(self.project, panelist_id=self.panelist_id)
 
     def item_states(self, items: list[Item]):
-        return panel.item_states(self.project, reviewer_id=self.panelist_id, items=items)
+        return panel.item_states(self.project, panelist_id=self.panelist_id, items=items)
 
     def item_votes(self, item: Item, *, blind: bool):
         return panel.item_votes(self.project, viewer_id=self.panelist_id, item=item, blind=blind)
@@ -47,10 +47,10 @@ class ReviewActs:
         return panel.others(self.project, viewer_id=self.panelist_id, item=item, blind=blind)
 
     def my_vote(self, item: Item):
-        return panel.my_vote(self.project, reviewer_id=self.panelist_id, item=item)
+        return panel.my_vote(self.project, panelist_id=self.panelist_id, item=item)
 
     def vote(self, item: Item, **changes):
-        return panel.vote(self.project, reviewer_id=self.panelist_id, item=item, **changes)
+        return panel.vote(self.project, panelist_id=self.panelist_id, item=item, **changes)
 
     def undo(self):
-        return panel.undo(self.project, reviewer_id=self.panelist_id)
+        return panel.undo(self.project, panelist_id=self.panelist_id)

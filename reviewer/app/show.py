@@ -25,7 +25,7 @@ from reviewer.panel.discussion import notes
 from reviewer.panel.final import read_final_decisions
 from reviewer.panel.lookup import resolve_class, resolve_image
 from reviewer.panel.state import current_votes, decision_history, describe_decision
-from reviewer.panel.votes import reviewer_names
+from reviewer.panel.votes import panelist_names
 from reviewer.project import Project
 from reviewer.terms import Verdict
 
@@ -55,7 +55,7 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
         mistakes = {r.run_id: r for r in session.execute(select(Mistake).where(
             Mistake.image_id == image_id, Mistake.predicted == predicted_index)).scalars()}
         statuses = dict(session.execute(select(Run.id, Run.status)).all())
-        names = reviewer_names(session=session)
+        names = panelist_names(session=session)
         votes = current_votes(session=session, item=item)
         hidden = _blind_filter(session, item, viewer)
         history = decision_history(session=session, item=item)
@@ -94,11 +94,11 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
             "decision_history": [{"method": str(d.method), "verdict": d.verdict, "severity": d.severity,
                                   "category": d.category, "problematic": d.problematic, "reason": d.reason,
                                   "by": names.get(d.decided_by), "at": d.created_at.isoformat()} for d in history],
-            "votes": [_masked({"panelist": names.get(v.reviewer_id), "verdict": v.verdict,
+            "votes": [_masked({"panelist": names.get(v.panelist_id), "verdict": v.verdict,
                                "problematic": v.problematic, "severity": v.severity, "category": v.category,
                                "oov_name": v.oov_name, "note": v.note, "at": v.created_at.isoformat()},
-                              hidden.get(v.reviewer_id)) for v in votes],
-            "notes": [{"by": names.get(n.reviewer_id), "text": n.text, "at": n.created_at.isoformat()}
+                              hidden.get(v.panelist_id)) for v in votes],
+            "notes": [{"by": names.get(n.panelist_id), "text": n.text, "at": n.created_at.isoformat()}
                       for n in item_notes],
         },
         # Published reviews (reviewer import-review) of any model's prediction on this image.
@@ -162,25 +162,25 @@ def _masked(vote: dict, hidden: frozenset[str] | None) -> dict:
 def _blind_filter(session, item: Item, viewer: str | None) -> dict[int, frozenset[str]]:
     """{panelist: the fields of their vote on `item` the viewer may not see} under the
     panel's blind rule (empty when the rule is off)."""
-    from reviewer.panel.identity import IdentityError, acting_reviewer
+    from reviewer.panel.identity import IdentityError, acting_panelist
     from reviewer.panel.rules import read_rules
     from reviewer.panel.votes import visible_votes
 
     if not read_rules(session).blind:
         return {}
     try:
-        viewer_id = acting_reviewer(session=session, name=viewer).id
+        viewer_id = acting_panelist(session=session, name=viewer).id
     except (IdentityError, LookupError, UserError):
         viewer_id = None  # not on the panel: sees the votes of decided items only
     seen = visible_votes(session=session, viewer_id=viewer_id, item=item, blind=True)
-    others = {v.reviewer_id for v in current_votes(session=session, item=item) if v.reviewer_id != viewer_id}
+    others = {v.panelist_id for v in current_votes(session=session, item=item) if v.panelist_id != viewer_id}
     if seen is None:
         return dict.fromkeys(others, frozenset(VOTE_FIELDS))
     out = {}
     for s in seen:
         if s.hidden:
             masked = set(s.hidden) | ({"oov_name"} if "category" in s.hidden else set())
-            out[s.reviewer_id] = frozenset(masked | ({"note"} if "verdict" in s.hidden else set()))
+            out[s.panelist_id] = frozenset(masked | ({"note"} if "verdict" in s.hidden else set()))
     return out
 
 

@@ -103,10 +103,10 @@ def stored_zoom(project: Project, *, run_id: int, item: Item, reader_id: int | N
                    computed_by=None if mine else stored.computed_by)
 
 
-def _name(session, reviewer_id: int) -> str | None:
-    from db.tables import Reviewer
+def _name(session, panelist_id: int) -> str | None:
+    from db.tables import Panelist
 
-    row = session.get(Reviewer, reviewer_id)
+    row = session.get(Panelist, panelist_id)
     return row.name if row else None
 
 
@@ -117,10 +117,10 @@ def view_of(result: ZoomResult, *, item: Item, accepted: frozenset[int], compute
 
 
 def run_zoom(project: Project, *, run_id: int, item: Item, progress: Callable[[ZoomView], None] | None = None,
-             should_stop: Callable[[], bool] | None = None, reviewer_id: int | None = None) -> Done[ZoomView]:
+             should_stop: Callable[[], bool] | None = None, panelist_id: int | None = None) -> Done[ZoomView]:
     """Probe the mistake with the run's model; partial views go to `progress` (on this
     thread). Stored after the first pass and at the end (a stop keeps what was done),
-    as computed by the panelist `reviewer_id` (None: the project's owner)."""
+    as computed by the panelist `panelist_id` (None: the project's owner)."""
     with project.read() as session:
         image = session.get(Image, item.image_id)
         if image is None:
@@ -138,7 +138,7 @@ def run_zoom(project: Project, *, run_id: int, item: Item, progress: Callable[[Z
 
     def store(result: ZoomResult) -> None:
         project.write(lambda s: save_zoom(session=s, run_id=run_id, image=item.image_id, predicted=item.predicted,
-                                          result=result, computed_by=reviewer_id))
+                                          result=result, computed_by=panelist_id))
 
     def step(p: "ZoomProgress") -> None:
         nonlocal stored_first
@@ -217,23 +217,23 @@ class ZoomRunResult:
 def _panelist_id(session, name: str | None) -> int | None:
     """Whose results these are: on a panel of database roles the connection's role (it may insert
     only its own); elsewhere the panelist `name`, or the project's owner (None) without one."""
-    from reviewer.panel.identity import acting_reviewer, uses_database_roles
+    from reviewer.panel.identity import acting_panelist, uses_database_roles
 
     if not name and not uses_database_roles(session):
         return None
-    return int(acting_reviewer(session=session, name=name).id)
+    return int(acting_panelist(session=session, name=name).id)
 
 
 def probe_run(project: Project, *, run_id: int, limit: int | None = None, image_slice: str | None = None,
               first_pass: bool = False, skip_corrected: bool = False, device: str = "auto",
               batch_size: int | None = None, workers: int | None = None,
-              reviewer: str | None = None, progress: Callable[[ZoomRunProgress], None] | None = None,
+              panelist: str | None = None, progress: Callable[[ZoomRunProgress], None] | None = None,
               should_stop: Callable[[], bool] | None = None) -> Done[ZoomRunResult]:
     """Probe the run's mistakes with its own model (Taesiri et al. 2023 §3: 36 scales x a 3x3 grid of
     224-px crops; §4.4.1 needs all 324 for "unclassifiable"), in large batches across mistakes
     (`reviewer.runs.zoom.batched`), each result stored with the run as the window's probe stores it
     (`save_zoom`: a row appended per mistake, one unit of work each), so a killed probe resumes:
-    a mistake whose result (as `reviewer` reads it) is complete is not computed again, and one's own
+    a mistake whose result (as `panelist` reads it) is complete is not computed again, and one's own
     partial result is completed from its computed cells. `limit`: only the first N mistakes by file
     name. `image_slice`: only the mistakes on the images of this slice (e.g. another run's zoom-hard
     split: the images a split across runs still needs this run's probe of). `first_pass`: only the
@@ -260,7 +260,7 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, image_
             raise ZoomError(f"run {run_id} is {run.status}: its mistakes are stored when it completes "
                             "(run the same 'reviewer predict' again to finish it)")
         model_name = session.get(Model, run.model_id).name
-        me = _panelist_id(session, reviewer)
+        me = _panelist_id(session, panelist)
         mistakes = sorted(stored_mistakes(session=session, run_id=run_id), key=lambda m: (m.file_name, m.image_id))
         if image_slice is not None:
             from reviewer.evaluation.slices import slice_image_ids

@@ -11,14 +11,14 @@ from reviewer.terms import RunStatus
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("gui", help="open the review window (on a project, or at the start screen)")
     p.add_argument("project", nargs="?", help="project folder to open (default: the start screen)")
-    p.add_argument("--reviewer", metavar="NAME", help="your name on the panel (remembered)")
+    p.add_argument("--panelist", "--reviewer", metavar="NAME", help="your name on the panel (remembered)")
     p.set_defaults(func=run_gui_command)
 
     p = subparsers.add_parser("demo", help="build the bundled demo (real images, EfficientNet-Lite0's mistakes) "
                                            "and open it")
     p.add_argument("--no-gui", action="store_true", help="build the project and run the model only, printing "
                                                          "where it stands (for CI and terminals)")
-    p.add_argument("--reviewer", metavar="NAME", help="your name on the panel (remembered)")
+    p.add_argument("--panelist", "--reviewer", metavar="NAME", help="your name on the panel (remembered)")
     p.set_defaults(func=run_demo_command)
 
 
@@ -29,7 +29,7 @@ def run_gui_command(args: argparse.Namespace) -> int:
         # A clear error here, not in the window, for a wrong path (as main checks it too); the
         # window opens the database itself, in the background, after its first paint.
         check_project_folder(args.project)
-    return _run_window(project=args.project, demo=False, reviewer=args.reviewer)
+    return _run_window(project=args.project, demo=False, panelist=args.panelist)
 
 
 def run_demo_command(args: argparse.Namespace) -> int:
@@ -43,7 +43,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
               + (f"; this first launch copies its images there and runs {DEMO_MODEL} over them (about a minute "
                  f"on a CPU, progress in the window)" if first else ""), file=sys.stderr, flush=True)
     if not args.no_gui:
-        return _run_window(project=None, demo=True, reviewer=args.reviewer)
+        return _run_window(project=None, demo=True, panelist=args.panelist)
     from reviewer.app.demo import demo_status, prepare_demo_project, run_demo_model
 
     if first:
@@ -84,7 +84,7 @@ class _TerminalProgress:
               f"{progress.images_per_second:.1f} images/s, {eta}   ", end="", file=sys.stderr, flush=True)
 
 
-def _run_window(*, project: str | None, demo: bool, reviewer: str | None) -> int:
+def _run_window(*, project: str | None, demo: bool, panelist: str | None) -> int:
     if _no_display():
         print("error: no display to open the window on (DISPLAY / WAYLAND_DISPLAY unset); "
               "'reviewer demo --no-gui' builds the demo without one, or set QT_QPA_PLATFORM=offscreen",
@@ -96,7 +96,7 @@ def _run_window(*, project: str | None, demo: bool, reviewer: str | None) -> int
         print(f"error: the review window needs PySide6 and a display ({exc}); "
               "'reviewer demo --no-gui' builds the demo without it", file=sys.stderr)
         return 2
-    return run_gui(project=project, demo=demo, reviewer=reviewer)
+    return run_gui(project=project, demo=demo, panelist=panelist)
 
 
 def _no_display() -> bool:

@@ -20,7 +20,7 @@ from reviewer.wording import counted
 
 VOTE_COLUMNS = ("image", "predicted", "verdict", "problematic", "severity", "category", "oov_name", "note")
 BATCH_COLUMNS = (*VOTE_COLUMNS, "key")  # key: optional, the row's own idempotency key
-REVIEWER_HELP = ("the panelist acting (default: your OS login name; on a panel set up with 'reviewer panel-setup' "
+PANELIST_HELP = ("the panelist acting (default: your OS login name; on a panel set up with 'reviewer panel-setup' "
                  "you act as your database role and this may be left out)")
 
 
@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("vote", help="cast, change or undo a panelist's vote on a mistake")
     p.add_argument("project")
-    p.add_argument("--reviewer", metavar="NAME", help=REVIEWER_HELP)
+    p.add_argument("--panelist", "--reviewer", metavar="NAME", help=PANELIST_HELP)
     p.add_argument("--image", metavar="FILE", help="image file name, e.g. ILSVRC2012_val_00000001.JPEG")
     p.add_argument("--predicted", metavar="CLASS",
                    help="the predicted class: index 0-999, wnid (n02109961) or class name ('Eskimo dog', any case)")
@@ -71,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _item_arguments(p: argparse.ArgumentParser) -> None:
     """The project, the panelist acting and the item (image, predicted class) acted on."""
     p.add_argument("project")
-    p.add_argument("--reviewer", metavar="NAME", help=REVIEWER_HELP)
+    p.add_argument("--panelist", "--reviewer", metavar="NAME", help=PANELIST_HELP)
     p.add_argument("--image", required=True, metavar="FILE", help="the image's file name")
     p.add_argument("--predicted", required=True, metavar="CLASS",
                    help="the predicted class: index 0-999, wnid (n02109961) or class name ('Eskimo dog', any case)")
@@ -199,14 +199,14 @@ def run_vote(args: argparse.Namespace) -> int:
                             "or --note (or --undo)")
     batch = _read_batch(args.batch) if args.batch else None
     project = Project.open(args.project)
-    who = acts.ByName(args.reviewer)
+    who = acts.ByName(args.panelist)
     if args.undo:
-        done = acts.undo(project, reviewer_id=who)
+        done = acts.undo(project, panelist_id=who)
         row = done.value
         print(f"undone: vote {row.undoes} of {done.by} (new row {row.id})" if row else "nothing to undo")
         return 0
     if batch is None:
-        done = acts.vote(project, reviewer_id=who, item=acts.ItemName(args.image, args.predicted), **fields)
+        done = acts.vote(project, panelist_id=who, item=acts.ItemName(args.image, args.predicted), **fields)
         print(f"vote {done.value.id}: {done.by} on {args.image} predicted {done.value.predicted}: {_describe(fields)}")
         return 0
 
@@ -214,7 +214,7 @@ def run_vote(args: argparse.Namespace) -> int:
         print(f"recording {counted(to_record, 'vote')} of {name} in one transaction"
               + (f" ({counted(recorded, 'row')} recorded already)" if recorded else ""), file=sys.stderr, flush=True)
 
-    done = acts.vote_batch(project, reviewer_id=who, votes=batch, source="stdin" if args.batch == "-" else args.batch,
+    done = acts.vote_batch(project, panelist_id=who, votes=batch, source="stdin" if args.batch == "-" else args.batch,
                            starting=starting)
     for vote, cast in zip(batch, done.value):  # printed once committed: a printed vote is recorded
         if cast.vote is None:
@@ -228,7 +228,7 @@ def run_vote(args: argparse.Namespace) -> int:
 def run_reopen(args: argparse.Namespace) -> int:
     from reviewer.app.panel import ByName, ItemName, reopen_item
 
-    row = reopen_item(Project.open(args.project), reviewer_id=ByName(args.reviewer),
+    row = reopen_item(Project.open(args.project), panelist_id=ByName(args.panelist),
                       item=ItemName(args.image, args.predicted), reason=args.reason).value
     print(f"reopened {args.image} predicted {row.predicted}: it needs every panelist's verdict again")
     return 0
@@ -237,7 +237,7 @@ def run_reopen(args: argparse.Namespace) -> int:
 def run_note(args: argparse.Namespace) -> int:
     from reviewer.app.panel import ByName, ItemName, note
 
-    done = note(Project.open(args.project), reviewer_id=ByName(args.reviewer),
+    done = note(Project.open(args.project), panelist_id=ByName(args.panelist),
                 item=ItemName(args.image, args.predicted), text=args.text)
     print(f"note {done.value.id} by {done.by} on {args.image} predicted {done.value.predicted}")
     return 0

@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--predicted", required=True, metavar="CLASS",
                    help="the predicted class: index 0-999, wnid (n02109961) or class name ('Eskimo dog', any case)")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
-    p.add_argument("--reviewer", metavar="NAME", help="who is looking (default: your login name, or your database "
+    p.add_argument("--panelist", "--reviewer", metavar="NAME", help="who is looking (default: your login name, or your database "
                    "role): under the panel's blind rule, others' votes show once you voted or the item is decided")
     p.set_defaults(func=run_show)
 
@@ -28,6 +28,6 @@ def run_show(args: argparse.Namespace) -> int:
     from reviewer.app.show import format_record, show_mistake
 
     project = Project.open(args.project)
-    record = show_mistake(project, image=args.image, predicted=args.predicted, viewer=args.reviewer)
+    record = show_mistake(project, image=args.image, predicted=args.predicted, viewer=args.panelist)
     print(json.dumps(record, indent=2, ensure_ascii=False) if args.json else format_record(record))
     return 0

@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="crops per forward pass (default 9 on a CPU, 324 on an accelerator)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="threads decoding images and making crops (default 1 on a CPU, else one per core up to 8)")
-    p.add_argument("--reviewer", metavar="NAME",
+    p.add_argument("--panelist", "--reviewer", metavar="NAME",
                    help="store the results as this panelist's (default: the project's owner; on a panel of "
                         "database roles, the connection's role)")
     p.set_defaults(func=run_zoom)
@@ -125,7 +125,7 @@ def run_zoom(args: argparse.Namespace) -> int:
         result = probe_run(project, run_id=args.run, limit=args.limit, image_slice=args.image_slice,
                            first_pass=args.first_pass,
                            skip_corrected=args.skip_corrected, device=args.device, batch_size=args.batch_size,
-                           workers=args.workers, reviewer=args.reviewer, progress=lines,
+                           workers=args.workers, panelist=args.panelist, progress=lines,
                            should_stop=stop.is_set).value
     finally:
         for sig, handler in handlers.items():

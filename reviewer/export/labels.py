@@ -33,7 +33,7 @@ import pandas as pd
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.tables import Decision, Image, ImportedReviewItem, ProblematicMark, Reviewer
+from db.tables import Decision, Image, ImportedReviewItem, Panelist, ProblematicMark
 from reviewer.classes.vocabulary import load_classes
 from reviewer.evaluation.slices import slice_file_names, slice_image_ids, slice_names
 from reviewer.labels.labelset import KIND_CODES, LabelSet
@@ -86,7 +86,7 @@ def problematic_metadata(*, session: Session, labels: LabelSet, decisions: pd.Da
                                            .order_by(ProblematicMark.id))}
     first_flag = dict(conn.execute(select(Decision.image_id, func.min(Decision.created_at))
                                    .where(Decision.problematic).group_by(Decision.image_id)).all())
-    names = dict(conn.execute(select(Reviewer.id, Reviewer.name)).all())
+    names = dict(conn.execute(select(Panelist.id, Panelist.name)).all())
     out: dict[int, dict] = {}
     for image_id in labels.image_ids[labels.problematic].tolist():
         out[int(image_id)] = dict(marks.get(image_id, {}))

@@ -13,9 +13,9 @@ from db.tables import (
     ImportedReviewItem,
     LabelSource,
     Model,
+    Panelist,
     Prediction,
     ProjectSetting,
-    Reviewer,
     Run,
     Vote,
 )
@@ -27,7 +27,7 @@ from reviewer.panel.snapshot import load_snapshot
 from reviewer.project import Project
 
 FORMAT_NAME = "imagenet-mistake-reviewer export"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: reviews.reviewers is reviews.panelists (the count of the panel)
 
 
 def _runs(project: Project, session) -> list[dict]:
@@ -65,7 +65,7 @@ def review_counts(*, session: Session) -> dict:
     verdicts = decisions["verdict"].fillna("none").value_counts().to_dict()
     methods = decisions["decided_how"].value_counts().to_dict()
     votes = session.execute(select(func.count(Vote.id))).scalar_one()
-    reviewers = session.execute(select(func.count(Reviewer.id))).scalar_one()
+    panelists = session.execute(select(func.count(Panelist.id))).scalar_one()
     imported = session.execute(select(func.count(ImportedReviewItem.id))).scalar_one()
     left_out = undecided_with_votes(snapshot)
     return {"decided_items": int(len(decisions)), "verdicts": {k: int(v) for k, v in sorted(verdicts.items())},
@@ -77,10 +77,10 @@ def review_counts(*, session: Session) -> dict:
             "decisions": [{"image": names.get(int(r.image_id)), "predicted": int(r.predicted), "verdict": r.verdict,
                            "decided_how": r.decided_how,
                            # null, never NaN (not JSON), for a unanimous decision: no chair decided it
-                           "decided_by": r.reviewer if isinstance(r.reviewer, str) else None}
+                           "decided_by": r.chair if isinstance(r.chair, str) else None}
                           for r in decisions.itertuples()],
             "problematic_flags": int(decisions["problematic"].sum()), "vote_rows": int(votes),
-            "reviewers": int(reviewers), "imported_review_items": int(imported)}
+            "panelists": int(panelists), "imported_review_items": int(imported)}
 
 
 def build(project: Project, *, session: Session, created: datetime, version: int, formats: tuple[str, ...],

@@ -227,7 +227,7 @@ def cohen(a: Mapping, b: Mapping, *, values: Sequence) -> tuple[float | None, in
 @dataclass(frozen=True)
 class PairwiseKappa:
     field: str
-    reviewer_ids: list[int]
+    panelist_ids: list[int]
     names: list[str]
     kappa: list[list[float | None]]  # [i][j]; the diagonal is 1.0 where the panelist voted
     common: list[list[int]]  # items both voted

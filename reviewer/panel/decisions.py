@@ -20,7 +20,7 @@ goes on to phase 2 for everyone's ratings. The later phase-2 lock appends a
 row that keeps the standing verdict and problematic flag and adds severity
 and category, so the latest row is always the whole decision.
 
-Only the chair (Reviewer.is_chair) locks: `lock_decision` appends a Decision
+Only the chair (Panelist.is_chair) locks: `lock_decision` appends a Decision
 row with method "majority" (its reason lists the counts); `override_decision`
 appends one with method "override" and the chair's reason. Votes are never
 touched by either: the history keeps who voted what and what the chair did.
@@ -36,7 +36,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from db.engine import DECISIONS, serialise
-from db.tables import Decision, Image, Mistake, Reviewer, Vote
+from db.tables import Decision, Image, Mistake, Panelist, Vote
 from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.phases import PhaseStatus, in_phase, status, unanimous_in
@@ -153,10 +153,10 @@ def non_unanimous_items(snapshot: PanelSnapshot, *, fields: Iterable[str] = FIEL
 
 
 # -- writing ------------------------------------------------------------------
-def _chair(session: Session, chair_id: int) -> Reviewer:
-    chair = session.get(Reviewer, chair_id)
+def _chair(session: Session, chair_id: int) -> Panelist:
+    chair = session.get(Panelist, chair_id)
     if chair is None:
-        raise DecisionError(f"no reviewer with id {chair_id}")
+        raise DecisionError(f"no panelist with id {chair_id}")
     if not chair.is_chair:
         raise DecisionError(f"{chair.name} is not the chair: only the chair locks or overrides decisions "
                             "(the chair is named with 'reviewer panelist PROJECT NAME --chair', or by the owner's 'reviewer panel-setup' on a panel of database roles)")
@@ -179,7 +179,7 @@ def _carried_verdict(session: Session, item: Item, decisions: list[Decision]) ->
 
 def _voted_by_all(session: Session, votes: list[Vote], fields: tuple[str, ...]) -> tuple[bool, list[str]]:
     """(every panelist has voted all `fields`, names of those who have not)."""
-    voted = {v.reviewer_id for v in votes if all(field_value(v, name) is not None for name in fields)}
+    voted = {v.panelist_id for v in votes if all(field_value(v, name) is not None for name in fields)}
     panel = [(r.id, r.name) for r in panelists(session=session)]  # those revoked no longer count
     missing = [name for rid, name in panel if rid not in voted]
     return bool(panel) and not missing, missing
@@ -287,7 +287,7 @@ def plan_lock(*, session: Session, chair_id: int, item: Item, force: bool = Fals
     new = dict(verdict=verdict, problematic=problematic, severity=severity, category=category, oov_name=oov_name)
     replaced = _replaced_fields(override, new) if override is not None else {}
     if replaced and not force:
-        by = session.get(Reviewer, override.decided_by)
+        by = session.get(Panelist, override.decided_by)
         change = "; ".join(f"{k} {_show(a) if a is not None else '-'} -> {_show(b) if b is not None else '-'}"
                            for k, (a, b) in replaced.items())
         raise OverrideInTheWay(

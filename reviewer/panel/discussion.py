@@ -15,11 +15,11 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlmodel import Session
 
-from db.tables import DiscussionNote, Reviewer
+from db.tables import DiscussionNote, Panelist
 from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.state import decision_history, describe_decision
-from reviewer.panel.votes import VoteState, reviewer_names, visible_votes, vote_history, voted_fields
+from reviewer.panel.votes import VoteState, panelist_names, visible_votes, vote_history, voted_fields
 from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 
 NOTE_MAX_CHARS = 20_000
@@ -41,12 +41,12 @@ def check_note(text: str) -> str:
     return text
 
 
-def add_note(*, session: Session, reviewer_id: int, item: Item, text: str) -> DiscussionNote:
+def add_note(*, session: Session, panelist_id: int, item: Item, text: str) -> DiscussionNote:
     """Append a panelist's discussion note on an item."""
     text = check_note(text)
-    if session.get(Reviewer, reviewer_id) is None:
-        raise NoteError(f"no reviewer with id {reviewer_id}")
-    row = DiscussionNote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, text=text)
+    if session.get(Panelist, panelist_id) is None:
+        raise NoteError(f"no panelist with id {panelist_id}")
+    row = DiscussionNote(image_id=item.image_id, predicted=item.predicted, panelist_id=panelist_id, text=text)
     session.add(row)
     session.flush()
     return row
@@ -83,11 +83,11 @@ def visible_notes(*, session: Session, viewer_id: int | None, item: Item, blind:
     rows = notes(session=session, item=item)
     if not rows:
         return ItemNotes()
-    names = reviewer_names(session=session)
+    names = panelist_names(session=session)
     others_shown = visible_votes(session=session, viewer_id=viewer_id, item=item, blind=blind) is not None
-    shown = [SeenNote(who=names.get(n.reviewer_id, f"reviewer {n.reviewer_id}"), when=n.created_at, text=n.text,
-                      mine=n.reviewer_id == viewer_id)
-             for n in rows if others_shown or n.reviewer_id == viewer_id]
+    shown = [SeenNote(who=names.get(n.panelist_id, f"panelist {n.panelist_id}"), when=n.created_at, text=n.text,
+                      mine=n.panelist_id == viewer_id)
+             for n in rows if others_shown or n.panelist_id == viewer_id]
     return ItemNotes(notes=tuple(shown), hidden=len(rows) - len(shown))
 
 
@@ -148,24 +148,24 @@ def item_history(*, session: Session, item: Item, viewer_id: int | None = None) 
     fields the viewer has voted (their notes once the viewer has voted at
     all), and an act that changed nothing the viewer may see is left out.
     """
-    names = dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
+    names = dict(session.execute(select(Panelist.id, Panelist.name)).all())
     votes = vote_history(session=session, item=item)
     decisions = decision_history(session=session, item=item)
     note_rows = notes(session=session, item=item)
     entries: list[tuple[datetime, int, HistoryEntry]] = []
     last: dict[int, VoteState] = {}
-    mine = [v for v in votes if v.reviewer_id == viewer_id]
+    mine = [v for v in votes if v.panelist_id == viewer_id]
     viewer_fields = voted_fields(mine[-1] if mine else None)
     for vote in votes:
         state = VoteState.of(vote)
-        blind = viewer_id is not None and vote.reviewer_id != viewer_id
-        text = _describe_change(last.get(vote.reviewer_id, VoteState()), state,
+        blind = viewer_id is not None and vote.panelist_id != viewer_id
+        text = _describe_change(last.get(vote.panelist_id, VoteState()), state,
                                 visible=viewer_fields if blind else None)
-        last[vote.reviewer_id] = state
+        last[vote.panelist_id] = state
         if not text:
             continue  # nothing of this act the viewer may see yet
         kind = "undo" if vote.undoes is not None else "vote"
-        entries.append((vote.created_at, 0, HistoryEntry(vote.created_at, names.get(vote.reviewer_id, "?"),
+        entries.append((vote.created_at, 0, HistoryEntry(vote.created_at, names.get(vote.panelist_id, "?"),
                                                           kind, ("undo: " if kind == "undo" else "") + text)))
     for d in decisions:
         who = names.get(d.decided_by, "?")
@@ -173,7 +173,7 @@ def item_history(*, session: Session, item: Item, viewer_id: int | None = None) 
         kind = "decision" if d.method == DecisionMethod.MAJORITY else d.method
         entries.append((d.created_at, 1, HistoryEntry(d.created_at, who, kind, text)))
     for n in note_rows:
-        entries.append((n.created_at, 2, HistoryEntry(n.created_at, names.get(n.reviewer_id, "?"), "note", n.text)))
+        entries.append((n.created_at, 2, HistoryEntry(n.created_at, names.get(n.panelist_id, "?"), "note", n.text)))
     return [e for _, _, e in sorted(entries, key=lambda t: (t[0], t[1]))]
 
 

@@ -201,12 +201,12 @@ def decision_note(decision: Decision, names: dict[int, str]) -> DecisionNote:
 
 
 DECISION_COLUMNS = ["image_id", "predicted", "verdict", "problematic", "severity", "category", "oov_name",
-                    "method", "decided_how", "reason", "decided_by", "reviewer", "created_at"]
+                    "method", "decided_how", "reason", "decided_by", "chair", "created_at"]
 
 
 def decisions_table(*, session: Session, snapshot: PanelSnapshot | None = None) -> pd.DataFrame:
     """The final decisions as a table, one row per decided item (the analysis, the export
-    and the split read this): `DECISION_COLUMNS`, `reviewer` the chair's name (none for
+    and the split read this): `DECISION_COLUMNS`, `chair` the chair's name (none for
     a unanimous decision), `decided_how` as `decided_how` says."""
     import pandas as pd
 
@@ -215,9 +215,9 @@ def decisions_table(*, session: Session, snapshot: PanelSnapshot | None = None) 
     if any(d.decided_by not in names for d in snapshot.decisions.values() if d.decided_by is not None):
         from sqlalchemy import select
 
-        from db.tables import Reviewer
+        from db.tables import Panelist
 
-        names.update(dict(session.execute(select(Reviewer.id, Reviewer.name)).all()))
+        names.update(dict(session.execute(select(Panelist.id, Panelist.name)).all()))
     rows = [(d.image_id, d.predicted, d.verdict, bool(d.problematic), d.severity, d.category, d.oov_name,
              str(d.method), str(decided_how(d)), d.reason, d.decided_by,
              names.get(d.decided_by) if d.method != DecisionMethod.UNANIMOUS else None, d.created_at)

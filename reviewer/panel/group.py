@@ -55,7 +55,7 @@ class GroupState:
 
 @dataclass(frozen=True)
 class PanelColumn:
-    reviewer_id: int
+    panelist_id: int
     name: str
     is_chair: bool
     mine: bool
@@ -131,7 +131,7 @@ def item_panel(*, session: Session, snapshot: PanelSnapshot, item: Item, viewer_
         item=item, columns=columns, viewer_fields=viewer_fields, unanimity=field_unanimity(snapshot, item),
         majority=majority_of(votes.values()) if complete else None,
         decision=snapshot.decisions.get(item),
-        notes=[(names.get(n.reviewer_id, "?"), n.text, n.created_at) for n in notes(session=session, item=item)]
+        notes=[(names.get(n.panelist_id, "?"), n.text, n.created_at) for n in notes(session=session, item=item)]
         if viewer_fields else [],
         history=item_history(session=session, item=item, viewer_id=viewer_id) if viewer_fields else [])
 

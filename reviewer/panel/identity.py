@@ -9,7 +9,7 @@ Two ways a project knows it, and the README says which holds where:
   privileges), so even raw SQL cannot vote as someone else.
 - **Trust** (SQLite, or PostgreSQL without panel roles): whoever can write the
   database file or holds its URL may act under any name. The name is the one
-  given (`--reviewer`, the window's name box), by default the OS user's login
+  given (`--panelist`, the window's name box), by default the OS user's login
   name. History rows are append-only either way (triggers, migration 0005).
 """
 
@@ -23,7 +23,7 @@ from reviewer.errors import UserError
 if TYPE_CHECKING:  # the window asks default_name() before its first paint, before any database is open
     from sqlmodel import Session
 
-    from db.tables import Reviewer
+    from db.tables import Panelist
 
 IDENTITY_SETTING = "identity"
 DATABASE_ROLES = "database-roles"
@@ -57,7 +57,7 @@ def session_role(session: Session) -> str:
     return session.execute(text("SELECT current_user")).scalar_one()
 
 
-def acting_reviewer(*, session: Session, name: str | None) -> Reviewer:
+def acting_panelist(*, session: Session, name: str | None) -> Panelist:
     """The panelist acting in this session.
 
     Database roles: the connection's role; a different `name` is refused (it would
@@ -66,8 +66,8 @@ def acting_reviewer(*, session: Session, name: str | None) -> Reviewer:
     """
     from sqlalchemy import select
 
-    from db.tables import Reviewer
-    from reviewer.panel.lookup import require_reviewer
+    from db.tables import Panelist
+    from reviewer.panel.lookup import require_panelist
 
     if uses_database_roles(session):
         role = session_role(session)
@@ -76,7 +76,7 @@ def acting_reviewer(*, session: Session, name: str | None) -> Reviewer:
                 f"you are connected to the panel's database as {role!r}, and on this panel an act is recorded "
                 f"under the role that makes it, so it cannot be made as {name.strip()!r}; leave out the name, "
                 f"or connect as that panelist's role (PGUSER={name.strip()} with their password in ~/.pgpass)")
-        row = session.execute(select(Reviewer).where(Reviewer.name == role)).scalar_one_or_none()
+        row = session.execute(select(Panelist).where(Panelist.name == role)).scalar_one_or_none()
         if row is None:
             raise IdentityError(
                 f"the database role {role!r} you are connected as is not on this project's panel; the project's "
@@ -84,8 +84,8 @@ def acting_reviewer(*, session: Session, name: str | None) -> Reviewer:
         return row
     name = (name or "").strip() or default_name()
     if not name:
-        raise IdentityError("give your name on the panel (--reviewer NAME); the OS reports no login name")
-    return require_reviewer(session=session, name=name)
+        raise IdentityError("give your name on the panel (--panelist NAME); the OS reports no login name")
+    return require_panelist(session=session, name=name)
 
 
 def describe_identity(session: Session) -> str:

@@ -8,14 +8,14 @@ from pathlib import PurePath
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.tables import Image, Mistake, Reviewer
+from db.tables import Image, Mistake, Panelist
 from reviewer.classes.vocabulary import NUM_CLASSES, load_classes
 from reviewer.errors import UserError
 from reviewer.items import Item
 
 
 class NotInProjectError(UserError):
-    """An image, class, item or reviewer name that is not in the project."""
+    """An image, class, item or panelist name that is not in the project."""
 
 
 def resolve_class(text: str | int) -> int:
@@ -68,11 +68,11 @@ def require_mistake(*, session: Session, item: Item, image: str = "") -> Item:
     return item
 
 
-def require_reviewer(*, session: Session, name: str) -> Reviewer:
+def require_panelist(*, session: Session, name: str) -> Panelist:
     """The panelist of that name; a typo does not silently add a panelist."""
-    row = session.execute(select(Reviewer).where(Reviewer.name == name.strip())).scalar_one_or_none()
+    row = session.execute(select(Panelist).where(Panelist.name == name.strip())).scalar_one_or_none()
     if row is None:
-        known = session.execute(select(Reviewer.name).order_by(Reviewer.id)).scalars().all()
+        known = session.execute(select(Panelist.name).order_by(Panelist.id)).scalars().all()
         listed = ", ".join(known) or "none yet"
         raise NotInProjectError(f"no panelist named {name!r} (panelists: {listed}); add one with "
                                 f"'reviewer panelist PROJECT {name}'")

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from db.tables import Reviewer
-from reviewer.panel.identity import IdentityError, acting_reviewer, uses_database_roles
+from db.tables import Panelist
+from reviewer.panel.identity import IdentityError, acting_panelist, uses_database_roles
 from reviewer.panel.rules import read_rules
-from reviewer.panel.votes import get_reviewer, panelists
+from reviewer.panel.votes import get_panelist, panelists
 
 
 class NotOnPanel(IdentityError):
@@ -32,17 +32,17 @@ class NotOnPanel(IdentityError):
         self.name, self.can_join = name, can_join
 
 
-def enter_panel(*, session: Session, name: str, join: bool = False) -> Reviewer:
+def enter_panel(*, session: Session, name: str, join: bool = False) -> Panelist:
     """The panelist `name` acts as (module docstring); `join` adds a new name to an open panel."""
     if uses_database_roles(session):
-        return acting_reviewer(session=session, name=None)
+        return acting_panelist(session=session, name=None)
     name = name.strip()
     members = panelists(session=session)
     for member in members:
         if member.name == name:
             return member
     if not members:
-        return get_reviewer(session=session, name=name)  # the first panelist founds the panel
+        return get_panelist(session=session, name=name)  # the first panelist founds the panel
     listed = ", ".join(m.name for m in members)
     near = [m.name for m in members if m.name.casefold() == name.casefold()]
     hint = f" (did you mean {near[0]}?)" if near else ""
@@ -62,4 +62,4 @@ def enter_panel(*, session: Session, name: str, join: bool = False) -> Reviewer:
                 f"{'them' if unanimous != 1 else 'it'}." if unanimous else "")
         raise NotOnPanel(f"{name} is not on this panel{hint} (panelists: {listed}): join as a new panelist?{cost}",
                          name=name, can_join=True)
-    return get_reviewer(session=session, name=name)
+    return get_panelist(session=session, name=name)

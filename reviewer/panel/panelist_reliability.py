@@ -47,7 +47,7 @@ class Match:
 
 @dataclass(frozen=True)
 class PanelistReliability:
-    reviewer_id: int
+    panelist_id: int
     name: str
     matches: dict[str, Match]  # field -> agreement with the final decisions
     verdict_votes: int  # the panelist's verdict votes in the Dawid–Skene fit
@@ -99,7 +99,7 @@ def panel_reliability(snapshot: PanelSnapshot) -> PanelReliability:
         if votes:
             accuracy = float(fit.accuracy()[position])
             confusion = tuple(tuple(round(float(x), 6) for x in row) for row in fit.confusion[position])
-        out.append(PanelistReliability(reviewer_id=p.id, name=p.name, matches=matches[p.id], verdict_votes=votes,
+        out.append(PanelistReliability(panelist_id=p.id, name=p.name, matches=matches[p.id], verdict_votes=votes,
                                        accuracy=accuracy, confusion=confusion))
     return PanelReliability(panelists=out, decided=len(decisions), items=len(ids),
                             iterations=fit.iterations if fit is not None else 0,

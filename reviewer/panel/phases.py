@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from sqlmodel import Session
 
 from db.engine import DECISIONS, serialise
-from db.tables import Decision, Reviewer
+from db.tables import Decision, Panelist
 from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot, load_snapshot
@@ -106,24 +106,24 @@ def unanimous_in(snapshot: PanelSnapshot, item: Item, phase: Phase) -> bool:
     return all(unanimous(snapshot, item, name) for name in PHASE_FIELDS[phase])
 
 
-def has_voted(snapshot: PanelSnapshot, item: Item, reviewer_id: int, phase: Phase) -> bool:
-    return all(reviewer_id in snapshot.values(item, name) for name in PHASE_FIELDS[phase])
+def has_voted(snapshot: PanelSnapshot, item: Item, panelist_id: int, phase: Phase) -> bool:
+    return all(panelist_id in snapshot.values(item, name) for name in PHASE_FIELDS[phase])
 
 
-def to_do(snapshot: PanelSnapshot, item: Item, reviewer_id: int | None) -> frozenset[Phase]:
+def to_do(snapshot: PanelSnapshot, item: Item, panelist_id: int | None) -> frozenset[Phase]:
     """The phases in which the item waits for this panelist's vote: in the phase, not
     decided there, and the panelist has not voted the phase's fields (what `progress`
     counts as the panelist's "to do")."""
-    if reviewer_id is None:
+    if panelist_id is None:
         return frozenset()
     return frozenset(phase for phase in Phase if in_phase(snapshot, item, phase)
                      and status(snapshot, item, phase) != PhaseStatus.DECIDED
-                     and not has_voted(snapshot, item, reviewer_id, phase))
+                     and not has_voted(snapshot, item, panelist_id, phase))
 
 
 @dataclass
 class PanelistProgress:
-    reviewer_id: int
+    panelist_id: int
     name: str
     done: int = 0  # items of the phase this panelist has voted
     to_do: int = 0  # items still waiting for this panelist's vote
@@ -176,7 +176,7 @@ def count_progress(reports: list[PhaseProgress], part: ItemProgress, sign: int =
         report.items += sign
         setattr(report, state, getattr(report, state) + sign)
         for entry in report.panelists:
-            if entry.reviewer_id in phase_part.voted:
+            if entry.panelist_id in phase_part.voted:
                 entry.done += sign
                 entry.awaits_group += sign * (state == PhaseStatus.AWAITS_GROUP)
             elif state != PhaseStatus.DECIDED:
@@ -192,7 +192,7 @@ def progress(snapshot: PanelSnapshot, items=None) -> list[PhaseProgress]:
     return reports
 
 
-def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str) -> Decision:
+def reopen(*, session: Session, panelist_id: int, item: Item, reason: str) -> Decision:
     """Put a mistake judged wrong before (or decided) back to phase 1: the chair's act,
     with a reason (a panelist who lifted the chair's locks could empty the export).
 
@@ -217,16 +217,16 @@ def reopen(*, session: Session, reviewer_id: int, item: Item, reason: str) -> De
                              "final by the panel's rule: override it (with a reason), or a panelist amends a vote")
         raise PhaseError(f"{image} predicted {item.predicted} is already open for the panel's correctness "
                          "vote; nothing to reopen")
-    actor = session.get(Reviewer, reviewer_id)
+    actor = session.get(Panelist, panelist_id)
     if actor is None:
-        raise PhaseError(f"no reviewer with id {reviewer_id}")
+        raise PhaseError(f"no panelist with id {panelist_id}")
     if not actor.is_chair:
         raise PhaseError(f"{actor.name} is not the chair: only the chair reopens an item (ask the chair, who "
                          "gives the reason it is kept with)")
     if not reason or not reason.strip():
         raise PhaseError("reopening needs a reason (--reason): it is kept in the item's history")
     row = Decision(image_id=item.image_id, predicted=item.predicted, verdict=None, method=DecisionMethod.REOPENED,
-                   reason=reason.strip(), decided_by=reviewer_id)
+                   reason=reason.strip(), decided_by=panelist_id)
     session.add(row)
     session.flush()
     return row

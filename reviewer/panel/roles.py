@@ -13,14 +13,14 @@ project and owns its tables), it makes:
   deletes or truncates anything, or adds panelists, runs and labels;
 - row-level security (db.panel_policies for the rules of later revisions): a vote
   or note goes in only under
-  the reviewer row named like the inserting role (`current_user`), an undo only
+  the panelist row named like the inserting role (`current_user`), an undo only
   reverses the role's own vote; a decision (a lock, an override or a reopening)
   goes in only under the inserting role and only from a member of `<db>_chair`.
   Reading stays open to the panel (blind review is the app's courtesy, not a secret);
   a zoom result goes in only under the inserting role and is never updated; the
   app's locks (rows of app_lock) are taken only on one's own row, and on the
   decisions' by the chair, so no panelist can make another's acts wait;
-- the reviewer rows of the panelists (one chair) and the project setting
+- the panelist rows (one chair) and the project setting
   `identity = database-roles`, from which the app takes the acting panelist from
   the connection (`reviewer.panel.identity`).
 
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from db.panel_policies import policy_statements
+from db.panel_policies import own_id, policy_statements
 from reviewer.errors import UserError
 
 ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")  # whole name (fullmatch): `$` let a trailing newline in
@@ -136,7 +136,7 @@ def _create_role(name: str, options: str) -> str:
 def setup_statements(roles: PanelRoles) -> list[str]:
     """The SQL of the setup, in order; every statement may run again (idempotent)."""
     panel, chair, db = q(roles.panel_group), q(roles.chair_group), q(roles.database)
-    own_id = "(SELECT r.id FROM reviewer r WHERE r.name = current_user)"
+    me = own_id()
     sql = [
         _create_role(roles.panel_group, "NOLOGIN"),
         _create_role(roles.chair_group, "NOLOGIN"),
@@ -154,9 +154,9 @@ def setup_statements(roles: PanelRoles) -> list[str]:
     ]
     # Row-level security on the history: anyone may read, an insert must be the role's own.
     policies = {
-        "vote": f"reviewer_id = {own_id} AND (undoes IS NULL OR undoes IN "
-                f"(SELECT v.id FROM vote v WHERE v.reviewer_id = {own_id}))",
-        "discussion_note": f"reviewer_id = {own_id}",
+        "vote": f"panelist_id = {me} AND (undoes IS NULL OR undoes IN "
+                f"(SELECT v.id FROM vote v WHERE v.panelist_id = {me}))",
+        "discussion_note": f"panelist_id = {me}",
     }
     for table in ("vote", "discussion_note", "decision"):
         sql += [
@@ -178,12 +178,12 @@ def setup_statements(roles: PanelRoles) -> list[str]:
         if name != roles.chair:
             sql.append(f"REVOKE {chair} FROM {q(name)}")
     sql.append(f"GRANT {chair} TO {q(roles.chair)}")
-    # The panel in the reviewer table: one row per role, exactly one chair.
+    # The panel in the panelist table: one row per role, exactly one chair.
     values = ", ".join(f"('{n}', {'true' if n == roles.chair else 'false'}, now())" for n in roles.panelists)
     sql += [
-        f"INSERT INTO reviewer (name, is_chair, created_at) VALUES {values} "
+        f"INSERT INTO panelist (name, is_chair, created_at) VALUES {values} "
         "ON CONFLICT (name) DO UPDATE SET is_chair = EXCLUDED.is_chair",
-        f"UPDATE reviewer SET is_chair = false WHERE is_chair AND name <> '{roles.chair}'",
+        f"UPDATE panelist SET is_chair = false WHERE is_chair AND name <> '{roles.chair}'",
         "INSERT INTO project_setting (key, value) VALUES ('identity', 'database-roles') "
         "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
     ]
@@ -196,7 +196,7 @@ def revoke_statements(roles: PanelRoles, names: list[str]) -> list[str]:
     out = []
     for name in (check_role_name(n) for n in names):
         out += [f"REVOKE {q(roles.chair_group)} FROM {q(name)}", f"REVOKE {q(roles.panel_group)} FROM {q(name)}",
-                f"UPDATE reviewer SET is_chair = false WHERE name = '{name}'",
+                f"UPDATE panelist SET is_chair = false WHERE name = '{name}'",
                 # off the panel: no longer counted among those who must vote (reviewer.panel.votes.panelists)
                 f"INSERT INTO project_setting (key, value) VALUES ('{REVOKED_SETTING}', '[]') "
                 "ON CONFLICT (key) DO NOTHING",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 
 from sqlmodel import Session
 
-from db.tables import ProjectSetting, Reviewer
+from db.tables import Panelist, ProjectSetting
 from reviewer.errors import UserError
 
 BLIND = "blind"
@@ -64,9 +64,9 @@ def read_rules(session: Session) -> PanelRules:
 
 def set_rules(session: Session, *, chair_id: int, **changes: bool) -> PanelRules:
     """The chair sets rules (`blind=True`, ...); returns the rules now in force."""
-    chair = session.get(Reviewer, chair_id)
+    chair = session.get(Panelist, chair_id)
     if chair is None or not chair.is_chair:
-        who = chair.name if chair is not None else f"reviewer {chair_id}"
+        who = chair.name if chair is not None else f"panelist {chair_id}"
         raise RulesError(f"{who} is not the chair: only the chair sets the panel's rules")
     for key, value in changes.items():
         if key not in RULE_KEYS:

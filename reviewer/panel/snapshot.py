@@ -78,10 +78,10 @@ class PanelSnapshot:
     def panelist_ids(self) -> list[int]:
         return [p.id for p in self.panelists]
 
-    def name(self, reviewer_id: int) -> str:
+    def name(self, panelist_id: int) -> str:
         if not self._names:
             self._names = {p.id: p.name for p in self.panelists}
-        return self._names.get(reviewer_id, f"reviewer {reviewer_id}")
+        return self._names.get(panelist_id, f"panelist {panelist_id}")
 
     def values(self, item: Item, name: str) -> dict[int, object]:
         """{panelist id: value} of the panelists who have voted field `name` on `item`."""
@@ -144,7 +144,7 @@ def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> P
                                     old.hierarchy_distance if distance is None else distance)
     by_item: dict[Item, dict[int, Vote]] = {}
     for vote in votes:
-        by_item.setdefault(Item(vote.image_id, vote.predicted), {})[vote.reviewer_id] = vote
+        by_item.setdefault(Item(vote.image_id, vote.predicted), {})[vote.panelist_id] = vote
     return PanelSnapshot(panelists=panel, facts=facts, votes=by_item, decisions=decisions,
                          reopened={Item(i, p) for i, p in reopened}, last_vote_id=last_vote_id,
                          unanimous_final=setting is None or setting.value != "off")

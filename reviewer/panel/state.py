@@ -2,7 +2,7 @@
 and whether a decision settles its item.
 
 Votes, decisions and notes are append-only: the current vote of a panelist
-on an item is the latest vote row of (reviewer, item), the item's decision
+on an item is the latest vote row of (panelist, item), the item's decision
 the latest decision row of the item. `latest_ids` is the one query for "the
 latest row per key"; `is_settled` the one test of whether a decision stands
 (a majority lock or an override does, a reopening does not); every reader
@@ -100,18 +100,18 @@ def describe_decision(decision: Decision | None, *, full: bool = False) -> str:
 
 
 # -- votes -----------------------------------------------------------------------------
-def current_votes(*, session: Session, item: Item | None = None, reviewer_id: int | None = None,
+def current_votes(*, session: Session, item: Item | None = None, panelist_id: int | None = None,
                   image_ids: Iterable[int] | None = None) -> list[Vote]:
     """The current (latest, not retracted) vote of every panelist: on one item, of one
     panelist, on some images, or all; ordered by item and panelist."""
     where = []
     if item is not None:
         where += [Vote.image_id == item.image_id, Vote.predicted == item.predicted]
-    if reviewer_id is not None:
-        where.append(Vote.reviewer_id == reviewer_id)
+    if panelist_id is not None:
+        where.append(Vote.panelist_id == panelist_id)
     if image_ids is not None:
         where.append(Vote.image_id.in_(sorted(set(image_ids))))
-    latest = latest_ids(Vote, Vote.reviewer_id, Vote.image_id, Vote.predicted, where=where)
+    latest = latest_ids(Vote, Vote.panelist_id, Vote.image_id, Vote.predicted, where=where)
     rows = session.execute(select(Vote).where(Vote.id.in_(latest))
-                           .order_by(Vote.image_id, Vote.predicted, Vote.reviewer_id)).scalars().all()
+                           .order_by(Vote.image_id, Vote.predicted, Vote.panelist_id)).scalars().all()
     return [r for r in rows if not r.retracted]

@@ -2,7 +2,7 @@
 
 A vote is on an item (`reviewer.items.Item`: one image, one predicted class). Each act
 appends a row holding the panelist's complete vote after the act, so the
-current vote is the latest row of (reviewer, item) and the history is the
+current vote is the latest row of (panelist, item) and the history is the
 rows in order. Undo appends a row restoring the state before the act it
 reverses (`undoes` names that act), so undo too is history.
 
@@ -21,8 +21,8 @@ from datetime import datetime
 from sqlalchemy import func, select, update
 from sqlmodel import Session
 
-from db.engine import VOTES_OF_REVIEWER, serialise
-from db.tables import ProjectSetting, Reviewer, Vote
+from db.engine import VOTES_OF_PANELIST, serialise
+from db.tables import Panelist, ProjectSetting, Vote
 from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.state import current_votes
@@ -102,7 +102,7 @@ def check_fields(*, verdict=None, severity=None, category=None, error: type[User
 
 
 OOV_NAME_MAX_CHARS = 255  # the column's size (db.tables.Vote.oov_name)
-REVIEWER_NAME_MAX_CHARS = 128  # db.tables.Reviewer.name
+PANELIST_NAME_MAX_CHARS = 128  # db.tables.Panelist.name
 
 
 def check_text(*, note=None, oov_name=None, error: type[UserError] = VoteError) -> None:
@@ -147,39 +147,39 @@ def normalised(state: VoteState) -> VoteState:
     return state
 
 
-# -- reviewers -----------------------------------------------------------------------
-def get_reviewer(*, session: Session, name: str, chair: bool | None = None) -> Reviewer:
-    """The reviewer of that name, created on first use; `chair` sets the chair role (the
+# -- panelists -----------------------------------------------------------------------
+def get_panelist(*, session: Session, name: str, chair: bool | None = None) -> Panelist:
+    """The panelist of that name, created on first use; `chair` sets the chair role (the
     panel has one chair: making one the chair takes the role from any other)."""
     name = name.strip()
     if not name:
-        raise VoteError("a reviewer needs a name")
-    if len(name) > REVIEWER_NAME_MAX_CHARS or any(not ch.isprintable() for ch in name):
-        raise VoteError(f"a reviewer's name is at most {REVIEWER_NAME_MAX_CHARS} printable characters (no newlines, "
+        raise VoteError("a panelist needs a name")
+    if len(name) > PANELIST_NAME_MAX_CHARS or any(not ch.isprintable() for ch in name):
+        raise VoteError(f"a panelist's name is at most {PANELIST_NAME_MAX_CHARS} printable characters (no newlines, "
                         f"tabs or other control characters): {name[:40]!r}{'...' if len(name) > 40 else ''}")
-    row = session.execute(select(Reviewer).where(Reviewer.name == name)).scalar_one_or_none()
+    row = session.execute(select(Panelist).where(Panelist.name == name)).scalar_one_or_none()
     if row is None:
-        row = Reviewer(name=name, is_chair=bool(chair))
+        row = Panelist(name=name, is_chair=bool(chair))
         session.add(row)
     elif chair is not None and row.is_chair != chair:
         row.is_chair = chair
         session.add(row)
     session.flush()
     if chair:
-        session.execute(update(Reviewer).where(Reviewer.is_chair, Reviewer.id != row.id).values(is_chair=False))
+        session.execute(update(Panelist).where(Panelist.is_chair, Panelist.id != row.id).values(is_chair=False))
     return row
 
 
-def panelists(*, session: Session) -> list[Reviewer]:
-    """The panel: every reviewer of the project (the chair votes too), by id, but those
+def panelists(*, session: Session) -> list[Panelist]:
+    """The panel: every panelist of the project (the chair votes too), by id, but those
     `panel-setup --revoke` took off it (their history stays; they no longer count
     among those who must vote)."""
     revoked = revoked_names(session=session)
-    return [r for r in session.execute(select(Reviewer).order_by(Reviewer.id)).scalars() if r.name not in revoked]
+    return [r for r in session.execute(select(Panelist).order_by(Panelist.id)).scalars() if r.name not in revoked]
 
 
 def revoked_names(*, session: Session) -> frozenset[str]:
-    """Names of the reviewers taken off the panel (reviewer.panel.roles.REVOKED_SETTING)."""
+    """Names of the panelists taken off the panel (reviewer.panel.roles.REVOKED_SETTING)."""
     import json
 
     row = session.get(ProjectSetting, "panel_revoked")
@@ -189,24 +189,24 @@ def revoked_names(*, session: Session) -> frozenset[str]:
         return frozenset()
 
 
-def reviewer_names(*, session: Session) -> dict[int, str]:
-    return dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
+def panelist_names(*, session: Session) -> dict[int, str]:
+    return dict(session.execute(select(Panelist.id, Panelist.name)).all())
 
 
 # -- writing ---------------------------------------------------------------------------
-def _latest_row(session: Session, reviewer_id: int, item: Item) -> Vote | None:
+def _latest_row(session: Session, panelist_id: int, item: Item) -> Vote | None:
     return session.execute(
-        select(Vote).where(Vote.reviewer_id == reviewer_id, Vote.image_id == item.image_id,
+        select(Vote).where(Vote.panelist_id == panelist_id, Vote.image_id == item.image_id,
                            Vote.predicted == item.predicted).order_by(Vote.id.desc()).limit(1)
     ).scalar_one_or_none()
 
 
-def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, problematic=UNSET,
+def cast_vote(*, session: Session, panelist_id: int, item: Item, verdict=UNSET, problematic=UNSET,
               severity=UNSET, category=UNSET, oov_name=UNSET, note=UNSET, batch_key: str | None = None,
               queue_order: str | None = None) -> Vote:
     """Record a panelist's vote (only the given fields change); returns the new row.
 
-    The vote is the caller's own: `reviewer_id` is the panelist casting it.
+    The vote is the caller's own: `panelist_id` is the panelist casting it.
     `batch_key`: a batch row's key (unique per panelist; see `recorded_batch_keys`).
     `queue_order`: the review queue's order the panelist worked in (`reviewer.review.queue.QueueSort`'s
     value), recorded with this row only.
@@ -216,68 +216,68 @@ def cast_vote(*, session: Session, reviewer_id: int, item: Item, verdict=UNSET, 
     changes = {k: v for k, v in dict(verdict=verdict, problematic=problematic, severity=severity,
                                        category=category, oov_name=oov_name, note=note).items() if v is not UNSET}
     check_text(note=changes.get("note"), oov_name=changes.get("oov_name"))
-    if session.get(Reviewer, reviewer_id) is None:
-        raise VoteError(f"no reviewer with id {reviewer_id}")
-    serialise(session, VOTES_OF_REVIEWER, reviewer_id)  # the latest row read below stays the latest
-    new = normalised(replace(VoteState.of(_latest_row(session, reviewer_id, item)), **changes))
+    if session.get(Panelist, panelist_id) is None:
+        raise VoteError(f"no panelist with id {panelist_id}")
+    serialise(session, VOTES_OF_PANELIST, panelist_id)  # the latest row read below stays the latest
+    new = normalised(replace(VoteState.of(_latest_row(session, panelist_id, item)), **changes))
     check_fields(verdict=new.verdict, severity=new.severity, category=new.category, contradiction=False)
     if ({"category", "oov_name"} & set(changes) and new.category is not None and Category(new.category).needs_name
             and not (new.oov_name or "").strip()):
         raise VoteError(f"category {new.category} (an out-of-vocabulary object) needs the object's name: give it "
                         "with --oov-name (an oov_name cell in a batch)")
-    row = Vote(image_id=item.image_id, predicted=item.predicted, reviewer_id=reviewer_id, batch_key=batch_key,
+    row = Vote(image_id=item.image_id, predicted=item.predicted, panelist_id=panelist_id, batch_key=batch_key,
                queue_order=queue_order, **new.__dict__)
     session.add(row)
     session.flush()
     return row
 
 
-def recorded_batch_keys(*, session: Session, reviewer_id: int, keys: list[str]) -> dict[str, int]:
+def recorded_batch_keys(*, session: Session, panelist_id: int, keys: list[str]) -> dict[str, int]:
     """{key: vote id} of the batch keys the panelist has recorded already (read after the
     panelist's write lock, so two copies of one batch sent at once record it once)."""
-    serialise(session, VOTES_OF_REVIEWER, reviewer_id)
+    serialise(session, VOTES_OF_PANELIST, panelist_id)
     found: dict[str, int] = {}
     for start in range(0, len(keys), 500):
         found.update(session.execute(select(Vote.batch_key, Vote.id).where(
-            Vote.reviewer_id == reviewer_id, Vote.batch_key.in_(keys[start:start + 500]))).all())
+            Vote.panelist_id == panelist_id, Vote.batch_key.in_(keys[start:start + 500]))).all())
     return found
 
 
-def amend_vote(*, session: Session, reviewer_id: int, vote_id: int, **changes) -> Vote:
+def amend_vote(*, session: Session, panelist_id: int, vote_id: int, **changes) -> Vote:
     """Change the vote shown as row `vote_id` (e.g. in the group view): a new row for
     the same item, the old one kept. Only its own panelist may change it; the chair
     overrides the panel's *decision* instead (reviewer.panel.decisions)."""
     row = session.get(Vote, vote_id)
-    actor = session.get(Reviewer, reviewer_id)
+    actor = session.get(Panelist, panelist_id)
     if row is None:
         raise VoteError(f"no vote with id {vote_id}")
     if actor is None:
-        raise VoteError(f"no reviewer with id {reviewer_id}")
-    if row.reviewer_id != reviewer_id:
-        owner = session.get(Reviewer, row.reviewer_id)
+        raise VoteError(f"no panelist with id {panelist_id}")
+    if row.panelist_id != panelist_id:
+        owner = session.get(Panelist, row.panelist_id)
         raise VoteError(f"{actor.name} cannot change {owner.name}'s vote: a panelist changes only their own "
                         "vote (the chair may override the final decision, with a reason)")
-    return cast_vote(session=session, reviewer_id=reviewer_id, item=Item(row.image_id, row.predicted), **changes)
+    return cast_vote(session=session, panelist_id=panelist_id, item=Item(row.image_id, row.predicted), **changes)
 
 
-def _undoable(reviewer_id: int):
-    undone = select(Vote.undoes).where(Vote.reviewer_id == reviewer_id, Vote.undoes.is_not(None))
-    return (Vote.reviewer_id == reviewer_id, Vote.undoes.is_(None), Vote.id.not_in(undone))
+def _undoable(panelist_id: int):
+    undone = select(Vote.undoes).where(Vote.panelist_id == panelist_id, Vote.undoes.is_not(None))
+    return (Vote.panelist_id == panelist_id, Vote.undoes.is_(None), Vote.id.not_in(undone))
 
 
-def undo_last(*, session: Session, reviewer_id: int) -> Vote | None:
+def undo_last(*, session: Session, panelist_id: int) -> Vote | None:
     """Reverse the panelist's latest act that is not yet undone; None if nothing to undo."""
-    serialise(session, VOTES_OF_REVIEWER, reviewer_id)  # two undos at once undo two acts, not one twice
-    act = session.execute(select(Vote).where(*_undoable(reviewer_id)).order_by(Vote.id.desc()).limit(1)
+    serialise(session, VOTES_OF_PANELIST, panelist_id)  # two undos at once undo two acts, not one twice
+    act = session.execute(select(Vote).where(*_undoable(panelist_id)).order_by(Vote.id.desc()).limit(1)
                           ).scalar_one_or_none()
     if act is None:
         return None
     before = session.execute(
-        select(Vote).where(Vote.reviewer_id == reviewer_id, Vote.image_id == act.image_id,
+        select(Vote).where(Vote.panelist_id == panelist_id, Vote.image_id == act.image_id,
                            Vote.predicted == act.predicted, Vote.id < act.id)
         .order_by(Vote.id.desc()).limit(1)).scalar_one_or_none()
     state = VoteState.of(before)
-    row = Vote(image_id=act.image_id, predicted=act.predicted, reviewer_id=reviewer_id,
+    row = Vote(image_id=act.image_id, predicted=act.predicted, panelist_id=panelist_id,
                retracted=state.empty, undoes=act.id, **state.__dict__)
     session.add(row)
     session.flush()
@@ -285,18 +285,18 @@ def undo_last(*, session: Session, reviewer_id: int) -> Vote | None:
 
 
 # -- reading -----------------------------------------------------------------------------
-def can_undo(*, session: Session, reviewer_id: int) -> bool:
-    return session.execute(select(func.count(Vote.id)).where(*_undoable(reviewer_id))).scalar_one() > 0
+def can_undo(*, session: Session, panelist_id: int) -> bool:
+    return session.execute(select(func.count(Vote.id)).where(*_undoable(panelist_id))).scalar_one() > 0
 
 
-def current_vote(*, session: Session, reviewer_id: int, item: Item) -> VoteState:
-    return VoteState.of(_latest_row(session, reviewer_id, item))
+def current_vote(*, session: Session, panelist_id: int, item: Item) -> VoteState:
+    return VoteState.of(_latest_row(session, panelist_id, item))
 
 
-def my_votes(*, session: Session, reviewer_id: int) -> dict[Item, VoteState]:
+def my_votes(*, session: Session, panelist_id: int) -> dict[Item, VoteState]:
     """The panelist's current vote on every item they have voted."""
     return {Item(v.image_id, v.predicted): VoteState.of(v)
-            for v in current_votes(session=session, reviewer_id=reviewer_id)}
+            for v in current_votes(session=session, panelist_id=panelist_id)}
 
 
 @dataclass(frozen=True)
@@ -305,7 +305,7 @@ class SeenVote:
     field stays None until the viewer has voted that field themselves."""
 
     vote_id: int
-    reviewer_id: int
+    panelist_id: int
     verdict: str | None
     problematic: bool | None
     severity: str | None
@@ -333,7 +333,7 @@ def seen_vote(vote: Vote, viewer_fields: frozenset[str] | None) -> SeenVote:
         return viewer_fields is None or field in viewer_fields
 
     return SeenVote(
-        vote_id=vote.id, reviewer_id=vote.reviewer_id,
+        vote_id=vote.id, panelist_id=vote.panelist_id,
         verdict=vote.verdict if show("verdict") else None,
         problematic=vote.problematic if show("problematic") else None,
         severity=vote.severity if show("severity") else None,
@@ -366,7 +366,7 @@ def visible_votes(*, session: Session, viewer_id: int | None, item: Item, blind:
 
     blind = blind or read_rules(session).blind
     votes = current_votes(session=session, item=item)
-    mine = next((v for v in votes if v.reviewer_id == viewer_id), None) if viewer_id is not None else None
+    mine = next((v for v in votes if v.panelist_id == viewer_id), None) if viewer_id is not None else None
     viewer_fields = voted_fields(mine) if blind else None
     if blind and viewer_fields != ALL_FIELDS:
         decided = read_final_decisions(session=session, items=[item]).get(item)
@@ -377,7 +377,7 @@ def visible_votes(*, session: Session, viewer_id: int | None, item: Item, blind:
             viewer_fields = None if viewer_fields == ALL_FIELDS else frozenset(viewer_fields)
     if blind and viewer_fields is not None and not viewer_fields:
         return None
-    return [seen_vote(v, viewer_fields) for v in votes if v.reviewer_id != viewer_id]
+    return [seen_vote(v, viewer_fields) for v in votes if v.panelist_id != viewer_id]
 
 
 def vote_history(*, session: Session, item: Item) -> list[Vote]:

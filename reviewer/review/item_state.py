@@ -127,15 +127,15 @@ def dispute(snapshot: PanelSnapshot, item: Item) -> Dispute | None:
     return None
 
 
-def item_state(snapshot: PanelSnapshot, item: Item, reviewer_id: int | None, *, notes: int = 0,
+def item_state(snapshot: PanelSnapshot, item: Item, panelist_id: int | None, *, notes: int = 0,
                show_disputes: bool = True) -> ItemState:
     """The item's state for this panelist (`show_disputes` False: a viewer off a blind panel)."""
-    mine = snapshot.votes.get(item, {}).get(reviewer_id) if reviewer_id is not None else None
+    mine = snapshot.votes.get(item, {}).get(panelist_id) if panelist_id is not None else None
     decision = final_decision(snapshot, item)
     value = None if decision is None else DecidedValue(
         verdict=decision.verdict, how=decided_how(decision), problematic=bool(decision.problematic),
         severity=decision.severity, category=decision.category)
     return ItemState(my_verdict=mine.verdict if mine is not None else None, decision=value,
                      dispute=dispute(snapshot, item) if show_disputes else None,
-                     to_do=to_do(snapshot, item, reviewer_id),
+                     to_do=to_do(snapshot, item, panelist_id),
                      stands_wrong=correctness(snapshot, item) == Verdict.WRONG, notes=notes)

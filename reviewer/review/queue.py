@@ -317,7 +317,7 @@ class ReviewQueue:
     """A run's mistakes for one panelist, filtered and sorted."""
 
     run_id: int
-    reviewer_id: int | None
+    panelist_id: int | None
     entries: list[QueueEntry]
     filter: QueueFilter = field(default_factory=QueueFilter)
     _shown: list[int] = field(default_factory=list, repr=False)  # indices into entries
@@ -376,7 +376,7 @@ class ReviewQueue:
         return QueueCounts(shown=len(self._shown), total=len(self.entries), status=self.filter.status,
                            voted_shown=self._voted_shown, decided=standing[Standing.DECIDED],
                            disputed=standing[Standing.DISPUTED], open=standing[Standing.OPEN],
-                           mine=self.reviewer_id is not None)
+                           mine=self.panelist_id is not None)
 
     # -- navigation ------------------------------------------------------------
     def next_row(self, row: int | None, *, unvoted: bool = False) -> int | None:
@@ -428,7 +428,7 @@ class ReviewQueue:
             part = states.parts[item]
             old = self._parts.get(item)
             if old != part and len(self.progress) == 2 and states.panelists == [
-                    p.reviewer_id for p in self.progress[0].panelists]:
+                    p.panelist_id for p in self.progress[0].panelists]:
                 if old is not None:
                     count_progress(self.progress, old, -1)
                 count_progress(self.progress, part)
@@ -454,12 +454,12 @@ class ReviewQueue:
             self._standing_shown[state.standing] += 1
 
 
-def load_queue(*, session: Session, run_id: int, reviewer_id: int | None,
+def load_queue(*, session: Session, run_id: int, panelist_id: int | None,
                queue_filter: QueueFilter | None = None) -> ReviewQueue:
     """The run's mistakes with the panelist's current verdicts and the decided items."""
     mistakes = stored_mistakes(session=session, run_id=run_id)
     snapshot = load_snapshot(session=session)
-    states = _states(session, snapshot, [m.item for m in mistakes], reviewer_id, notes=note_counts(session=session))
+    states = _states(session, snapshot, [m.item for m in mistakes], panelist_id, notes=note_counts(session=session))
     evidence = evidence_by_pair(session, [(m.file_name, m.predicted) for m in mistakes])
     none = PairEvidence()
     entries = [QueueEntry(**vars(m), state=states.items[m.item],
@@ -468,7 +468,7 @@ def load_queue(*, session: Session, run_id: int, reviewer_id: int | None,
     progress = empty_progress(snapshot)
     for part in parts.values():
         count_progress(progress, part)
-    return ReviewQueue(run_id=run_id, reviewer_id=reviewer_id, entries=entries,
+    return ReviewQueue(run_id=run_id, panelist_id=panelist_id, entries=entries,
                        filter=queue_filter or QueueFilter(), progress=progress, _parts=parts)
 
 
@@ -487,20 +487,20 @@ class ItemStates:
     panelists: list[int]
 
 
-def load_item_states(*, session: Session, reviewer_id: int | None, items: list[Item]) -> ItemStates:
+def load_item_states(*, session: Session, panelist_id: int | None, items: list[Item]) -> ItemStates:
     """What `load_queue` says of these items only: a window re-reads the items a change
     record names in milliseconds, not the whole queue."""
     snapshot = load_snapshot(session=session, items=items)
     known = [i for i in items if i in snapshot.facts]
-    return _states(session, snapshot, known, reviewer_id, notes=note_counts(session=session, items=known))
+    return _states(session, snapshot, known, panelist_id, notes=note_counts(session=session, items=known))
 
 
-def _states(session: Session, snapshot, items: list[Item], reviewer_id: int | None, *,
+def _states(session: Session, snapshot, items: list[Item], panelist_id: int | None, *,
             notes: dict[Item, int]) -> ItemStates:
     # A dispute is known once everyone voted, the viewer too; a viewer off a blind panel sees none.
-    show_disputes = reviewer_id in snapshot.panelist_ids or not read_rules(session).blind
+    show_disputes = panelist_id in snapshot.panelist_ids or not read_rules(session).blind
     return ItemStates(
-        {item: item_state(snapshot, item, reviewer_id, notes=notes.get(item, 0), show_disputes=show_disputes)
+        {item: item_state(snapshot, item, panelist_id, notes=notes.get(item, 0), show_disputes=show_disputes)
          for item in items},
         {item: item_progress(snapshot, item) for item in items}, snapshot.panelist_ids)
 

@@ -414,7 +414,7 @@ class ReviewState:
 
     def _set_others(self, item: Item, votes: list | None) -> None:
         self.others[item] = votes
-        if votes and any(v.reviewer_id not in self.names for v in votes):
+        if votes and any(v.panelist_id not in self.names for v in votes):
             # A panelist who joined after the queue was loaded: fetch the names again.
             self.runner.read(self.backend.names, on_done=self._names_loaded)
 

@@ -71,16 +71,16 @@ def settle_heap() -> None:
     GuiThreadCollector.settle()
 
 
-def run_gui(*, project: str | None = None, demo: bool = False, reviewer: str | None = None) -> int:
+def run_gui(*, project: str | None = None, demo: bool = False, panelist: str | None = None) -> int:
     """Show the main window (on a project, on the demo, or at the start screen)
     and run the event loop until it is closed."""
     from reviewer.ui.qt_main_window import QtMainWindow
 
     app = create_app()
     window = QtMainWindow()
-    if reviewer:  # this session's name; the remembered one stays the default of a plain `reviewer gui`
-        window.one_off_reviewer = reviewer
-        window.start.set_name(reviewer)
+    if panelist:  # this session's name; the remembered one stays the default of a plain `reviewer gui`
+        window.one_off_panelist = panelist
+        window.start.set_name(panelist)
     window.show()
     if demo:
         window.open_demo()

@@ -44,12 +44,12 @@ PREFERRED_SIZE = QSize(1280, 800)
 FRAME_ALLOWANCE = QSize(16, 48)
 
 
-def _open(root: str, reviewer_name: str, join: bool = False):
+def _open(root: str, panelist_name: str, join: bool = False):
     """The open act (`reviewer.app.project.open_project`) on the worker: its modules (the
     database, the panel) load there, not before the first paint."""
     from reviewer.app.project import open_project
 
-    return open_project(root, reviewer_name, join=join).value
+    return open_project(root, panelist_name, join=join).value
 
 
 def _prepare_demo():
@@ -70,7 +70,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         super().__init__()
         self.side = SideWindows(self, lambda: self.keymap)  # the group view and the analysis
         self.prefs = preferences or load_preferences()
-        self.one_off_reviewer: str | None = None  # `reviewer gui --reviewer NAME`: used, not remembered
+        self.one_off_panelist: str | None = None  # `reviewer gui --reviewer NAME`: used, not remembered
         self.panel_rules = None
         try:
             self.keymap = keymap or load_keymap()
@@ -79,7 +79,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
             problem = f"{exc}; the default keys are in use"
             QTimer.singleShot(0, lambda: self.show_message(problem, error=True))
         self.project: Project | None = None
-        self.reviewer = None
+        self.panelist = None
         self.session: ReviewSession | None = None
         self.watcher: ProjectWatcher | None = None
         self.runs: list[tuple[int, str, str, int]] = []
@@ -88,7 +88,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         self._place_window()
 
         self.start = QtStartScreen()
-        self.start.set_name(self.prefs.reviewer_name or default_name())
+        self.start.set_name(self.prefs.panelist_name or default_name())
         self.start.set_recent(self.prefs.existing_recent())
         self.start.open_project.connect(self.open_project)
         self.start.new_project.connect(self.new_project)
@@ -189,8 +189,8 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         self.stack.setCurrentWidget(self.start)
         self.toolbar.setVisible(False)
 
-    def _reviewer_name(self) -> str | None:
-        name = self.start.reviewer_name() or self.prefs.reviewer_name
+    def _panelist_name(self) -> str | None:
+        name = self.start.panelist_name() or self.prefs.panelist_name
         if not name:
             self.show_start()
             self.show_message("Enter your name first: every vote is recorded under it.", error=True)
@@ -199,7 +199,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         return name
 
     def open_project(self, root: str, *, join: bool = False) -> None:
-        name = self._reviewer_name()
+        name = self._panelist_name()
         if name is None:
             # Offer the asked-for project first, so Enter opens it once the name is typed.
             self.start.set_recent([root] + [p for p in self.prefs.existing_recent() if p != root])
@@ -234,29 +234,29 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         from reviewer.ui.review.review_session import ReviewSession
         from reviewer.ui.watcher import ProjectWatcher
 
-        project, reviewer, runs = result.project, result.panelist, result.runs  # app.project.OpenedProject
+        project, panelist, runs = result.project, result.panelist, result.runs  # app.project.OpenedProject
         identity, roles, rules = result.identity, result.database_roles, result.rules
         self.close_project()
-        self.project, self.reviewer, self.runs = project, reviewer, runs
+        self.project, self.panelist, self.runs = project, panelist, runs
         self.status_text.clear()
         self.start.show_error("")
-        if reviewer.name != self.one_off_reviewer:  # a one-off --reviewer is not remembered
-            self.prefs.reviewer_name = reviewer.name
+        if panelist.name != self.one_off_panelist:  # a one-off --panelist is not remembered
+            self.prefs.panelist_name = panelist.name
         self.prefs.add_recent(project.root)
         self._apply_rules(rules)
         save_preferences(self.prefs)
         # One refresh path for every view of the project (reviewer.ui.watcher).
         self.watcher = ProjectWatcher(project, self)
         self.watcher.changed.connect(self._project_changed)
-        self.session = ReviewSession(project, reviewer, blind=self.prefs.blind, watcher=self.watcher, parent=self)
+        self.session = ReviewSession(project, panelist, blind=self.prefs.blind, watcher=self.watcher, parent=self)
         self.session.undo_changed.connect(self._undo_changed)
         self.session.queue_loaded.connect(settle_heap)  # the project's long-lived objects, out of the collector's way
         self.page.set_session(self.session)
         self.setWindowTitle(f"{project.name} · ImageNet mistake reviewer")
         self.project_label.setText(project.name)
         # Who the database says acts, and how far it vouches for it (reviewer.panel.identity).
-        self.reviewer_label.setText(f"Reviewing as {reviewer.name}" + (" (database role)" if roles else ""))
-        self.reviewer_label.setToolTip(plain_tip(identity[0].upper() + identity[1:] + "."))
+        self.panelist_label.setText(f"Reviewing as {panelist.name}" + (" (database role)" if roles else ""))
+        self.panelist_label.setToolTip(plain_tip(identity[0].upper() + identity[1:] + "."))
         self.stack.setCurrentWidget(self.page)
         self.toolbar.setVisible(True)
         self.page.setFocus()
@@ -285,7 +285,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
             self.reviewed = QtReviewedList()
             self.stack.addWidget(self.reviewed)
             self.help.raise_()
-        self.reviewed.show_list(project, listed, viewer=self.reviewer.name,
+        self.reviewed.show_list(project, listed, viewer=self.panelist.name,
                                 note=listed.what_to_do(run_keys=" or ".join(self.keymap.keys("run_model"))))
         if self.stack.currentWidget() is self.page:
             self.stack.setCurrentWidget(self.reviewed)
@@ -306,14 +306,14 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
 
     def _enable_rules(self) -> None:
         """Panel > Rules… is the chair's; anyone else sees why it is greyed out."""
-        chair = self.project is not None and self.reviewer is not None and bool(self.reviewer.is_chair)
+        chair = self.project is not None and self.panelist is not None and bool(self.panelist.is_chair)
         self.rules_action.setEnabled(chair)
         if self.project is None:
             why = "Open a project first: the rules are the project's"
         elif chair:
             why = "Blind review, a unanimous panel deciding, a closed panel: the rules every panelist works under"
         else:
-            why = (f"Only the chair sets the panel's rules; you review as {self.reviewer.name}. In force: "
+            why = (f"Only the chair sets the panel's rules; you review as {self.panelist.name}. In force: "
                    f"{self.panel_rules.describe()}" if self.panel_rules else "Only the chair sets the panel's rules")
         self.rules_action.setToolTip(why)
 
@@ -328,7 +328,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         if not dialog.exec() or not dialog.changes():
             return
         project = self.project
-        self.worker.submit(set_panel_rules, project, chair_id=self.reviewer.id, **dialog.changes(),
+        self.worker.submit(set_panel_rules, project, chair_id=self.panelist.id, **dialog.changes(),
                            on_done=lambda done, p=project: self._rules_saved(p, done),
                            on_error=lambda e: self.show_message(f"The rules were not changed: {e}", error=True))
 
@@ -360,7 +360,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         self.undo_label.setText(f"Undo: {keys[0] if keys else 'Review menu'}" if available else "")
 
     def new_project(self) -> None:
-        if self._reviewer_name() is None:
+        if self._panelist_name() is None:
             return
         from reviewer.ui.dialogs.qt_new_project_dialog import QtNewProjectDialog
 
@@ -372,7 +372,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         """The bundled demo, made on first use (a worker); a first-time panelist reviews under
         the system user name. Opened without a run, the bundled model runs over it with the
         run dialog's progress bar, and the first mistake has the keys when it is done."""
-        if not (self.start.reviewer_name() or self.prefs.reviewer_name):
+        if not (self.start.panelist_name() or self.prefs.panelist_name):
             self.start.set_name(default_name() or "panelist")
         self.show_message("Preparing the demo project…")
         self.worker.submit(_prepare_demo, on_done=self._demo_prepared,
@@ -407,7 +407,7 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         from reviewer.ui.group.qt_group_view import QtGroupView
 
         def make():
-            view = QtGroupView(self.project, self.reviewer, self.keymap, watcher=self.watcher)
+            view = QtGroupView(self.project, self.panelist, self.keymap, watcher=self.watcher)
             view.image.enlarge_small = self.prefs.enlarge_small_images
             return view
 
@@ -511,9 +511,9 @@ class QtMainWindow(WindowMenus, WindowRuns, QMainWindow):
         if self.reviewed is not None:
             self.reviewed.shutdown()
         self.worker.shutdown()
-        name = self.start.reviewer_name()
-        if name and name != self.one_off_reviewer:
-            self.prefs.reviewer_name = name
+        name = self.start.panelist_name()
+        if name and name != self.one_off_panelist:
+            self.prefs.panelist_name = name
         self.prefs.window_geometry = bytes(self.saveGeometry().toBase64()).decode("ascii")
         save_preferences(self.prefs)
         super().closeEvent(event)

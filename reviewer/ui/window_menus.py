@@ -29,7 +29,7 @@ class WindowMenus:
     def _build_toolbar(self) -> None:
         bar = QtReviewToolbar(self.trigger, blind=self.prefs.blind)
         self.addToolBar(bar)
-        self.project_label, self.reviewer_label = bar.project_label, bar.reviewer_label
+        self.project_label, self.panelist_label = bar.project_label, bar.panelist_label
         self.run_combo, self.run_model_button, self.blind_box = bar.run_combo, bar.run_model_button, bar.blind_box
         self.run_combo.activated.connect(lambda i: self.open_run(self.run_combo.itemData(i)))
         self.blind_box.toggled.connect(self.set_blind)

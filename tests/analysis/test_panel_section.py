@@ -37,7 +37,7 @@ def panel_project(tmp_path, add_mistakes):
     for item, votes in zip(items, VERDICTS):
         for who, verdict in zip((ann, bob, cy), votes):
             if verdict:  # ann works in the 'most informative next' order of the review page
-                acts.vote(project, reviewer_id=who, item=item, verdict=verdict,
+                acts.vote(project, panelist_id=who, item=item, verdict=verdict,
                           queue_order="informative" if who == ann else None)
     for item in (items[1], items[3], items[4]):
         acts.lock(project, chair_id=ann, item=item)

@@ -15,7 +15,7 @@ from reviewer.app.report import build_report
 from reviewer.cli import main
 from reviewer.items import Item
 from reviewer.panel.decisions import lock_all
-from reviewer.panel.votes import cast_vote, get_reviewer
+from reviewer.panel.votes import cast_vote, get_panelist
 from reviewer.project import Project
 
 PROVISIONAL = ReportOptions(provisional=True)
@@ -28,7 +28,7 @@ def panel(tmp_path):
     project = Project.create(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4, 5, 6, 7], labels={5: {"correct": [6], "wrong": [60]}})
     add_run(project, "model-A", dict(zip(ids, [1, 2, 30, 40, 50, 60, 70])), probs=dict.fromkeys(ids, 0.8))
-    people = project.write(lambda s: [get_reviewer(session=s, name=n, chair=n == "ann").id
+    people = project.write(lambda s: [get_panelist(session=s, name=n, chair=n == "ann").id
                                       for n in ("ann", "bob", "cy")])
     items = [Item(ids[i], p) for i, p in ((2, 30), (3, 40), (4, 50), (5, 60), (6, 70))]
     # Here only the chair's lock decides (the chair turned the paper's "unanimous is final" off),
@@ -37,8 +37,8 @@ def panel(tmp_path):
     return project, dict(zip(("ann", "bob", "cy"), people)), items
 
 
-def vote(project, reviewer_id, item, **fields):
-    project.write(lambda s: cast_vote(session=s, reviewer_id=reviewer_id, item=item, **fields))
+def vote(project, panelist_id, item, **fields):
+    project.write(lambda s: cast_vote(session=s, panelist_id=panelist_id, item=item, **fields))
 
 
 def lock(project, chair_id):

@@ -19,7 +19,7 @@ from reviewer.analysis.sections import report_sections
 from reviewer.analysis.source_agreement import wilson_interval
 from reviewer.app.evidence import import_evidence
 from reviewer.app.report import build_report
-from reviewer.panel.votes import cast_vote, get_reviewer
+from reviewer.panel.votes import cast_vote, get_panelist
 from reviewer.project import Project
 
 Z = 1.959963984540054
@@ -161,8 +161,8 @@ def test_each_source_against_the_panel_on_the_hand_built_case(hand_built, tmp_pa
 
 def test_provisional_counts_the_current_majority_in_a_table_of_its_own(hand_built, tmp_path):
     project, items = hand_built
-    ann = project.write(lambda s: get_reviewer(session=s, name="ann", chair=True).id)
-    project.write(lambda s: cast_vote(session=s, reviewer_id=ann, item=items[7], verdict="correct",
+    ann = project.write(lambda s: get_panelist(session=s, name="ann", chair=True).id)
+    project.write(lambda s: cast_vote(session=s, panelist_id=ann, item=items[7], verdict="correct",
                                       problematic=False))
     report = build_report(project, ReportOptions(provisional=True))
     assert {s.source: s.n for s in report.source_reliability.sources}["ReaL"] == 5  # the final table: unchanged

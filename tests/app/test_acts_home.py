@@ -59,7 +59,7 @@ READS = {"gui", "panel-status", "agreement", "evidence", "show", "leaderboard"}
 # The domain's write functions: a front end reaches them only through reviewer.app.
 DOMAIN_WRITES = {
     "cast_vote", "amend_vote", "undo_last", "add_note", "reopen", "lock_decision", "lock_all", "override_decision",
-    "set_rules", "get_reviewer", "enter_panel", "acting_reviewer", "find_mistake", "export_project",
+    "set_rules", "get_panelist", "enter_panel", "acting_panelist", "find_mistake", "export_project",
     "write_model_mistakes", "export_probabilities", "store_evidence", "import_evidence", "adopt", "predict",
     "predict_models", "import_logits", "build_index", "build_report", "write_report", "save_split",
     "apply_split_rule", "apply_plan", "add_images", "store_review", "store_mistakes", "store_run_mistakes",

@@ -44,7 +44,7 @@ def test_demo_project_is_built_once_and_reused(few_demo_images):
     project = prepare_demo_project()
     assert project.root == demo_root() and project.image_count() == 6
     ann = acts.add_panelist(project, "ann").value.id
-    acts.vote(project, reviewer_id=ann, item=Item(1, 3), verdict="wrong")
+    acts.vote(project, panelist_id=ann, item=Item(1, 3), verdict="wrong")
     project.close()
     again = prepare_demo_project()  # a second launch keeps what was recorded
     assert again.image_count() == 6

@@ -51,22 +51,22 @@ def test_key_spellings_are_normalised():
 
 def test_preferences_remember_name_and_recent_projects(tmp_path):
     prefs = load_preferences()
-    assert prefs.reviewer_name == "" and prefs.blind
+    assert prefs.panelist_name == "" and prefs.blind
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "project.json").write_text("{}")
-    prefs.reviewer_name = "Ann"
+    prefs.panelist_name = "Ann"
     prefs.add_recent(tmp_path / "gone")
     prefs.add_recent(tmp_path / "a")
     prefs.add_recent(tmp_path / "gone")
     save_preferences(prefs)
     again = load_preferences()
-    assert again.reviewer_name == "Ann"
+    assert again.panelist_name == "Ann"
     assert again.recent_projects == [str(tmp_path / "gone"), str(tmp_path / "a")]
     assert again.existing_recent() == [str(tmp_path / "a")]
 
 
 def test_damaged_preferences_are_set_aside_not_fatal(capsys):
     preferences_path().write_text("[1, 2")
-    assert load_preferences().reviewer_name == ""
+    assert load_preferences().panelist_name == ""
     assert preferences_path().with_suffix(".json.bad").exists()
     assert "set aside" in capsys.readouterr().out

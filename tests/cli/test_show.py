@@ -93,8 +93,8 @@ def test_show_of_a_run_has_the_top5_the_votes_and_the_decision(tmp_path, shared_
     image_id = 1
     add_run(project, "resnet50", {image_id: 1}, probs={image_id: 0.7})
     ann = acts.add_panelist(project, "ann", chair=True).value.id
-    acts.vote(project, reviewer_id=ann, item=Item(image_id, 1), verdict="wrong", severity="major", category="fine_grained")
-    acts.note(project, reviewer_id=ann, item=Item(image_id, 1), text="a goldfish is orange")
+    acts.vote(project, panelist_id=ann, item=Item(image_id, 1), verdict="wrong", severity="major", category="fine_grained")
+    acts.note(project, panelist_id=ann, item=Item(image_id, 1), text="a goldfish is orange")
     decide(project, image_id, 1, "wrong", severity="major", category="fine_grained", chair="ann")
     project.close()
     record = show(tmp_path / "p", "n01440764_tench.JPEG", "1")

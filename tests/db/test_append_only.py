@@ -19,9 +19,9 @@ def make_history(tmp_path, add_mistakes, url):
     ann = acts.add_panelist(project, "ann", chair=True).value.id
     bob = acts.add_panelist(project, "bob").value.id
     for who in (ann, bob):
-        acts.vote(project, reviewer_id=who, item=item, verdict="wrong", problematic=False)
+        acts.vote(project, panelist_id=who, item=item, verdict="wrong", problematic=False)
     acts.lock(project, chair_id=ann, item=item)
-    acts.note(project, reviewer_id=bob, item=item, text="a shark, not a fish")
+    acts.note(project, panelist_id=bob, item=item, text="a shark, not a fish")
     return project
 
 
@@ -40,7 +40,7 @@ def rows(project) -> dict:
 
 
 @pytest.mark.parametrize("statement", [
-    "UPDATE vote SET verdict = 'correct' WHERE reviewer_id = (SELECT id FROM reviewer WHERE name = 'bob')",
+    "UPDATE vote SET verdict = 'correct' WHERE panelist_id = (SELECT id FROM panelist WHERE name = 'bob')",
     "DELETE FROM vote",
     "UPDATE decision SET verdict = 'correct'",
     "DELETE FROM decision",
@@ -69,7 +69,7 @@ def test_truncate_is_refused_on_postgresql(tmp_path, add_mistakes, postgres_url)
 
 def test_the_app_still_appends(history):
     bob = acts.add_panelist(history, "bob").value.id
-    item = acts.review_queue(history, run_id=1, reviewer_id=bob).shown()[0].item
-    acts.vote(history, reviewer_id=bob, item=item, verdict="unclear")
-    assert acts.undo(history, reviewer_id=bob).value is not None
+    item = acts.review_queue(history, run_id=1, panelist_id=bob).shown()[0].item
+    acts.vote(history, panelist_id=bob, item=item, verdict="unclear")
+    assert acts.undo(history, panelist_id=bob).value is not None
     assert len(rows(history)["vote"]) == 4

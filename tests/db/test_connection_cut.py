@@ -50,12 +50,12 @@ def test_a_cut_during_a_vote_batch_records_nothing_and_the_retry_all(postgres_ur
         return cast(session=session, **kwargs)
 
     monkeypatch.setattr(acts, "cast_vote", cut_at_the_second)
-    assert main(["vote", str(project.root), "--reviewer", "bob", "--batch", str(batch)]) == 2
+    assert main(["vote", str(project.root), "--panelist", "bob", "--batch", str(batch)]) == 2
     err = capsys.readouterr().err
     assert "error: the connection to the database was lost (" in err and "nothing of it was written" in err
     assert "Traceback" not in err and _count(project, Vote) == 0
     monkeypatch.setattr(acts, "cast_vote", cast)
-    assert main(["vote", str(project.root), "--reviewer", "bob", "--batch", str(batch)]) == 0
+    assert main(["vote", str(project.root), "--panelist", "bob", "--batch", str(batch)]) == 0
     assert _count(project, Vote) == 3
     capsys.readouterr()
     project.close()

@@ -25,7 +25,7 @@ def damaged(tmp_path, add_mistakes):
     items = add_mistakes(project, [(10 + i, True) for i in range(30)])
     ann = acts.add_panelist(project, "ann").value.id
     for item in items:
-        acts.vote(project, reviewer_id=ann, item=item, verdict="wrong", note="x" * 200)
+        acts.vote(project, panelist_id=ann, item=item, verdict="wrong", note="x" * 200)
     project.close()
     db = project.root / "project.db"
     with sqlite3.connect(db) as conn:
@@ -42,7 +42,7 @@ def test_a_vote_on_a_damaged_database_is_refused_and_writes_nothing(damaged, cap
     root, items = damaged
     before = [digest(root / name) for name in ("project.db", "project.db-wal")]
     image = f"ILSVRC2012_val_{items[0].image_id:08d}.JPEG"
-    assert main(["vote", str(root), "--reviewer", "ann", "--image", image, "--predicted", "10",
+    assert main(["vote", str(root), "--panelist", "ann", "--image", image, "--predicted", "10",
                  "--verdict", "correct"]) == 2
     err = capsys.readouterr().err
     assert "is damaged" in err and "nothing was written" in err and "sqlite3 project.db .recover" in err

@@ -82,8 +82,9 @@ def test_a_project_made_at_0001_with_votes_opens_today(tmp_path):
     project = Project.open(root)
     assert migrate.current_revision(project.engine) == migrate.head_revision() != "0001"
     with project.engine.connect() as conn:
-        rows = conn.execute(text("SELECT verdict, note, undoes FROM vote ORDER BY id")).all()
-    assert [tuple(r) for r in rows] == [("wrong", "a note", None), ("correct", "a note", None)]
+        rows = conn.execute(text("SELECT verdict, note, undoes, p.name FROM vote JOIN panelist p ON p.id = panelist_id "
+                                 "ORDER BY vote.id")).all()
+    assert [tuple(r) for r in rows] == [("wrong", "a note", None, "ann"), ("correct", "a note", None, "ann")]
 
 
 NEXT_MIGRATION = '''"""a column the next version adds
@@ -150,8 +151,8 @@ def test_the_database_refuses_values_outside_the_vocabularies(tmp_path):
     project = Project.create(tmp_path / "p")
     with project.engine.begin() as conn:
         conn.execute(text("INSERT INTO image (id, file_name, problematic, multilabel) VALUES (1, 'a.JPEG', 0, 0)"))
-        conn.execute(text("INSERT INTO reviewer (id, name, is_chair, created_at) VALUES (1, 'ann', 0, '2026-01-01')"))
-    good = ("INSERT INTO vote (image_id, predicted, reviewer_id, verdict, problematic, severity, category, note, "
+        conn.execute(text("INSERT INTO panelist (id, name, is_chair, created_at) VALUES (1, 'ann', 0, '2026-01-01')"))
+    good = ("INSERT INTO vote (image_id, predicted, panelist_id, verdict, problematic, severity, category, note, "
             "retracted, created_at) VALUES (1, 5, 1, {}, 0, {}, {}, '', 0, '2026-01-01')")
     with project.engine.begin() as conn:
         conn.execute(text(good.format("'wrong'", "'major'", "'fine_grained'")))
@@ -239,9 +240,9 @@ def test_a_downgrade_that_would_lose_undo_links_is_refused_and_changes_nothing(t
         "false, false)")))
     ann = acts.add_panelist(project, "ann").value.id
     project.write(lambda s: s.execute(text(
-        "INSERT INTO vote (image_id, predicted, reviewer_id, problematic, note, retracted, created_at) "
+        "INSERT INTO vote (image_id, predicted, panelist_id, problematic, note, retracted, created_at) "
         f"VALUES (1, 65, {ann}, false, '', false, '2026-01-01')")))
-    acts.undo(project, reviewer_id=ann)
+    acts.undo(project, panelist_id=ann)
     with pytest.raises(RuntimeError, match="1 votes are undos"):
         migrate.downgrade(project.engine, "0001")
     assert migrate.current_revision(project.engine) == migrate.head_revision()  # not even the later steps ran

@@ -65,21 +65,21 @@ def refused(conn, sql: str, *params) -> str:
 
 
 def ids(conn, name: str) -> int:
-    return conn.execute("SELECT id FROM reviewer WHERE name = %s", (name,)).fetchone()[0]
+    return conn.execute("SELECT id FROM panelist WHERE name = %s", (name,)).fetchone()[0]
 
 
 def test_a_panelist_role_cannot_touch_what_is_not_theirs(panel):
     item = panel["items"][0]
     with as_role(panel, panel["bob"]) as bob, as_role(panel, panel["ann"]) as ann:
         ann_id, bob_id = ids(bob, panel["ann"]), ids(bob, panel["bob"])
-        insert = "INSERT INTO vote (image_id, predicted, reviewer_id, verdict, problematic, note, retracted, created_at) " \
+        insert = "INSERT INTO vote (image_id, predicted, panelist_id, verdict, problematic, note, retracted, created_at) " \
                  "VALUES (%s, %s, %s, 'wrong', false, '', false, now()) RETURNING id"
         # Own vote: allowed. Another's: refused by the row-level security policy.
         mine = bob.execute(insert, (item.image_id, item.predicted, bob_id)).fetchone()[0]
         theirs = ann.execute(insert, (item.image_id, item.predicted, ann_id)).fetchone()[0]
         assert "row-level security" in refused(bob, insert, item.image_id, item.predicted, ann_id)
         # An undo row may only reverse one's own vote.
-        undo = "INSERT INTO vote (image_id, predicted, reviewer_id, problematic, note, retracted, undoes, created_at) " \
+        undo = "INSERT INTO vote (image_id, predicted, panelist_id, problematic, note, retracted, undoes, created_at) " \
                "VALUES (%s, %s, %s, false, '', true, %s, now())"
         assert "row-level security" in refused(bob, undo, item.image_id, item.predicted, bob_id, theirs)
         bob.execute(undo, (item.image_id, item.predicted, bob_id, mine))
@@ -94,8 +94,8 @@ def test_a_panelist_role_cannot_touch_what_is_not_theirs(panel):
                "created_at) VALUES (%s, %s, 'wrong', false, 'majority', '', %s, now())"
         assert "row-level security" in refused(bob, lock, item.image_id, item.predicted, bob_id)
         assert "row-level security" in refused(bob, lock, item.image_id, item.predicted, ann_id)
-        assert "permission denied" in refused(bob, "UPDATE reviewer SET is_chair = true WHERE id = %s", bob_id)
-        assert "permission denied" in refused(bob, "INSERT INTO reviewer (name, is_chair, created_at) "
+        assert "permission denied" in refused(bob, "UPDATE panelist SET is_chair = true WHERE id = %s", bob_id)
+        assert "permission denied" in refused(bob, "INSERT INTO panelist (name, is_chair, created_at) "
                                                    "VALUES ('mallory', true, now())")
         assert "permission denied" in refused(bob, "DELETE FROM mistake")
         assert "permission denied" in refused(bob, "UPDATE project_setting SET value = 'trust'")
@@ -117,7 +117,7 @@ def test_the_cli_acts_as_the_connections_role(panel):
     assert vote.returncode == 0, vote.stderr
     assert panel["bob"] in vote.stdout
     # Claiming to be ann is refused, and says how to act as ann.
-    claim = cli("vote", root, "--reviewer", panel["ann"], "--image", image, "--predicted", str(item.predicted),
+    claim = cli("vote", root, "--panelist", panel["ann"], "--image", image, "--predicted", str(item.predicted),
                 "--verdict", "correct", env=as_bob)
     assert claim.returncode == 2 and "Traceback" not in claim.stderr
     assert f"PGUSER={panel['ann']}" in claim.stderr
@@ -134,10 +134,10 @@ def test_the_cli_acts_as_the_connections_role(panel):
     again = cli("panel-setup", root, "--chair", panel["bob"], "--panelist", panel["ann"], env=panel["owner_env"])
     assert again.returncode == 0, again.stderr
     with as_role(panel, panel["bob"]) as bob:
-        assert bob.execute("SELECT name FROM reviewer WHERE is_chair").fetchall() == [(panel["bob"],)]
+        assert bob.execute("SELECT name FROM panelist WHERE is_chair").fetchall() == [(panel["bob"],)]
         assert bob.execute("SELECT pg_has_role(%s, %s, 'MEMBER')", (panel["ann"], panel["chair_group"])
                            ).fetchone()[0] is False
-        votes = bob.execute("SELECT r.name, v.verdict FROM vote v JOIN reviewer r ON r.id = v.reviewer_id "
+        votes = bob.execute("SELECT r.name, v.verdict FROM vote v JOIN panelist r ON r.id = v.panelist_id "
                             "ORDER BY v.id").fetchall()
     assert votes == [(panel["bob"], "wrong"), (panel["ann"], "wrong")]
 
@@ -167,11 +167,11 @@ def test_the_window_acts_as_its_role_and_the_server_backs_it(panel, monkeypatch)
         with project.read() as session:
             assert "database role '%s'" % panel["bob"] in describe_identity(session)
         item = panel["items"][0]
-        acts.vote(project, reviewer_id=me.id, item=item, verdict="unclear")
+        acts.vote(project, panelist_id=me.id, item=item, verdict="unclear")
         # Code that passes another panelist's id is stopped by the server, with a clear error.
         ann = next(i for i, n in acts.names(project).items() if n == panel["ann"])
         with pytest.raises(ProjectError, match="only their own votes|only as themselves"):
-            acts.vote(project, reviewer_id=ann, item=item, verdict="correct")
+            acts.vote(project, panelist_id=ann, item=item, verdict="correct")
         # The app refuses a lock by a non-chair itself; a client that skips the app is refused by the server.
         from db.tables import Decision
 
@@ -320,10 +320,10 @@ def test_the_blind_rule_is_the_servers_as_a_panelist_role_reads_votes(panel):
     with as_role(panel, panel["bob"]) as bob:
         bob_id = ids(bob, panel["bob"])
         assert bob.execute("SELECT count(*) FROM vote").fetchone()[0] == 0
-        bob.execute("INSERT INTO vote (image_id, predicted, reviewer_id, verdict, problematic, note, retracted, "
+        bob.execute("INSERT INTO vote (image_id, predicted, panelist_id, verdict, problematic, note, retracted, "
                     "created_at) VALUES (%s, %s, %s, 'correct', false, '', false, now())",
                     (first.image_id, first.predicted, bob_id))
-        seen = bob.execute("SELECT image_id, reviewer_id FROM vote ORDER BY id").fetchall()
+        seen = bob.execute("SELECT image_id, panelist_id FROM vote ORDER BY id").fetchall()
         assert sorted(seen) == sorted([(first.image_id, ids(bob, panel["ann"])), (first.image_id, bob_id)])
         # Setting the rule back is the chair's: bob's role cannot.
         assert "permission denied" in refused(bob, "UPDATE project_setting SET value = 'off' WHERE key = 'blind'")

@@ -56,7 +56,7 @@ def test_a_batch_on_a_full_disk_writes_nothing_and_the_resend_records_each_row_o
     free = shutil.disk_usage(small_disk).free
     filler.write_bytes(b"\0" * (free - 600_000))
 
-    full = cli("vote", str(small_disk / "P"), "--reviewer", "ann", "--batch", str(batch))
+    full = cli("vote", str(small_disk / "P"), "--panelist", "ann", "--batch", str(batch))
     assert full.returncode == 2, full.stdout + full.stderr
     assert "Traceback" not in full.stderr and "is full" in full.stderr and "nothing" in full.stderr
     with sqlite3.connect(f"file:{small_disk / 'P' / 'project.db'}?mode=ro", uri=True) as db:
@@ -64,7 +64,7 @@ def test_a_batch_on_a_full_disk_writes_nothing_and_the_resend_records_each_row_o
         assert db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
 
     filler.unlink()
-    again = cli("vote", str(small_disk / "P"), "--reviewer", "ann", "--batch", str(batch))
+    again = cli("vote", str(small_disk / "P"), "--panelist", "ann", "--batch", str(batch))
     assert again.returncode == 0, again.stderr
     with sqlite3.connect(small_disk / "P" / "project.db") as db:
         assert db.execute("SELECT count(*) FROM vote").fetchone()[0] == len(items)
@@ -76,7 +76,7 @@ def test_a_project_the_user_may_not_write_says_so(tmp_path, add_mistakes):
     item = add_mistakes(project, [(3, True)])[0]
     acts.add_panelist(project, "ann")
     project.close()
-    args = ("vote", str(root), "--reviewer", "ann", "--image", f"ILSVRC2012_val_{item.image_id:08d}.JPEG",
+    args = ("vote", str(root), "--panelist", "ann", "--image", f"ILSVRC2012_val_{item.image_id:08d}.JPEG",
             "--predicted", "3", "--verdict", "wrong")
     if os.geteuid() == 0:  # root writes through file modes: mount the project read-only instead
         view = tmp_path / "readonly-view"

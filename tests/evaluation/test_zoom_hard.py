@@ -14,7 +14,7 @@ from review_data import add_images, add_run
 from sqlalchemy import insert, select
 
 from db.engine import write_session
-from db.tables import Label, LabelSource, Reviewer
+from db.tables import Label, LabelSource, Panelist
 from reviewer.analysis.report_json import report_json
 from reviewer.analysis.sections import report_sections
 from reviewer.app.export import export_project
@@ -78,10 +78,10 @@ def case(tmp_path):
         session.flush()
         session.execute(insert(Label), [{"label_set": "real", "image_id": ids[0], "class_index": 50, "kind": "correct",
                                          "source_id": source.id}])
-        session.add(Reviewer(name="bob"))
+        session.add(Panelist(name="bob"))
     run_a = add_run(project, "model-A", {ids[i]: c for i, c in A.items()} | {ids[8]: 8})
     run_b = add_run(project, "model-B", {ids[i]: c for i, c in B.items()} | {ids[8]: 8})
-    bob = project.write(lambda s: s.execute(select(Reviewer.id).where(Reviewer.name == "bob")).scalar_one())
+    bob = project.write(lambda s: s.execute(select(Panelist.id).where(Panelist.name == "bob")).scalar_one())
     stored = [  # (run, image, predicted, result, computed by)
         (run_a, 0, 100, probe("model-A", 100, answers={(512, 0, 2): 50}), None),
         (run_a, 1, 101, probe("model-A", 101, answers={(224, 1, 1): 61}), None),

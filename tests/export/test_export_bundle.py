@@ -198,9 +198,9 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
     chair = acts.add_panelist(project, "ann", chair=True).value.id
     for name, severity in (("ann", "major"), ("bob", "major"), ("cy", "minor")):
         reviewer = acts.add_panelist(project, name).value.id
-        acts.vote(project, reviewer_id=reviewer, item=Item(image_id, 401), verdict="wrong",
+        acts.vote(project, panelist_id=reviewer, item=Item(image_id, 401), verdict="wrong",
                   severity=severity, category="non_prototypical")
-    acts.vote(project, reviewer_id=acts.add_panelist(project, "chair").value.id, item=Item(image_id, 401),
+    acts.vote(project, panelist_id=acts.add_panelist(project, "chair").value.id, item=Item(image_id, 401),
               verdict="wrong")
     acts.lock(project, chair_id=chair, item=Item(image_id, 401))
     result = export_project(project, tmp_path / "out")
@@ -210,7 +210,7 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
     mistakes = json.loads((result.path / "mistakes" / "model-B_mistakes.json").read_text())
     assert mistakes == {} and result.manifest["models"]["model-B"]["left_out_incomplete"] == 1
 
-    acts.vote(project, reviewer_id=acts.add_panelist(project, "chair").value.id, item=Item(image_id, 401),
+    acts.vote(project, panelist_id=acts.add_panelist(project, "chair").value.id, item=Item(image_id, 401),
               severity="minor", category="non_prototypical")
     acts.lock(project, chair_id=chair, item=Item(image_id, 401))
     result = export_project(project, tmp_path / "out2")
@@ -220,7 +220,7 @@ def test_decisions_locked_by_the_panel_are_exported(reviewed_project, tmp_path):
     assert mistakes == {val_name(30101): {"top_prediction": 401, "failure category": "Non-prototypical",
                                           "failure severity": "Major"}}  # 2:2, major on a tie
     # Every vote row is kept: three panelists once, "chair" twice (verdict, then the rating).
-    assert result.manifest["reviews"]["vote_rows"] == 5 and result.manifest["reviews"]["reviewers"] == 4
+    assert result.manifest["reviews"]["vote_rows"] == 5 and result.manifest["reviews"]["panelists"] == 4
 
 
 def test_an_empty_split_says_why_and_what_to_do(tmp_path, shared_data, capsys):

@@ -73,8 +73,8 @@ def test_agreement_from_the_projects_votes(project, add_mistakes):
     plan = [("wrong", "wrong")] * 20 + [("wrong", "correct")] * 5 + [("correct", "wrong")] * 10 + \
            [("correct", "correct")] * 15
     for item, (first, second) in zip(items, plan):
-        acts.vote(project, reviewer_id=ann, item=item, verdict=first)
-        acts.vote(project, reviewer_id=bob, item=item, verdict=second)
+        acts.vote(project, panelist_id=ann, item=item, verdict=first)
+        acts.vote(project, panelist_id=bob, item=item, verdict=second)
     snap = snapshot_of(project)
     verdict = {r.field: r for r in agreement_report(snap, resamples=100)}["verdict"]
     assert (verdict.phase, verdict.raters, verdict.items, verdict.complete_items) == (1, 2, 50, 50)

@@ -12,13 +12,13 @@ from reviewer.app.changes import Changes
 def test_acts_return_what_they_changed(panel):
     project, (ann, bob, cy), items = panel
     first, second = items[0], items[1]
-    assert acts.vote(project, reviewer_id=bob, item=first, verdict="wrong").changes == Changes(
+    assert acts.vote(project, panelist_id=bob, item=first, verdict="wrong").changes == Changes(
         items=frozenset([first]), votes=True)
-    assert acts.note(project, reviewer_id=bob, item=first, text="a toy").changes == Changes(
+    assert acts.note(project, panelist_id=bob, item=first, text="a toy").changes == Changes(
         items=frozenset([first]), notes=True)
-    assert acts.undo(project, reviewer_id=bob).changes.items == {first}
-    assert acts.undo(project, reviewer_id=cy).changes.empty  # nothing to undo: nothing changed
-    batch = acts.vote_batch(project, reviewer_id=cy, votes=[(first, {"verdict": "wrong"}),
+    assert acts.undo(project, panelist_id=bob).changes.items == {first}
+    assert acts.undo(project, panelist_id=cy).changes.empty  # nothing to undo: nothing changed
+    batch = acts.vote_batch(project, panelist_id=cy, votes=[(first, {"verdict": "wrong"}),
                                                             (second, {"verdict": "unclear"})])
     assert batch.changes.items == {first, second} and len(batch.value) == 2
     assert acts.add_panelist(project, "dee").changes == Changes(panel=True)
@@ -32,14 +32,14 @@ def test_the_poll_reports_anyones_acts_as_the_same_record(panel):
     assert changes.empty  # nothing happened since the view loaded
 
     # Acts of another panelist, and one's own from another process, all come through.
-    acts.vote(project, reviewer_id=ann, item=seen, verdict="wrong")
-    acts.note(project, reviewer_id=cy, item=other, text="agreed")
+    acts.vote(project, panelist_id=ann, item=seen, verdict="wrong")
+    acts.note(project, panelist_id=cy, item=other, text="agreed")
     changes, cursor = acts.poll(project, cursor=cursor)
     assert changes == Changes(items=frozenset([seen, other]), votes=True, notes=True)
     assert acts.poll(project, cursor=cursor)[0].empty  # the returned cursor moves past them
 
     for who in (ann, bob, cy):
-        acts.vote(project, reviewer_id=who, item=other, verdict="wrong")
+        acts.vote(project, panelist_id=who, item=other, verdict="wrong")
     acts.lock(project, chair_id=ann, item=other)
     changes, cursor = acts.poll(project, cursor=cursor)
     assert changes.items == {other} and changes.decisions and changes.votes
@@ -56,8 +56,8 @@ def test_the_poll_leaves_out_only_the_votes_a_window_already_published(panel):
     project, (ann, bob, cy), items = panel
     first, second = items[0], items[1]
     cursor = acts.cursor(project)
-    mine = acts.vote(project, reviewer_id=bob, item=first, verdict="wrong").value.id  # published by the window
-    acts.vote(project, reviewer_id=bob, item=second, verdict="correct")  # bob again, from the command line
+    mine = acts.vote(project, panelist_id=bob, item=first, verdict="wrong").value.id  # published by the window
+    acts.vote(project, panelist_id=bob, item=second, verdict="correct")  # bob again, from the command line
     changes, after = acts.poll(project, cursor=cursor, known_votes=frozenset([mine]))
     assert changes == Changes(items=frozenset([second]), votes=True)
     assert acts.poll(project, cursor=cursor, known_votes=frozenset([mine + 1, mine]))[0].empty
@@ -69,7 +69,7 @@ def test_the_record_holds_no_votes_so_blind_review_holds(panel):
     the record itself carries no vote, so nothing leaks to a panelist who has not voted."""
     project, (ann, bob, _cy), items = panel
     cursor = acts.cursor(project)
-    acts.vote(project, reviewer_id=ann, item=items[2], verdict="correct", note="it is a toy")
+    acts.vote(project, panelist_id=ann, item=items[2], verdict="correct", note="it is a toy")
     changes, _ = acts.poll(project, cursor=cursor)
     assert changes.items == {items[2]}
     assert acts.others(project, viewer_id=bob, item=items[2]) is None  # bob has not voted: hidden

@@ -51,7 +51,7 @@ def test_a_bad_batch_records_nothing(voting, capsys, case):
     text, message = BAD_BATCHES[case]
     batch = tmp_path / "votes.csv"
     batch.write_text(text.format(*names))
-    assert main(["vote", str(project.root), "--reviewer", "bob", "--batch", str(batch)]) == 2
+    assert main(["vote", str(project.root), "--panelist", "bob", "--batch", str(batch)]) == 2
     err = capsys.readouterr().err
     assert message in err and "votes.csv" in err
     assert vote_rows(project) == 0
@@ -61,24 +61,24 @@ def test_wrong_single_votes_are_refused_clearly(voting, capsys):
     project, _items, names, _ = voting
     root = str(project.root)
     cases = [
-        (["--reviewer", "dave", "--image", names[0], "--predicted", "10", "--verdict", "wrong"],
+        (["--panelist", "dave", "--image", names[0], "--predicted", "10", "--verdict", "wrong"],
          "no panelist named 'dave' (panelists: ann, bob)"),
-        (["--reviewer", "bob", "--image", "nothere.JPEG", "--predicted", "10", "--verdict", "wrong"],
+        (["--panelist", "bob", "--image", "nothere.JPEG", "--predicted", "10", "--verdict", "wrong"],
          "image 'nothere.JPEG' is not in the project"),
-        (["--reviewer", "bob", "--image", names[0], "--predicted", "n99999999", "--verdict", "wrong"],
+        (["--panelist", "bob", "--image", names[0], "--predicted", "n99999999", "--verdict", "wrong"],
          "give an index 0-999, a wnid or a whole class name"),
-        (["--reviewer", "bob", "--image", names[0], "--predicted", "10"], "nothing to vote"),
-        (["--reviewer", "bob", "--image", names[0], "--predicted", "10", "--verdict", "unclear",
+        (["--panelist", "bob", "--image", names[0], "--predicted", "10"], "nothing to vote"),
+        (["--panelist", "bob", "--image", names[0], "--predicted", "10", "--verdict", "unclear",
           "--category", "fine_grained"], "leave them out of a 'unclear' verdict"),
-        (["--reviewer", "bob", "--undo", "--image", names[0]], "--undo takes no other vote options"),
-        (["--reviewer", "bob", "--batch", "x.csv", "--verdict", "wrong"], "--batch takes no other vote options"),
+        (["--panelist", "bob", "--undo", "--image", names[0]], "--undo takes no other vote options"),
+        (["--panelist", "bob", "--batch", "x.csv", "--verdict", "wrong"], "--batch takes no other vote options"),
     ]
     for args, message in cases:
         assert main(["vote", root, *args]) == 2, args
         assert message in capsys.readouterr().err, args
     assert vote_rows(project) == 0
     # The same vote, right: recorded and attributed.
-    assert main(["vote", root, "--reviewer", "bob", "--image", names[0], "--predicted", "10",
+    assert main(["vote", root, "--panelist", "bob", "--image", names[0], "--predicted", "10",
                  "--verdict", "wrong", "--severity", "major"]) == 0
     assert "vote 1: bob on" in capsys.readouterr().out
     assert vote_rows(project) == 1

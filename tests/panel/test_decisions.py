@@ -13,7 +13,7 @@ from reviewer.panel.votes import current_votes
 
 
 def vote(project, reviewer, item, **fields):
-    return acts.vote(project, reviewer_id=reviewer, item=item, **fields).value
+    return acts.vote(project, panelist_id=reviewer, item=item, **fields).value
 
 
 def lock(project, chair, item):
@@ -97,7 +97,7 @@ def test_override_needs_the_chair_and_a_reason_and_leaves_votes_alone(panel):
     item = items[0]
     for who in (ann, bob, cy):
         vote(project, who, item, verdict="wrong")
-    before = [(v.reviewer_id, v.verdict) for v in read_with(project, current_votes, item=item)]
+    before = [(v.panelist_id, v.verdict) for v in read_with(project, current_votes, item=item)]
     kw = dict(item=item, verdict="correct")
     with pytest.raises(DecisionError, match="needs a reason"):
         acts.override(project, chair_id=ann, reason="  ", **kw)
@@ -107,7 +107,7 @@ def test_override_needs_the_chair_and_a_reason_and_leaves_votes_alone(panel):
         acts.override(project, chair_id=ann, reason="x", severity="major", **kw)
     d = acts.override(project, chair_id=ann, reason="the class definition includes this breed", **kw).value
     assert (d.method, d.verdict, d.reason) == ("override", "correct", "the class definition includes this breed")
-    after = [(v.reviewer_id, v.verdict) for v in read_with(project, current_votes, item=item)]
+    after = [(v.panelist_id, v.verdict) for v in read_with(project, current_votes, item=item)]
     assert after == before
     history = read_with(project, item_history, item=item)
     assert [(h.who, h.kind) for h in history] == [("ann", "vote"), ("bob", "vote"), ("cy", "vote"),
@@ -133,9 +133,9 @@ def test_notes_and_history_of_changed_votes(panel):
     project, (ann, bob, _cy), items = panel
     item = items[0]
     with pytest.raises(NoteError, match="needs some text"):
-        acts.note(project, reviewer_id=bob, item=item, text="  ")
+        acts.note(project, panelist_id=bob, item=item, text="  ")
     vote(project, bob, item, verdict="correct")
-    acts.note(project, reviewer_id=ann, item=item,
+    acts.note(project, panelist_id=ann, item=item,
              text="look at the beak: it is a finch")
     vote(project, bob, item, verdict="wrong", note="convinced by the beak")
     assert [n.text for n in read_with(project, notes, item=item)] == [

@@ -9,7 +9,7 @@ from reviewer.panel.group import load_group
 
 
 def vote(project, reviewer, item, **fields):
-    return acts.vote(project, reviewer_id=reviewer, item=item, **fields).value
+    return acts.vote(project, panelist_id=reviewer, item=item, **fields).value
 
 
 def test_group_list_pair_filter_and_one_item_as_seen(panel):

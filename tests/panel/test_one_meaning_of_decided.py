@@ -36,7 +36,7 @@ def two(tmp_path, add_mistakes, capsys):
 
 def vote(capsys, root, who, item, *extra):
     image = f"ILSVRC2012_val_{item.image_id:08d}.JPEG"
-    run(capsys, "vote", root, "--reviewer", who, "--image", image, "--predicted", item.predicted, *extra)
+    run(capsys, "vote", root, "--panelist", who, "--image", image, "--predicted", item.predicted, *extra)
 
 
 def decided_counts(capsys, root, tmp_path, name):
@@ -113,12 +113,12 @@ def test_a_majority_lock_rated_alike_by_everyone_stays_a_majority_decision(panel
     item = items[0]
     rating = dict(severity="major", category="fine_grained")
     for who, verdict in ((ann, "wrong"), (bob, "wrong"), (cy, "correct")):
-        acts.vote(project, reviewer_id=who, item=item, verdict=verdict, problematic=False,
+        acts.vote(project, panelist_id=who, item=item, verdict=verdict, problematic=False,
                   **(rating if verdict == "wrong" else {}))
     acts.lock(project, chair_id=ann, item=item)
-    acts.vote(project, reviewer_id=cy, item=item, **rating)  # phase 2: cy rates, keeping "correct"
+    acts.vote(project, panelist_id=cy, item=item, **rating)  # phase 2: cy rates, keeping "correct"
     row = decisions_table_of(project).set_index(["image_id", "predicted"]).loc[(item.image_id, item.predicted)]
     assert (row["verdict"], row["severity"], row["category"]) == ("wrong", "major", "fine_grained")
-    assert row["decided_how"] == DecidedHow.MAJORITY and row["reviewer"] == "ann"
+    assert row["decided_how"] == DecidedHow.MAJORITY and row["chair"] == "ann"
     assert row["reason"] == ("verdict: wrong 2, correct 1; problematic: no 3; "
                              "severity and category unanimous: all 3 panelists")

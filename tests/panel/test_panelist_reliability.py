@@ -27,13 +27,13 @@ def test_agreement_with_the_decisions_and_dawid_skene_accuracy(panel):
     for item, votes in zip(items, VERDICTS):
         for who, verdict in zip((ann, bob, cy), votes):
             if verdict:
-                acts.vote(project, reviewer_id=who, item=item, verdict=verdict)
+                acts.vote(project, panelist_id=who, item=item, verdict=verdict)
     for item in (items[1], items[3], items[4]):
         acts.lock(project, chair_id=ann, item=item)
     # Phase 2 on item 0 (unanimously wrong): cy rates apart; the chair locks the majority, major / fine-grained.
     for who, severity, category in ((ann, "major", "fine_grained"), (bob, "major", "fine_grained"),
                                     (cy, "minor", "spurious_correlation")):
-        acts.vote(project, reviewer_id=who, item=items[0], severity=severity, category=category)
+        acts.vote(project, panelist_id=who, item=items[0], severity=severity, category=category)
     acts.lock(project, chair_id=ann, item=items[0])
 
     result = panel_reliability(snapshot_of(project))

@@ -15,7 +15,7 @@ from reviewer.review.reviewed_mistakes import reviewed_mistakes
 
 
 def vote(project, reviewer, item, **fields):
-    return acts.vote(project, reviewer_id=reviewer, item=item, **fields).value
+    return acts.vote(project, panelist_id=reviewer, item=item, **fields).value
 
 
 def standing(project, item):

@@ -11,7 +11,7 @@ from reviewer.panel.phases import PhaseError, PhaseStatus, phase_items, progress
 
 
 def vote(project, reviewer, item, **fields):
-    return acts.vote(project, reviewer_id=reviewer, item=item, **fields).value
+    return acts.vote(project, panelist_id=reviewer, item=item, **fields).value
 
 
 def by_phase(project):
@@ -52,15 +52,15 @@ def test_reopen_brings_a_known_mistake_back_to_phase_1(panel):
     project, (ann, bob, cy), items = panel
     known = items[6]
     with pytest.raises(PhaseError, match=r"ILSVRC2012_val_\d{8}\.JPEG predicted \d+ is already open"):
-        acts.reopen_item(project, reviewer_id=ann, item=items[0], reason="x")
+        acts.reopen_item(project, panelist_id=ann, item=items[0], reason="x")
     # Reopening is the chair's act, with a reason: a panelist who could lift the chair's
     # locks could empty the export (issue 29, finding 1).
     with pytest.raises(PhaseError, match="bob is not the chair"):
-        acts.reopen_item(project, reviewer_id=bob, item=known, reason="the label looks right to me")
+        acts.reopen_item(project, panelist_id=bob, item=known, reason="the label looks right to me")
     with pytest.raises(PhaseError, match="needs a reason"):
-        acts.reopen_item(project, reviewer_id=ann, item=known, reason="  ")
+        acts.reopen_item(project, panelist_id=ann, item=known, reason="  ")
     assert known in phase_items(snapshot_of(project), 2)  # nothing was written
-    row = acts.reopen_item(project, reviewer_id=ann, item=known,
+    row = acts.reopen_item(project, panelist_id=ann, item=known,
                            reason="the label looks right to me").value
     assert (row.method, row.decided_by, row.verdict) == ("reopened", ann, None)
     snap = snapshot_of(project)
@@ -72,7 +72,7 @@ def test_reopen_brings_a_known_mistake_back_to_phase_1(panel):
     assert known not in phase_items(snapshot_of(project), 2)
     assert standing_decisions_of(project)[known].verdict == "correct"
     # A decided item may be reopened again, and the reopen lifts the decision.
-    acts.reopen_item(project, reviewer_id=ann, item=known, reason="a second look")
+    acts.reopen_item(project, panelist_id=ann, item=known, reason="a second look")
     assert snapshot_of(project).locked(known) is None
     assert by_phase(project)[1].awaits_group == 1
 

@@ -28,7 +28,7 @@ import os, sys, time
 from reviewer.app import panel as acts
 from reviewer.items import Item
 from reviewer.project import Project
-root, reviewer_id, k, folder, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+root, panelist_id, k, folder, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 items = [tuple(map(int, pair.split(":"))) for pair in sys.argv[6].split(",")] if len(sys.argv) > 6 else []
 FIELDS = [dict(problematic=True), dict(verdict="wrong"), dict(severity="major"), dict(category="fine_grained")]
 project = Project.open(root)
@@ -38,19 +38,19 @@ for r in range(int(os.environ["ROUNDS"])):
     while not os.path.exists(go):
         time.sleep(0.001)
     if mode == "fields":
-        acts.vote(project, reviewer_id=reviewer_id, item=Item(*items[r]), **FIELDS[k])
+        acts.vote(project, panelist_id=panelist_id, item=Item(*items[r]), **FIELDS[k])
     else:
-        row = acts.undo(project, reviewer_id=reviewer_id).value
+        row = acts.undo(project, panelist_id=panelist_id).value
         print(r, row.undoes if row is not None else None, flush=True)
     open(os.path.join(folder, f"done{r}_{k}"), "w").close()
 """
 
 
-def start(project, reviewer_id: int, n: int, folder, mode: str, items=()):
+def start(project, panelist_id: int, n: int, folder, mode: str, items=()):
     folder.mkdir()
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "ROUNDS": str(ROUNDS)}
     pairs = [",".join(f"{i.image_id}:{i.predicted}" for i in items)] if items else []
-    children = [subprocess.Popen([sys.executable, "-c", WORKER, str(project.root), str(reviewer_id), str(k),
+    children = [subprocess.Popen([sys.executable, "-c", WORKER, str(project.root), str(panelist_id), str(k),
                                   str(folder), mode, *pairs],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
                 for k in range(n)]
@@ -86,7 +86,7 @@ def test_simultaneous_single_field_votes_of_one_panelist_all_count(project, add_
     finish(children)
     with read_session(project.engine) as session:
         for item in items:
-            state = current_vote(session=session, reviewer_id=bob, item=item)
+            state = current_vote(session=session, panelist_id=bob, item=item)
             assert (state.problematic, state.verdict, state.severity, state.category) == (
                 True, "wrong", "major", "fine_grained"), item
 
@@ -98,7 +98,7 @@ def test_simultaneous_undos_undo_different_acts(project, add_mistakes, tmp_path)
     children = start(project, bob, 5, folder, "undo")
     cast = []
     for r in range(ROUNDS):
-        cast.append([acts.vote(project, reviewer_id=bob, item=item, verdict="wrong", note=f"round {r}").value.id
+        cast.append([acts.vote(project, panelist_id=bob, item=item, verdict="wrong", note=f"round {r}").value.id
                      for item in items])
         (folder / f"go{r}").touch()  # five undos at once: the round's five votes, each once
         wait_for(children, [folder / f"done{r}_{k}" for k in range(5)])

@@ -29,14 +29,14 @@ import os, sys, time
 from reviewer.app import panel as acts
 from reviewer.items import Item
 from reviewer.project import Project
-root, reviewer_id, ready, go = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+root, panelist_id, ready, go = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 items = [tuple(map(int, pair.split(":"))) for pair in sys.argv[5].split(",")]
 project = Project.open(root)
 open(ready, "w").close()
 while not os.path.exists(go):
     time.sleep(0.002)
 for n, (image_id, predicted) in enumerate(items):
-    row = acts.vote(project, reviewer_id=reviewer_id, item=Item(image_id, predicted),
+    row = acts.vote(project, panelist_id=panelist_id, item=Item(image_id, predicted),
                     verdict=("wrong", "correct", "unclear")[n % 3], note=f"vote {n}").value
     print(row.id, flush=True)
 """
@@ -63,7 +63,7 @@ def test_a_batch_killed_mid_file_records_all_of_it_or_nothing(project, add_mista
     acts.add_panelist(project, "ann")
     batch = tmp_path / "votes.csv"
     _batch_file(batch, items, 3000)
-    child = subprocess.Popen([sys.executable, "-m", "reviewer", "vote", str(project.root), "--reviewer", "ann",
+    child = subprocess.Popen([sys.executable, "-m", "reviewer", "vote", str(project.root), "--panelist", "ann",
                               "--batch", str(batch)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=_env())
     for line in child.stderr:  # said once every row is checked, as the transaction starts
@@ -89,7 +89,7 @@ def test_a_batch_sent_again_after_sigkill_records_each_row_once(project, add_mis
     acts.add_panelist(project, "ann")
     batch = tmp_path / "votes.csv"
     _batch_file(batch, items, 300)
-    command = [sys.executable, "-m", "reviewer", "vote", str(project.root), "--reviewer", "ann", "--batch", str(batch)]
+    command = [sys.executable, "-m", "reviewer", "vote", str(project.root), "--panelist", "ann", "--batch", str(batch)]
     rng = random.Random(7)
     for _ in range(10):
         child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
@@ -114,19 +114,19 @@ def test_batch_rows_with_their_own_keys(project, add_mistakes, tmp_path, capsys)
     names = [f"ILSVRC2012_val_{i.image_id:08d}.JPEG" for i in items]
     first = tmp_path / "first.csv"
     first.write_text(f"key,image,predicted,verdict\nrow-a,{names[0]},500,wrong\nrow-b,{names[1]},501,correct\n")
-    assert main(["vote", str(project.root), "--reviewer", "ann", "--batch", str(first)]) == 0
+    assert main(["vote", str(project.root), "--panelist", "ann", "--batch", str(first)]) == 0
     assert "[row-a]" in capsys.readouterr().out
     # Another file with one of the same keys: that row is not cast again, the new one is.
     second = tmp_path / "second.csv"
     second.write_text(f"key,image,predicted,verdict\nrow-b,{names[1]},501,correct\nrow-c,{names[0]},500,unclear\n")
-    assert main(["vote", str(project.root), "--reviewer", "ann", "--batch", str(second)]) == 0
+    assert main(["vote", str(project.root), "--panelist", "ann", "--batch", str(second)]) == 0
     out = capsys.readouterr().out
     assert "already recorded [row-b]" in out and "[row-c]" in out
     with read_session(project.engine) as session:
         assert session.execute(select(func.count(Vote.id))).scalar_one() == 3
     twice = tmp_path / "twice.csv"
     twice.write_text(f"key,image,predicted,verdict\nk,{names[0]},500,wrong\nk,{names[1]},501,wrong\n")
-    assert main(["vote", str(project.root), "--reviewer", "ann", "--batch", str(twice)]) == 2
+    assert main(["vote", str(project.root), "--panelist", "ann", "--batch", str(twice)]) == 2
     assert "key 'k' is on line 2 too" in capsys.readouterr().err
 
 
@@ -148,7 +148,7 @@ def test_a_database_failure_mid_file_records_nothing(project, add_mistakes, tmp_
                               "LANGUAGE plpgsql"))
             conn.execute(text("CREATE TRIGGER fail_50 BEFORE INSERT ON vote FOR EACH ROW EXECUTE FUNCTION fail_50()"))
     with pytest.raises(Exception, match="disk I/O error"):
-        main(["vote", str(project.root), "--reviewer", "ann", "--batch", str(batch)])
+        main(["vote", str(project.root), "--panelist", "ann", "--batch", str(batch)])
     assert "vote " not in capsys.readouterr().out  # nothing was said to be recorded
     with read_session(project.engine) as session:
         assert session.execute(select(func.count(Vote.id))).scalar_one() == 0
@@ -175,7 +175,7 @@ def test_five_processes_casting_200_votes_each_at_once(project, add_mistakes, tm
         assert "locked" not in err.lower() and "error" not in err.lower(), err
     with read_session(project.engine) as session:
         assert session.execute(select(func.count(Vote.id))).scalar_one() == 1000
-        owner = dict(session.execute(select(Vote.id, Vote.reviewer_id)).all())
+        owner = dict(session.execute(select(Vote.id, Vote.panelist_id)).all())
     for rid, (out, _) in zip(reviewers, results):
         ids = [int(x) for x in out.split()]
         assert len(ids) == 200
@@ -224,7 +224,7 @@ def test_three_panelists_review_the_demo_independently_then_the_chair_decides(pr
             writer.writerow(["image", "predicted", "verdict", "note"])
             for n, item in enumerate(items):
                 writer.writerow([item.image_id, item.predicted, patterns[n % 4][k], f"{name} on {n}"])
-        children.append(subprocess.Popen([sys.executable, "-m", "reviewer", "vote", root, "--reviewer", name,
+        children.append(subprocess.Popen([sys.executable, "-m", "reviewer", "vote", root, "--panelist", name,
                                           "--batch", str(batch)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          text=True, env=_env()))
     for child in children:

@@ -26,7 +26,7 @@ def test_a_new_name_asks_before_joining_and_a_closed_panel_refuses_it(panel):
     assert typo.value.can_join
     assert [p for p in acts.names(project).values()] == ["ann", "bob", "cy"]  # asking added nobody
     for who in (ann, bob, cy):  # a unanimous item: a new panelist would undecide it, and is told so
-        acts.vote(project, reviewer_id=who, item=panel[2][0], verdict="correct")
+        acts.vote(project, panelist_id=who, item=panel[2][0], verdict="correct")
     with pytest.raises(NotOnPanel, match="the 1 item the panel decided unanimously becomes undecided until you "
                                          "vote it"):
         acts.join_panel(project, "carol")
@@ -51,17 +51,17 @@ def test_the_first_name_founds_an_empty_panel(project):
 def test_the_chairs_blind_rule_holds_for_every_panelist_until_they_vote_or_it_is_decided(panel):
     project, (ann, bob, cy), items = panel
     a, b = items[0], items[1]
-    acts.vote(project, reviewer_id=ann, item=a, verdict="wrong", note="looks like a bagel")
+    acts.vote(project, panelist_id=ann, item=a, verdict="wrong", note="looks like a bagel")
     # Without the rule, a panelist who turned blind review off sees ann's vote before voting.
     others = acts.others(project, viewer_id=bob, item=a, blind=False)
     assert [o.verdict for o in others] == ["wrong"]
     acts.set_panel_rules(project, chair_id=ann, blind=True)
     assert acts.others(project, viewer_id=bob, item=a, blind=False) is None  # hidden until bob votes
-    acts.vote(project, reviewer_id=bob, item=a, verdict="correct")
+    acts.vote(project, panelist_id=bob, item=a, verdict="correct")
     assert [o.verdict for o in acts.others(project, viewer_id=bob, item=a, blind=False)] == ["wrong"]
     # A decided item shows every vote, to those who did not vote too.
     for who in (ann, bob, cy):
-        acts.vote(project, reviewer_id=who, item=b, verdict="unclear")
+        acts.vote(project, panelist_id=who, item=b, verdict="unclear")
     dee = acts.join_panel(project, "dee", join=True).value.id
     assert acts.others(project, viewer_id=dee, item=a, blind=False) is None
     acts.override(project, chair_id=ann, item=a, verdict="unclear", reason="both readings hold")
@@ -72,23 +72,23 @@ def test_the_chairs_blind_rule_holds_for_every_panelist_until_they_vote_or_it_is
 def test_show_masks_others_votes_under_the_blind_rule(panel, capsys):
     project, (ann, bob, cy), items = panel
     a = items[0]
-    acts.vote(project, reviewer_id=ann, item=a, verdict="wrong", severity="major", category="fine_grained",
+    acts.vote(project, panelist_id=ann, item=a, verdict="wrong", severity="major", category="fine_grained",
               note="a bagel")
     acts.set_panel_rules(project, chair_id=ann, blind=True)
     image = f"ILSVRC2012_val_{a.image_id:08d}.JPEG"
     args = ["show", str(project.root), "--image", image, "--predicted", str(a.predicted)]
-    assert main(args + ["--json", "--reviewer", "bob"]) == 0
+    assert main(args + ["--json", "--panelist", "bob"]) == 0
     votes = json.loads(capsys.readouterr().out)["panel"]["votes"]
     assert votes == [{**votes[0], "panelist": "ann", "verdict": "hidden until you vote",
                       "severity": "hidden until you vote", "category": "hidden until you vote",
                       "note": "hidden until you vote"}]
-    acts.vote(project, reviewer_id=ann, item=a, problematic=True)
-    assert main(args + ["--reviewer", "bob"]) == 0
+    acts.vote(project, panelist_id=ann, item=a, problematic=True)
+    assert main(args + ["--panelist", "bob"]) == 0
     text = capsys.readouterr().out
     assert "    vote of ann: hidden until you vote\n" in text and "problematic" not in text  # not even the flag
-    acts.vote(project, reviewer_id=bob, item=a, verdict="wrong")  # bob's verdict shows him ann's, not her severity
-    assert main(args + ["--json", "--reviewer", "bob"]) == 0
+    acts.vote(project, panelist_id=bob, item=a, verdict="wrong")  # bob's verdict shows him ann's, not her severity
+    assert main(args + ["--json", "--panelist", "bob"]) == 0
     seen = {v["panelist"]: v for v in json.loads(capsys.readouterr().out)["panel"]["votes"]}
     assert seen["ann"]["verdict"] == "wrong" and seen["ann"]["severity"] == "hidden until you vote"
-    assert main(args + ["--json", "--reviewer", "ann"]) == 0  # one's own vote is never hidden
+    assert main(args + ["--json", "--panelist", "ann"]) == 0  # one's own vote is never hidden
     assert json.loads(capsys.readouterr().out)["panel"]["votes"][0]["severity"] == "major"

@@ -48,7 +48,7 @@ def test_input_past_the_limits_records_nothing(voting, capsys, case):
     text, message = TOO_MUCH[case]
     batch = tmp_path / "votes.csv"
     batch.write_text(text.format(*names), encoding="utf-8")
-    assert main(["vote", str(project.root), "--reviewer", "bob", "--batch", str(batch)]) == 2
+    assert main(["vote", str(project.root), "--panelist", "bob", "--batch", str(batch)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "votes.csv" in err and "Traceback" not in err
     assert "nothing of this file was recorded" in err
@@ -59,7 +59,7 @@ def test_binary_data_on_stdin_is_refused(voting, capsys, monkeypatch):
     project, _names, _ = voting
     data = b"image,predicted,verdict\n\xff\xfe\x00\x81PNG\x89\r\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape"))
-    assert main(["vote", str(project.root), "--reviewer", "bob", "--batch", "-"]) == 2
+    assert main(["vote", str(project.root), "--panelist", "bob", "--batch", "-"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: stdin: is not UTF-8 text") and "save it as UTF-8 CSV" in err
     assert vote_rows(project) == 0
@@ -75,7 +75,7 @@ def test_a_byte_order_mark_is_read_as_utf8(voting, capsys, monkeypatch, source):
     else:
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
         given = "-"
-    assert main(["vote", str(project.root), "--reviewer", "bob", "--batch", given]) == 0
+    assert main(["vote", str(project.root), "--panelist", "bob", "--batch", given]) == 0
     assert vote_rows(project) == 2
     with read_session(project.engine) as session:
         assert session.execute(select(Vote.note).order_by(Vote.id)).scalars().all() == ["café", ""]
@@ -84,7 +84,7 @@ def test_a_byte_order_mark_is_read_as_utf8(voting, capsys, monkeypatch, source):
 
 def test_an_out_of_vocabulary_category_needs_the_objects_name(voting, capsys):
     project, names, _ = voting
-    vote = ["vote", str(project.root), "--reviewer", "bob", "--image", names[0], "--predicted", "10"]
+    vote = ["vote", str(project.root), "--panelist", "bob", "--image", names[0], "--predicted", "10"]
     assert main([*vote, "--category", "fine_grained_oov"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: category fine_grained_oov") and "--oov-name" in err
@@ -107,7 +107,7 @@ def test_a_panelists_name_past_its_column_or_with_a_newline_is_refused(voting, c
     for name in ("x" * 129, "eve\nmallory", "tab\there"):
         assert main(["panelist", str(project.root), name]) == 2
         err = capsys.readouterr().err
-        assert err.startswith("error: a reviewer's name is at most 128 printable characters") and "Traceback" not in err
+        assert err.startswith("error: a panelist's name is at most 128 printable characters") and "Traceback" not in err
     assert main(["panelist", str(project.root), "x" * 128]) == 0
     capsys.readouterr()
 
@@ -115,7 +115,7 @@ def test_a_panelists_name_past_its_column_or_with_a_newline_is_refused(voting, c
 def test_an_override_with_an_overlong_object_name_is_a_clear_error(voting, capsys):
     project, names, _ = voting
     for who in ("ann", "bob"):
-        assert main(["vote", str(project.root), "--reviewer", who, "--image", names[0], "--predicted", "10",
+        assert main(["vote", str(project.root), "--panelist", who, "--image", names[0], "--predicted", "10",
                      "--verdict", "wrong", "--not-problematic"]) == 0
     capsys.readouterr()
     assert main(["decide", str(project.root), "--chair", "ann", "--image", names[0], "--predicted", "10",

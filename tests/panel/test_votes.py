@@ -22,19 +22,19 @@ def project(project):
 
 def test_vote_merge_history_and_undo(project):
     ann = acts.add_panelist(project, "ann").value.id
-    acts.vote(project, reviewer_id=ann, item=Item(1, 5), verdict="wrong")
-    acts.vote(project, reviewer_id=ann, item=Item(1, 5), severity="major", category="fine_grained_oov",
+    acts.vote(project, panelist_id=ann, item=Item(1, 5), verdict="wrong")
+    acts.vote(project, panelist_id=ann, item=Item(1, 5), severity="major", category="fine_grained_oov",
               oov_name="kumquat")
-    state = acts.my_vote(project, reviewer_id=ann, item=Item(1, 5))
+    state = acts.my_vote(project, panelist_id=ann, item=Item(1, 5))
     assert (state.verdict, state.severity, state.category, state.oov_name) == ("wrong", "major",
                                                                               "fine_grained_oov", "kumquat")
-    acts.undo(project, reviewer_id=ann)
-    state = acts.my_vote(project, reviewer_id=ann, item=Item(1, 5))
+    acts.undo(project, panelist_id=ann)
+    state = acts.my_vote(project, panelist_id=ann, item=Item(1, 5))
     assert (state.verdict, state.severity) == ("wrong", None)
-    acts.undo(project, reviewer_id=ann)
-    assert acts.my_vote(project, reviewer_id=ann, item=Item(1, 5)).empty
-    assert not read_with(project, can_undo, reviewer_id=ann)
-    assert acts.undo(project, reviewer_id=ann).value is None
+    acts.undo(project, panelist_id=ann)
+    assert acts.my_vote(project, panelist_id=ann, item=Item(1, 5)).empty
+    assert not read_with(project, can_undo, panelist_id=ann)
+    assert acts.undo(project, panelist_id=ann).value is None
     assert len(read_with(project, vote_history, item=Item(1, 5))) == 4  # nothing is ever deleted
     assert read_with(project, current_votes, item=Item(1, 5)) == []
 
@@ -42,45 +42,45 @@ def test_vote_merge_history_and_undo(project):
 def test_bad_values_are_refused(project):
     ann = acts.add_panelist(project, "ann").value.id
     with pytest.raises(VoteError, match="verdict must be one of"):
-        acts.vote(project, reviewer_id=ann, item=Item(1, 5), verdict="maybe")
-    with pytest.raises(VoteError, match="no reviewer"):
-        acts.vote(project, reviewer_id=999, item=Item(1, 5), verdict="wrong")
+        acts.vote(project, panelist_id=ann, item=Item(1, 5), verdict="maybe")
+    with pytest.raises(VoteError, match="no panelist"):
+        acts.vote(project, panelist_id=999, item=Item(1, 5), verdict="wrong")
 
 
 def test_blind_until_voted(project):
     ann, bob = acts.add_panelist(project, "ann").value.id, acts.add_panelist(project, "bob").value.id
-    acts.vote(project, reviewer_id=ann, item=Item(2, 7), verdict="correct")
+    acts.vote(project, panelist_id=ann, item=Item(2, 7), verdict="correct")
     assert acts.others(project, viewer_id=bob, item=Item(2, 7)) is None
     assert [v.verdict for v in acts.others(project, viewer_id=bob, item=Item(2, 7), blind=False)] == [
         "correct"]
-    acts.vote(project, reviewer_id=bob, item=Item(2, 7), verdict="wrong")
+    acts.vote(project, panelist_id=bob, item=Item(2, 7), verdict="wrong")
     seen = acts.others(project, viewer_id=bob, item=Item(2, 7))
-    assert [(v.reviewer_id, v.verdict) for v in seen] == [(ann, "correct")]
+    assert [(v.panelist_id, v.verdict) for v in seen] == [(ann, "correct")]
     # Undo only touches one's own votes.
-    acts.undo(project, reviewer_id=bob)
-    assert acts.my_vote(project, reviewer_id=ann, item=Item(2, 7)).verdict == "correct"
+    acts.undo(project, panelist_id=bob)
+    assert acts.my_vote(project, panelist_id=ann, item=Item(2, 7)).verdict == "correct"
 
 
 def test_blind_per_field_and_others_votes_cannot_be_changed(project):
     ann, bob = acts.add_panelist(project, "ann").value.id, acts.add_panelist(project, "bob", chair=True).value.id
-    ann_vote = acts.vote(project, reviewer_id=ann, item=Item(1, 5), verdict="wrong", severity="major",
+    ann_vote = acts.vote(project, panelist_id=ann, item=Item(1, 5), verdict="wrong", severity="major",
                          category="fine_grained", note="a finch, not a sparrow").value
-    acts.vote(project, reviewer_id=bob, item=Item(1, 5), verdict="wrong")
+    acts.vote(project, panelist_id=bob, item=Item(1, 5), verdict="wrong")
     [seen] = acts.others(project, viewer_id=bob, item=Item(1, 5))
     # Bob has voted the verdict only: ann's severity and category stay hidden until he votes them.
     assert (seen.verdict, seen.severity, seen.category) == ("wrong", None, None)
     assert seen.note == "a finch, not a sparrow"
-    acts.vote(project, reviewer_id=bob, item=Item(1, 5), severity="minor", category="non_prototypical")
+    acts.vote(project, panelist_id=bob, item=Item(1, 5), severity="minor", category="non_prototypical")
     [seen] = acts.others(project, viewer_id=bob, item=Item(1, 5))
     assert (seen.severity, seen.category) == ("major", "fine_grained")
 
     # Even the chair cannot change ann's vote; ann can, and her old row stays in history.
     with pytest.raises(VoteError, match="bob cannot change ann's vote"):
-        acts.amend(project, reviewer_id=bob, vote_id=ann_vote.id, severity="minor")
-    new = acts.amend(project, reviewer_id=ann, vote_id=ann_vote.id, severity="minor").value
-    assert new.reviewer_id == ann and new.id > ann_vote.id
-    assert acts.my_vote(project, reviewer_id=ann, item=Item(1, 5)).severity == "minor"
-    assert [v.severity for v in read_with(project, vote_history, item=Item(1, 5)) if v.reviewer_id == ann] == [
+        acts.amend(project, panelist_id=bob, vote_id=ann_vote.id, severity="minor")
+    new = acts.amend(project, panelist_id=ann, vote_id=ann_vote.id, severity="minor").value
+    assert new.panelist_id == ann and new.id > ann_vote.id
+    assert acts.my_vote(project, panelist_id=ann, item=Item(1, 5)).severity == "minor"
+    assert [v.severity for v in read_with(project, vote_history, item=Item(1, 5)) if v.panelist_id == ann] == [
         "major", "minor"]
     assert [p.name for p in read_with(project, panelists)] == ["ann", "bob"]
 

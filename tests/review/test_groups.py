@@ -104,20 +104,20 @@ def test_a_groups_votes_are_each_the_panelists_and_undone_one_by_one(tmp_path):
     ids = add_images(project, [40, 40, 40, 1])
     add_run(project, "m", {ids[0]: 46, ids[1]: 46, ids[2]: 46, ids[3]: 2})
     ann = acts.add_panelist(project, "ann", chair=True).value
-    grouped = mistake_groups(project, run_id=1, reviewer_id=ann.id, group_by="confusion")
+    grouped = mistake_groups(project, run_id=1, panelist_id=ann.id, group_by="confusion")
     assert grouped.mistakes == 4 and [len(g) for g in grouped.groups] == [3]
     review = GroupReview(grouped.groups, grouped.votes)
     cast = review.cast("verdict_unclear")
-    done = acts.vote_batch(project, reviewer_id=ann.id, votes=cast.votes)
+    done = acts.vote_batch(project, panelist_id=ann.id, votes=cast.votes)
     assert done.changes.items == {Item(i, 46) for i in ids[:3]}
     items = [Item(i, 46) for i in ids[:3]]
-    assert {v.verdict for v in my_votes(project, reviewer_id=ann.id, items=items).values()} == {"unclear"}
+    assert {v.verdict for v in my_votes(project, panelist_id=ann.id, items=items).values()} == {"unclear"}
     # Ctrl+Z takes back the last item's vote alone, then the one before.
-    acts.undo(project, reviewer_id=ann.id)
-    assert [v.verdict for v in my_votes(project, reviewer_id=ann.id, items=items).values()] == [
+    acts.undo(project, panelist_id=ann.id)
+    assert [v.verdict for v in my_votes(project, panelist_id=ann.id, items=items).values()] == [
         "unclear", "unclear", None]
-    acts.undo(project, reviewer_id=ann.id)
-    assert [v.verdict for v in my_votes(project, reviewer_id=ann.id, items=items).values()] == ["unclear", None, None]
+    acts.undo(project, panelist_id=ann.id)
+    assert [v.verdict for v in my_votes(project, panelist_id=ann.id, items=items).values()] == ["unclear", None, None]
 
 
 def test_neighbourhoods_from_the_projects_index(tmp_path):
@@ -132,7 +132,7 @@ def test_neighbourhoods_from_the_projects_index(tmp_path):
     ids = add_images(project, [1, 2, 3, 4, 5])
     add_run(project, "m", {i: 9 for i in ids})
     with pytest.raises(UserError, match="reviewer index"):
-        mistake_groups(project, run_id=1, reviewer_id=None, group_by="neighbourhood")
+        mistake_groups(project, run_id=1, panelist_id=None, group_by="neighbourhood")
     assert "group by confusion" in NO_INDEX
     # Images 1, 3, 4 alike; 2 apart; 5 skipped by the index (a zero row); the listing in another order.
     a, b = np.eye(8)[0], np.eye(8)[1]
@@ -140,6 +140,6 @@ def test_neighbourhoods_from_the_projects_index(tmp_path):
     order = [4, 2, 5, 1, 3]
     write_index(project.root, train_root=tmp_path, train=[], project=[(f"/v/{val_name(n)}", "") for n in order],
                 project_vectors=np.stack([rows[n] / max(np.linalg.norm(rows[n]), 1) for n in order]))
-    grouped = mistake_groups(project, run_id=1, reviewer_id=None, group_by="neighbourhood")
+    grouped = mistake_groups(project, run_id=1, panelist_id=None, group_by="neighbourhood")
     assert [sorted(e.file_name for e in g.entries) for g in grouped.groups] == [[val_name(n) for n in (1, 3, 4)]]
     assert grouped.paths[grouped.groups[0].items[0]] is None  # these images have no files

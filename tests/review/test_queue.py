@@ -27,7 +27,7 @@ def project(tmp_path):
 
 
 def test_queue_lists_the_run_mistakes_with_novelty_and_distance(project):
-    queue = read_with(project, load_queue, run_id=project.run_id, reviewer_id=None)
+    queue = read_with(project, load_queue, run_id=project.run_id, panelist_id=None)
     ids = project.ids
     assert [(e.image_id, e.predicted) for e in queue.shown()] == [(ids[0], DOG), (ids[1], DOG), (ids[3], CAR),
                                                                   (ids[4], CAT)]
@@ -41,13 +41,13 @@ def test_filters_and_counts_follow_the_panelist_votes(project):
     ann = acts.add_panelist(project, "ann").value.id
     bob = acts.add_panelist(project, "bob").value.id
     ids = project.ids
-    acts.vote(project, reviewer_id=ann, item=Item(ids[0], DOG), verdict="correct")
-    acts.vote(project, reviewer_id=ann, item=Item(ids[3], CAR), verdict="wrong")
-    acts.undo(project, reviewer_id=ann).value  # the vote on the car image is retracted
-    acts.vote(project, reviewer_id=bob, item=Item(ids[4], CAT), verdict="wrong")
+    acts.vote(project, panelist_id=ann, item=Item(ids[0], DOG), verdict="correct")
+    acts.vote(project, panelist_id=ann, item=Item(ids[3], CAR), verdict="wrong")
+    acts.undo(project, panelist_id=ann).value  # the vote on the car image is retracted
+    acts.vote(project, panelist_id=bob, item=Item(ids[4], CAT), verdict="wrong")
     decide(project, ids[4], CAT, "wrong")
 
-    queue = read_with(project, load_queue, run_id=project.run_id, reviewer_id=ann, queue_filter=QueueFilter(status="novel"))
+    queue = read_with(project, load_queue, run_id=project.run_id, panelist_id=ann, queue_filter=QueueFilter(status="novel"))
     assert len(queue) == 3
     assert queue.counts().describe() == "3 of 4 mistakes shown: 1 decided · 0 disputed · 2 open; 1 voted by me"
     queue.apply(QueueFilter(status="unvoted"))
@@ -70,7 +70,7 @@ def test_filters_and_counts_follow_the_panelist_votes(project):
 
 def test_sorting_and_navigation(project):
     ann = acts.add_panelist(project, "ann").value.id
-    queue = read_with(project, load_queue, run_id=project.run_id, reviewer_id=ann,
+    queue = read_with(project, load_queue, run_id=project.run_id, panelist_id=ann,
                        queue_filter=QueueFilter(sort="confidence_desc"))
     assert [round(e.probability, 1) for e in queue.shown()] == [0.9, 0.7, 0.4, 0.2]
     queue.apply(QueueFilter(sort="distance_asc"))
@@ -96,7 +96,7 @@ def test_a_few_items_read_again_agree_with_the_whole_queue_read_again(project):
     people = [acts.add_panelist(project, name, chair=name == "ann" or None).value.id for name in ("ann", "bob", "cy")]
     me = people[1]
     with project.read() as session:
-        kept = load_queue(session=session, run_id=project.run_id, reviewer_id=me)
+        kept = load_queue(session=session, run_id=project.run_id, panelist_id=me)
     items = [e.item for e in kept.entries]
     rng = random.Random(3)
     for step in range(40):
@@ -111,10 +111,10 @@ def test_a_few_items_read_again_agree_with_the_whole_queue_read_again(project):
             verdict = rng.choice(["correct", "wrong", "unclear"])
             fields = {"severity": rng.choice(["major", "minor"]), "category": "fine_grained"} if verdict == "wrong" \
                 else {}
-            acts.vote(project, reviewer_id=who, item=item, verdict=verdict, problematic=rng.random() < 0.2, **fields)
+            acts.vote(project, panelist_id=who, item=item, verdict=verdict, problematic=rng.random() < 0.2, **fields)
         with project.read() as session:
-            kept.take_item_states(load_item_states(session=session, reviewer_id=me, items=[item]))
-            fresh = load_queue(session=session, run_id=project.run_id, reviewer_id=me)
+            kept.take_item_states(load_item_states(session=session, panelist_id=me, items=[item]))
+            fresh = load_queue(session=session, run_id=project.run_id, panelist_id=me)
         assert [e.state for e in kept.entries] == [e.state for e in fresh.entries]
         assert kept.progress == fresh.progress
     assert any(p.decided for p in fresh.progress) and any(e.my_verdict for e in fresh.entries)

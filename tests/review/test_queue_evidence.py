@@ -78,11 +78,11 @@ def test_evidence_filters_and_sort_on_the_real_files(tmp_path, real_and_cleanlab
     with project.read() as session:
         def photo_run_shows(**kw) -> set[Item]:  # my_photo is the second run's one mistake
             queue = load_queue(session=session, run_id=_run(session, items["my_photo.JPEG"]),
-                               reviewer_id=None, queue_filter=QueueFilter(**kw))
+                               panelist_id=None, queue_filter=QueueFilter(**kw))
             return {e.item for e in queue.shown()}
 
         first = _run(session, items[disputed_name])
-        queue = load_queue(session=session, run_id=first, reviewer_id=None)
+        queue = load_queue(session=session, run_id=first, panelist_id=None)
         accepted = {e.item for e in queue.entries if QueueFilter(evidence="accepted").accepts(e)}
         rejected = {e.item for e in queue.entries if QueueFilter(evidence="rejected").accepts(e)}
         disputed_items = {e.item for e in queue.entries if QueueFilter(evidence="disputed").accepts(e)}
@@ -137,4 +137,4 @@ def test_most_informative_next_reads_the_raters_consensus(tmp_path, shared_data)
 
 def project_queue(project, queue_filter):
     with project.read() as session:
-        return load_queue(session=session, run_id=project.run_id, reviewer_id=None, queue_filter=queue_filter)
+        return load_queue(session=session, run_id=project.run_id, panelist_id=None, queue_filter=queue_filter)

@@ -33,19 +33,19 @@ def panel(tmp_path):
     for who, item, verdict in [(ann, items[0], "correct"), (bob, items[0], "correct"),
                                (ann, items[1], "correct"), (bob, items[1], "wrong"),
                                (ann, items[2], "correct"), (bob, items[2], "unclear")]:
-        acts.vote(project, reviewer_id=who, item=item, verdict=verdict, problematic=False)
+        acts.vote(project, panelist_id=who, item=item, verdict=verdict, problematic=False)
     for who in (ann, bob):
-        acts.vote(project, reviewer_id=who, item=items[3], verdict="wrong", problematic=True)
-    acts.vote(project, reviewer_id=bob, item=items[3], severity="major", category="fine_grained")
+        acts.vote(project, panelist_id=who, item=items[3], verdict="wrong", problematic=True)
+    acts.vote(project, panelist_id=bob, item=items[3], severity="major", category="fine_grained")
     acts.lock(project, chair_id=ann, item=items[2])
-    acts.note(project, reviewer_id=bob, item=items[4], text="is that a car or a van?")
-    acts.note(project, reviewer_id=ann, item=items[4], text="a van, I think")
+    acts.note(project, panelist_id=bob, item=items[4], text="is that a car or a van?")
+    acts.note(project, panelist_id=ann, item=items[4], text="a van, I think")
     project.items, project.ann, project.bob = items, ann, bob
     return project
 
 
-def _queue(project, reviewer_id, **filters):
-    return read_with(project, load_queue, run_id=project.run_id, reviewer_id=reviewer_id,
+def _queue(project, panelist_id, **filters):
+    return read_with(project, load_queue, run_id=project.run_id, panelist_id=panelist_id,
                      queue_filter=QueueFilter(**filters))
 
 
@@ -90,9 +90,9 @@ def test_the_header_counts_add_up_and_follow_a_vote(panel):
     assert queue.counts().describe() == "2 of 6 mistakes shown: 0 decided · 0 disputed · 2 open; " \
                                         "0 voted by me"
     # bob changes his mind on the disputed item: unanimous now, decided, item by item.
-    acts.vote(panel, reviewer_id=panel.bob, item=panel.items[1], verdict="correct")
+    acts.vote(panel, panelist_id=panel.bob, item=panel.items[1], verdict="correct")
     queue.apply(QueueFilter())
-    queue.take_item_states(read_with(panel, load_item_states, reviewer_id=panel.ann, items=[panel.items[1]]))
+    queue.take_item_states(read_with(panel, load_item_states, panelist_id=panel.ann, items=[panel.items[1]]))
     assert queue.entry(panel.items[1]).state.decision.verdict == "correct"
     assert queue.counts().describe() == "6 mistakes: 4 decided · 0 disputed · 2 open; 4 voted by me"
     assert queue.counts().describe() == _queue(panel, panel.ann).counts().describe()
@@ -104,7 +104,7 @@ def test_disputes_follow_the_blind_rule(panel):
     queue = _queue(panel, cy)
     assert queue.entry(panel.items[1]).state.dispute is None
     assert queue.entry(panel.items[0]).state.decision is None  # unanimous no more: undecided, visibly
-    acts.vote(panel, reviewer_id=cy, item=panel.items[1], verdict="unclear", problematic=False)
+    acts.vote(panel, panelist_id=cy, item=panel.items[1], verdict="unclear", problematic=False)
     assert _queue(panel, cy).entry(panel.items[1]).state.dispute == Dispute(1, ("verdict",))
     # A viewer off the panel sees disputes only when the panel is not blind.
     assert _queue(panel, None).entry(panel.items[1]).state.dispute is not None

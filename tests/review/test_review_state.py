@@ -97,7 +97,7 @@ def review(review_project):
     state.open_run(review_project.run_id)
     runner.reads()
     item = state.current_item()
-    acts.vote(review_project, reviewer_id=bob, item=item, verdict="wrong")
+    acts.vote(review_project, panelist_id=bob, item=item, verdict="wrong")
     state.refresh_others(item)
     runner.reads()
     backend.calls.clear()
@@ -133,8 +133,8 @@ def test_three_keys_while_the_writer_is_held_show_at_once_and_read_back_once(rev
     assert backend.calls["others", item] == 1
     assert backend.calls["item_states", (item,)] == 1
     assert state.queue.entry(item).stands_wrong  # both voted wrong: the panel's state was read after
-    assert [v.reviewer_id for v in state.others[item]] == [state.bob]
-    recorded = acts.my_vote(state.backend.project, reviewer_id=backend.panelist_id, item=item)
+    assert [v.panelist_id for v in state.others[item]] == [state.bob]
+    recorded = acts.my_vote(state.backend.project, panelist_id=backend.panelist_id, item=item)
     assert (recorded.verdict, recorded.severity, recorded.category) == ("wrong", "major", "fine_grained")
     assert sum(1 for event, _ in events if event == ReviewEvent.PUBLISHED) == 3
     assert state.undo_available
@@ -188,7 +188,7 @@ def test_the_page_shows_a_vote_as_the_panel_records_it(review):
     assert state.my_vote(item).oov_name is None
     runner.writes()
     runner.reads()
-    assert acts.my_vote(state.backend.project, reviewer_id=backend.panelist_id, item=item).oov_name is None
+    assert acts.my_vote(state.backend.project, panelist_id=backend.panelist_id, item=item).oov_name is None
 
 
 def test_undo_goes_back_to_the_item_and_says_what_it_undid(review):
@@ -214,7 +214,7 @@ def test_facts_read_ahead_announce_a_coming_item_only_when_its_votes_changed(rev
     ahead, voted_elsewhere = queue_items[1], queue_items[2]
     ann = backend.panelist_id
     # ann voted on the third item from another window since the queue was read.
-    acts.vote(review_project, reviewer_id=ann, item=voted_elsewhere, verdict="correct")
+    acts.vote(review_project, panelist_id=ann, item=voted_elsewhere, verdict="correct")
     state.details.clear()  # as if not read ahead yet
     events.clear()
     state.next()
@@ -243,7 +243,7 @@ def test_each_vote_records_the_queue_order_it_was_cast_in(review):
     runner.reads()
     with state.backend.project.read() as session:
         rows = vote_history(session=session, item=item)
-    assert [(r.reviewer_id, r.queue_order) for r in rows] == [
+    assert [(r.panelist_id, r.queue_order) for r in rows] == [
         (state.bob, None), (backend.panelist_id, "image"), (backend.panelist_id, "informative")]
 
 
@@ -257,9 +257,9 @@ def test_the_others_read_again_are_announced_only_when_they_changed(review, revi
     runner.reads()
     assert not [args for event, args in events if event == ReviewEvent.OTHERS_CHANGED]
     carol = acts.add_panelist(review_project, "carol").value.id
-    acts.vote(review_project, reviewer_id=carol, item=item, verdict="correct")
+    acts.vote(review_project, panelist_id=carol, item=item, verdict="correct")
     state.refresh_others(item)
     runner.reads()
     # Announced (again once carol's name is read: she joined after the queue was loaded).
     assert set(args[0] for event, args in events if event == ReviewEvent.OTHERS_CHANGED) == {item}
-    assert carol in [v.reviewer_id for v in state.others[item]]
+    assert carol in [v.panelist_id for v in state.others[item]]

@@ -20,10 +20,10 @@ def open_window(qtbot, review_project):
     windows = []
 
     def make(**prefs):
-        name = prefs.pop("reviewer_name", "ann")
+        name = prefs.pop("panelist_name", "ann")
         # The panelist is on the panel (a new name would be asked before joining: reviewer.panel.membership).
         acts.join_panel(review_project, name, join=True)
-        window = QtMainWindow(preferences=Preferences(reviewer_name=name, **prefs))
+        window = QtMainWindow(preferences=Preferences(panelist_name=name, **prefs))
         qtbot.addWidget(window)
         window.resize(1280, 800)
         window.show()

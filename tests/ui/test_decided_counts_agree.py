@@ -45,7 +45,7 @@ def test_every_count_of_decided_items_agrees_in_the_cli_the_export_and_the_windo
     run(capsys, "panelist", root, "cy")
 
     def vote(who, item, verdict, *rating):
-        run(capsys, "vote", root, "--reviewer", who, "--image", name(item), "--predicted", item.predicted,
+        run(capsys, "vote", root, "--panelist", who, "--image", name(item), "--predicted", item.predicted,
             "--verdict", verdict, "--not-problematic", *rating)
 
     major = ("--severity", "major", "--category", "fine_grained")
@@ -68,7 +68,7 @@ def test_every_count_of_decided_items_agrees_in_the_cli_the_export_and_the_windo
     run(capsys, "decide", root, "--chair", "ann", "--image", name(e), "--predicted", e.predicted, "--override",
         "--verdict", "unclear", "--reason", "the object is cut off")
     # Phase 2: c stands wrong, so cy (who voted correct) rates it too; then its severity is settled.
-    run(capsys, "vote", root, "--reviewer", "cy", "--image", name(c), "--predicted", c.predicted, *major)
+    run(capsys, "vote", root, "--panelist", "cy", "--image", name(c), "--predicted", c.predicted, *major)
     decided, wrong_major = 5, 2  # a b c d e; a and c are decided wrong, major
 
     # The command line.
@@ -95,7 +95,7 @@ def test_every_count_of_decided_items_agrees_in_the_cli_the_export_and_the_windo
     from reviewer.ui.review.qt_progress_strip import QtProgressStrip
 
     create_app()
-    window = QtMainWindow(preferences=Preferences(reviewer_name="ann"))
+    window = QtMainWindow(preferences=Preferences(panelist_name="ann"))
     qtbot.addWidget(window)
     window.resize(1280, 800)
     window.show()

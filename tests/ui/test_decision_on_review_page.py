@@ -19,10 +19,10 @@ def test_the_overridden_panelist_sees_the_decision_who_and_why(qtbot, open_windo
     bob = acts.add_panelist(review_project, "bob").value
     first = snapshot_of(review_project).items[0]
     item = Item(first.image_id, first.predicted)
-    acts.vote(review_project, reviewer_id=bob.id, item=item, verdict="correct")
-    acts.vote(review_project, reviewer_id=ann.id, item=item, verdict="wrong")
+    acts.vote(review_project, panelist_id=bob.id, item=item, verdict="correct")
+    acts.vote(review_project, panelist_id=ann.id, item=item, verdict="wrong")
     acts.override(review_project, chair_id=ann.id, item=item, verdict="unclear", reason="both readings <hold>")
-    window = open_window(reviewer_name="bob")
+    window = open_window(panelist_name="bob")
     page = window.page
     for _ in range(len(snapshot_of(review_project).items)):
         if window.session.state.current_item() == tuple(item):
@@ -45,12 +45,12 @@ def test_a_decision_is_the_shown_mistakes_never_the_previous_ones(qtbot, open_wi
     bob = acts.add_panelist(review_project, "bob").value
     items = [Item(i.image_id, i.predicted) for i in snapshot_of(review_project).items]
     first, second, third = items[0], items[1], items[2]
-    acts.vote(review_project, reviewer_id=bob.id, item=first, verdict="correct")
+    acts.vote(review_project, panelist_id=bob.id, item=first, verdict="correct")
     acts.override(review_project, chair_id=ann.id, item=first, verdict="wrong", reason="a finch")
     for who in (ann, bob):
-        acts.vote(review_project, reviewer_id=who.id, item=second, verdict="correct")
-    acts.vote(review_project, reviewer_id=ann.id, item=third, verdict="unclear")
-    window = open_window(reviewer_name="bob")
+        acts.vote(review_project, panelist_id=who.id, item=second, verdict="correct")
+    acts.vote(review_project, panelist_id=ann.id, item=third, verdict="unclear")
+    window = open_window(panelist_name="bob")
     window.prefs.auto_advance = window.page.auto_advance = "off"  # stay on the mistake voted
     page = window.page
 

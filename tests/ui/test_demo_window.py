@@ -29,7 +29,7 @@ def test_demo_runs_the_model_and_opens_at_the_first_mistake(qtbot, few_demo_imag
     assert window.project.root == demo_root()
     assert window.session.state.row == 0 and len(window.session.state.queue) == 4
     assert window.page.queue_panel.counts.text() == "4 mistakes: 0 decided · 0 disputed · 4 open; 0 voted by me"
-    assert window.reviewer.name  # the system user, until they say otherwise
+    assert window.panelist.name  # the system user, until they say otherwise
     assert window.page.image.has_image()
     window.close()
     assert str(demo_root()) in load_preferences().recent_projects

@@ -37,7 +37,7 @@ def count_calls(monkeypatch, name: str) -> list:
 
 
 def first_mistake(project):
-    return acts.review_queue(project, run_id=project.run_id, reviewer_id=None).shown()[0].item
+    return acts.review_queue(project, run_id=project.run_id, panelist_id=None).shown()[0].item
 
 
 def settle(qtbot, window) -> None:
@@ -66,7 +66,7 @@ def test_three_quick_keys_read_the_item_back_once_and_show_all(qtbot, open_windo
     bob = acts.add_panelist(review_project, "bob").value.id
     key = first_mistake(review_project)
     # Before the window opens: no poll reports it (and reads the item) while the keys are tested.
-    acts.vote(review_project, reviewer_id=bob, item=key, verdict="wrong", severity="major", category="fine_grained")
+    acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong", severity="major", category="fine_grained")
     window = open_window()
     window.prefs.auto_advance = window.page.auto_advance = "off"
     assert window.session.state.current_item() == key
@@ -85,9 +85,9 @@ def test_three_quick_keys_read_the_item_back_once_and_show_all(qtbot, open_windo
     assert entry.my_verdict == Verdict.WRONG
     # Both voted wrong: the panel's state of the item was read after the last write.
     assert entry.stands_wrong
-    assert [v.reviewer_id for v in window.session.state.others[key]] == [bob]
+    assert [v.panelist_id for v in window.session.state.others[key]] == [bob]
     assert "bob" in window.page.vote_panel.others.text()
-    mine = acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=key)
+    mine = acts.my_vote(review_project, panelist_id=window.panelist.id, item=key)
     assert (mine.verdict, mine.severity, mine.category) == ("wrong", "major", "fine_grained")
 
 
@@ -96,7 +96,7 @@ def test_a_failed_last_write_still_reads_the_item_back(qtbot, open_window, revie
     failure reads the item's state and the others' votes itself."""
     bob = acts.add_panelist(review_project, "bob").value.id
     key = first_mistake(review_project)
-    acts.vote(review_project, reviewer_id=bob, item=key, verdict="wrong")
+    acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong")
     window = open_window()
     window.prefs.auto_advance = window.page.auto_advance = "off"
     assert window.session.state.current_item() == key

@@ -24,11 +24,11 @@ def test_history_shows_captions_and_notes_their_time(qtbot, review_project, monk
     item = Item(first.image_id, first.predicted)
     ann = acts.add_panelist(project, "ann", chair=True).value
     bob = acts.add_panelist(project, "bob").value
-    acts.vote(project, reviewer_id=ann.id, item=item, verdict="wrong", severity="major", category="fine_grained")
-    acts.vote(project, reviewer_id=bob.id, item=item, verdict="wrong", severity="minor",
+    acts.vote(project, panelist_id=ann.id, item=item, verdict="wrong", severity="major", category="fine_grained")
+    acts.vote(project, panelist_id=bob.id, item=item, verdict="wrong", severity="minor",
               category="spurious_correlation")
-    acts.vote(project, reviewer_id=bob.id, item=item, severity="major")
-    acts.note(project, reviewer_id=bob.id, item=item, text="the background decides it")
+    acts.vote(project, panelist_id=bob.id, item=item, severity="major")
+    acts.note(project, panelist_id=bob.id, item=item, text="the background decides it")
     create_app()
     monkeypatch.setattr(QtGroupView, "resamples", 50)
     view = QtGroupView(project, ann)

@@ -47,7 +47,7 @@ def press(qtbot, view, key, modifier=Qt.KeyboardModifier.NoModifier):
 
 
 def vote_of(project, ann, item):
-    v = acts.my_vote(project, reviewer_id=ann.id, item=item)
+    v = acts.my_vote(project, panelist_id=ann.id, item=item)
     return v.verdict, v.severity, v.category
 
 
@@ -96,7 +96,7 @@ def test_a_group_voted_from_the_keyboard_and_undone_one_by_one(qtbot, grouped):
 
 def test_a_severity_on_an_image_voted_correct_is_refused_and_said(qtbot, grouped):
     project, ann, run_id, items = grouped
-    acts.vote(project, reviewer_id=ann.id, item=items[3], verdict="correct")
+    acts.vote(project, panelist_id=ann.id, item=items[3], verdict="correct")
     view = open_view(qtbot, project, ann, run_id)
     press(qtbot, view, Qt.Key.Key_J)  # the goldfish group
     assert view.state.row == 1 and view.tiles.item(0).text().endswith("correct")

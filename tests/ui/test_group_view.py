@@ -38,7 +38,7 @@ def panel_project(review_project):
     for k, votes in plan.items():
         for who, fields in zip((ann, bob, cy), votes):
             if fields:
-                acts.vote(project, reviewer_id=who.id, item=Item(items[k].image_id, items[k].predicted),
+                acts.vote(project, panelist_id=who.id, item=Item(items[k].image_id, items[k].predicted),
                           note=f"{who.name} thinks {fields['verdict']}", **fields)
     return project, (ann, bob, cy), items
 
@@ -78,7 +78,7 @@ def select(qtbot, view, item):
 def test_lists_exactly_the_split_images_with_their_votes(qtbot, panel_project, open_view):
     project, (ann, bob, cy), items = panel_project
     # bob rates a severity ann has not rated: neither the table nor the history shows it to her.
-    acts.vote(project, reviewer_id=bob.id, item=items[1],
+    acts.vote(project, panelist_id=bob.id, item=items[1],
               severity="major")
     view = open_view(project, ann)
     assert [r.item for r in view.rows] == [items[1], items[2], items[3], items[5]]
@@ -172,11 +172,11 @@ def test_own_vote_changes_and_others_votes_arrive_without_restart(qtbot, panel_p
     with qtbot.waitSignal(view.action_done, timeout=10_000):
         qtbot.mouseClick(editor.save, Qt.MouseButton.LeftButton)
     mine = [v for v in read_with(project, vote_history, item=items[1])
-            if v.reviewer_id == bob.id]
+            if v.panelist_id == bob.id]
     assert [(v.verdict, v.note) for v in mine] == [("wrong", "bob thinks wrong"),
                                                    ("correct", "the stripes decide it")]  # history kept
     # Another panelist, elsewhere, changes a vote: it shows at the next poll.
-    acts.vote(project, reviewer_id=cy.id, item=items[1],
+    acts.vote(project, panelist_id=cy.id, item=items[1],
               verdict="unclear")
     qtbot.waitUntil(lambda: editor.table.item(0, 2).text() == "unclear", timeout=10_000)
     assert "History" in editor.tabs.tabText(1)
@@ -264,7 +264,7 @@ def test_the_chair_reopens_and_a_lock_moves_on_and_asks_before_replacing_an_over
     qtbot.waitUntil(lambda: "reopened" in view.votes.history.toPlainText().lower(), timeout=10_000)
     # An override, reopened, then a lock: the chair is told what it replaces, and "cancel" keeps it.
     acts.override(project, chair_id=ann.id, item=items[1], verdict="correct", reason="a husky, said the meeting")
-    acts.reopen_item(project, reviewer_id=ann.id, item=items[1], reason="one more look")
+    acts.reopen_item(project, panelist_id=ann.id, item=items[1], reason="one more look")
     answers = iter(["cancel", "lock"])
     shown = []
     monkeypatch.setattr(QtGroupView, "confirm_lock", lambda self, p: shown.append(p) or next(answers))

@@ -61,7 +61,7 @@ def test_vote_keys_after_a_spin_box_was_set_with_the_mouse(qtbot, open_window, r
     press(qtbot, window, Qt.Key.Key_2)  # a vote, not a "02" in the box
     assert box.value() == 0
     qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
-    assert acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=key).verdict == "wrong"
+    assert acts.my_vote(review_project, panelist_id=window.panelist.id, item=key).verdict == "wrong"
 
 
 @pytest.mark.parametrize("finish", [Qt.Key.Key_Escape, Qt.Key.Key_Return])
@@ -84,10 +84,10 @@ def test_one_group_view_with_its_own_keys(qtbot, open_window, review_project):
     from reviewer.ui.group.qt_group_view import QtGroupView
 
     who = {name: acts.add_panelist(review_project, name).value.id for name in ("ann", "bob")}
-    queue = acts.review_queue(review_project, run_id=review_project.run_id, reviewer_id=who["ann"])
+    queue = acts.review_queue(review_project, run_id=review_project.run_id, panelist_id=who["ann"])
     for entry in queue.shown()[:3]:  # three split items for the list
         for name, verdict in (("ann", "correct"), ("bob", "wrong")):
-            acts.vote(review_project, reviewer_id=who[name], item=entry.item, verdict=verdict, problematic=False)
+            acts.vote(review_project, panelist_id=who[name], item=entry.item, verdict=verdict, problematic=False)
     window = open_window()
     for _ in range(2):
         press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)

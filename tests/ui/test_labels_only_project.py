@@ -16,7 +16,7 @@ def test_the_empty_page_of_a_labels_only_project_says_what_it_holds_and_what_to_
     import_review(project, shared_data / "imagenet-mistakes" / "vit3b_mistakes.json", model="vit3b")
     project.close()
     create_app()
-    window = QtMainWindow(preferences=Preferences(reviewer_name="ann"))
+    window = QtMainWindow(preferences=Preferences(panelist_name="ann"))
     qtbot.addWidget(window)
     window.show()
     with qtbot.waitSignal(window.project_opened, timeout=20_000):
@@ -37,7 +37,7 @@ def _open(qtbot, root):
     from reviewer.ui.qt_main_window import QtMainWindow
 
     create_app()
-    window = QtMainWindow(preferences=Preferences(reviewer_name="ann"))
+    window = QtMainWindow(preferences=Preferences(panelist_name="ann"))
     qtbot.addWidget(window)
     window.resize(1280, 720)
     window.show()

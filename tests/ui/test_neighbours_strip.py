@@ -98,8 +98,8 @@ def test_the_group_view_shows_the_same_strip(qtbot, indexed):
     create_app()
     ann, bob = (acts.add_panelist(indexed, name, chair=name == "ann").value for name in ("ann", "bob"))
     tench = Item(indexed.ids["n01440764_tench.JPEG"], 1)
-    acts.vote(indexed, reviewer_id=ann.id, item=tench, verdict="wrong")
-    acts.vote(indexed, reviewer_id=bob.id, item=tench, verdict="correct")  # split: the group discusses it
+    acts.vote(indexed, panelist_id=ann.id, item=tench, verdict="wrong")
+    acts.vote(indexed, panelist_id=bob.id, item=tench, verdict="correct")  # split: the group discusses it
     view = QtGroupView(indexed, ann)
     qtbot.addWidget(view)
     view.resize(1280, 800)

@@ -18,7 +18,7 @@ def test_notes_show_beside_the_facts_blind_until_you_vote(qtbot, tmp_path, add_m
     item, other = add_mistakes(project, [(10, True), (11, True)])
     ann = acts.add_panelist(project, "ann", chair=True).value.id
     bob = acts.add_panelist(project, "bob").value.id
-    acts.note(project, reviewer_id=bob, item=item, text="The bird on the left <is> a junco, not a finch.")
+    acts.note(project, panelist_id=bob, item=item, text="The bird on the left <is> a junco, not a finch.")
 
     watcher = ProjectWatcher(project, poll_ms=60_000)  # only what this test publishes
     panel = QtNotesPanel()
@@ -30,14 +30,14 @@ def test_notes_show_beside_the_facts_blind_until_you_vote(qtbot, tmp_path, add_m
     assert not panel.isHidden() and "junco" not in panel.text()
     assert "1 note by other panelists hidden until you vote (blind review)" in panel.text()
 
-    acts.vote(project, reviewer_id=ann, item=item, verdict="correct", problematic=False)
+    acts.vote(project, panelist_id=ann, item=item, verdict="correct", problematic=False)
     with qtbot.waitSignal(panel.notes_shown, timeout=10_000):
         panel.show_item(item)
     assert "<b>bob</b>" in panel.text() and "The bird on the left &lt;is&gt; a junco, not a finch." in panel.text()
     assert "hidden until you vote" not in panel.text()
 
     # A note written elsewhere arrives with its change record; the item stays on screen.
-    done = acts.note(project, reviewer_id=ann, item=item, text="Agreed: the crop shows its white belly.")
+    done = acts.note(project, panelist_id=ann, item=item, text="Agreed: the crop shows its white belly.")
     with qtbot.waitSignal(panel.notes_shown, timeout=10_000):
         watcher.publish(done.changes)
     assert "<b>ann (you)</b>" in panel.text() and "white belly" in panel.text()

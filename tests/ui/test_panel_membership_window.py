@@ -24,7 +24,7 @@ def window_for(qtbot, review_project, monkeypatch):
     asked = []
 
     def make(name: str, *, answer: bool = False):
-        window = QtMainWindow(preferences=Preferences(reviewer_name="ann"))
+        window = QtMainWindow(preferences=Preferences(panelist_name="ann"))
         qtbot.addWidget(window)
         window.resize(1280, 800)
         window.show()
@@ -51,7 +51,7 @@ def test_a_yes_joins_and_the_name_is_shown(qtbot, window_for):
     with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
         window.open_project(str(project.root))
     assert sorted(acts.names(project).values()) == ["ann", "bob", "carol"]
-    assert window.reviewer_label.text() == "Reviewing as carol" and window.reviewer_label.font().bold()
+    assert window.panelist_label.text() == "Reviewing as carol" and window.panelist_label.font().bold()
 
 
 def test_a_closed_panel_refuses_without_asking(qtbot, window_for):
@@ -70,11 +70,11 @@ def test_a_one_off_name_is_not_remembered_and_the_blind_rule_is_shown(qtbot, win
     acts.set_panel_rules(project, chair_id=ann, blind=True)
     window = make("bob")
     window.prefs.blind = False
-    window.one_off_reviewer = "bob"  # `reviewer gui PROJECT --reviewer bob`
+    window.one_off_panelist = "bob"  # `reviewer gui PROJECT --reviewer bob`
     with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
         window.open_project(str(project.root))
-    assert window.reviewer.name == "bob" and window.prefs.reviewer_name == "ann"
+    assert window.panelist.name == "bob" and window.prefs.panelist_name == "ann"
     assert window.blind_box.isChecked() and not window.blind_box.isEnabled()
     assert window.prefs.blind is False  # the panelist's own choice is kept for rule-less panels
     window.close()
-    assert window.prefs.reviewer_name == "ann"
+    assert window.prefs.panelist_name == "ann"

@@ -44,7 +44,7 @@ def test_a_panelist_who_is_not_the_chair_sees_the_rules_greyed_out_and_why(qtbot
                                                                             monkeypatch):
     acts.add_panelist(review_project, "ann", chair=True)
     acts.add_panelist(review_project, "bob")
-    window = open_window(reviewer_name="bob")
+    window = open_window(panelist_name="bob")
     assert not window.rules_action.isEnabled()
     tip = window.rules_action.toolTip()
     assert tip.startswith("Only the chair sets the panel's rules; you review as bob. In force: blind review: ")

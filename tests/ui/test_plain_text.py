@@ -99,13 +99,13 @@ def planted(review_project):
     bob = acts.add_panelist(project, f"bob{MARK}").value
     first = Item(items[0].image_id, items[0].predicted)
     for who, verdict in ((eve, "wrong"), (bob, "correct")):
-        acts.vote(project, reviewer_id=who.id, item=first, verdict=verdict, note=f"note{MARK}")
-    acts.vote(project, reviewer_id=bob.id, item=first, severity="major", category="fine_grained_oov",
+        acts.vote(project, panelist_id=who.id, item=first, verdict=verdict, note=f"note{MARK}")
+    acts.vote(project, panelist_id=bob.id, item=first, severity="major", category="fine_grained_oov",
               oov_name=f"thing{MARK}")
-    acts.note(project, reviewer_id=bob.id, item=first, text=f"discussion{MARK}")
+    acts.note(project, panelist_id=bob.id, item=first, text=f"discussion{MARK}")
     second = Item(items[1].image_id, items[1].predicted)
     for who in (eve, bob):
-        acts.vote(project, reviewer_id=who.id, item=second, verdict="unclear")
+        acts.vote(project, panelist_id=who.id, item=second, verdict="unclear")
     acts.override(project, chair_id=eve.id, item=second, verdict="correct", reason=f"reason{MARK}")
     project.set_setting("name", f"project{MARK}")
     with write_session(project.engine) as session:  # what raw SQL by the owner could store
@@ -124,7 +124,7 @@ def planted(review_project):
 
 def test_the_review_page_shows_planted_markup_as_text(qtbot, planted, open_window):
     project, eve, items = planted
-    window = open_window(reviewer_name=eve.name, blind=False)
+    window = open_window(panelist_name=eve.name, blind=False)
     page = window.page
     zoom_seen = False
     count = len(snapshot_of(project).items)

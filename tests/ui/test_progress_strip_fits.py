@@ -11,7 +11,7 @@ from PySide6.QtGui import QFontMetrics
 from reviewer.ui.review.qt_progress_strip import QtProgressStrip
 
 PHASE_1 = SimpleNamespace(phase=1, items=121, decided=32, awaits_group=8, voting=81,
-                          panelists=[SimpleNamespace(reviewer_id=3, done=40, to_do=81)])
+                          panelists=[SimpleNamespace(panelist_id=3, done=40, to_do=81)])
 TEXT = "me 40/121 · panel 32/121 · 8 meet"
 
 
@@ -21,7 +21,7 @@ def test_the_counts_keep_their_room_before_the_title_and_are_elided_last(qtbot):
     create_app()  # the window's font
     strip = QtProgressStrip()
     qtbot.addWidget(strip)
-    strip.set_progress([PHASE_1], reviewer_id=3)
+    strip.set_progress([PHASE_1], panelist_id=3)
     assert strip.text_lines() == [f"Phase 1: {TEXT}"]
     metrics = QFontMetrics(strip.font())
     full = metrics.horizontalAdvance("Phase 1") + 8 + metrics.horizontalAdvance(TEXT) + 2

@@ -25,14 +25,14 @@ def panel(review_project):
     ann = acts.add_panelist(review_project, "ann", chair=True).value.id
     bob = acts.add_panelist(review_project, "bob").value.id
     items = [e.item for e in acts.review_queue(review_project, run_id=review_project.run_id,
-                                               reviewer_id=ann).shown()]
+                                               panelist_id=ann).shown()]
     for item, mine, his in [(items[0], "correct", "correct"), (items[1], "correct", "unclear"),
                             (items[2], "correct", "wrong"), (items[3], "wrong", "wrong")]:
         problematic = item == items[3]
-        acts.vote(review_project, reviewer_id=ann, item=item, verdict=mine, problematic=problematic)
-        acts.vote(review_project, reviewer_id=bob, item=item, verdict=his, problematic=problematic)
+        acts.vote(review_project, panelist_id=ann, item=item, verdict=mine, problematic=problematic)
+        acts.vote(review_project, panelist_id=bob, item=item, verdict=his, problematic=problematic)
     acts.lock(review_project, chair_id=ann, item=items[1])
-    acts.note(review_project, reviewer_id=bob, item=items[4], text="the label looks right to me")
+    acts.note(review_project, panelist_id=bob, item=items[4], text="the label looks right to me")
     review_project.items, review_project.bob = items, bob
     return review_project
 
@@ -89,7 +89,7 @@ def test_rows_mark_the_panels_standing_and_the_header_adds_up(qtbot, open_window
                             "1 voted by me"
     panel_widget.set_status("all")
     # bob agrees elsewhere (the CLI): the disputed row turns decided "correct" and the counts follow.
-    acts.vote(panel, reviewer_id=panel.bob, item=items[2], verdict="correct")
+    acts.vote(panel, panelist_id=panel.bob, item=items[2], verdict="correct")
     qtbot.waitUntil(lambda: counts.text() == "8 mistakes: 4 decided · 0 disputed · 4 open; 4 voted by me",
                     timeout=10_000)
     assert _marks(window, items[2]) == [("Correct", correct)]

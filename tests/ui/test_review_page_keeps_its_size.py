@@ -13,10 +13,10 @@ pytestmark = pytest.mark.gui
 
 
 def test_twenty_other_votes_scroll_and_the_window_keeps_its_height(qtbot, open_window, review_project):
-    item = acts.review_queue(review_project, run_id=review_project.run_id, reviewer_id=None).shown()[0].item
+    item = acts.review_queue(review_project, run_id=review_project.run_id, panelist_id=None).shown()[0].item
     for n in range(20):
         panelist = acts.add_panelist(review_project, f"panelist {n:02d}").value.id
-        acts.vote(review_project, reviewer_id=panelist, item=item, verdict="wrong", note=f"note {n}")
+        acts.vote(review_project, panelist_id=panelist, item=item, verdict="wrong", note=f"note {n}")
     window = open_window()
     window.prefs.auto_advance = window.page.auto_advance = "off"
     height = window.height()

@@ -30,7 +30,7 @@ def test_an_empty_object_name_asks_again_and_escape_says_nothing_was_recorded(qt
     assert page.vote_panel._field_label.text().startswith("A name is needed")
     assert "needs the object's name" in window.status_text.text()
     qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
-    assert acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=key).category is None
+    assert acts.my_vote(review_project, panelist_id=window.panelist.id, item=key).category is None
     # Escape cancels, and says so.
     qtbot.keyClick(field, Qt.Key.Key_Escape)
     assert not field.isVisible()
@@ -40,7 +40,7 @@ def test_an_empty_object_name_asks_again_and_escape_says_nothing_was_recorded(qt
     qtbot.keyClicks(field, "carp")
     qtbot.keyClick(field, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
-    state = acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=key)
+    state = acts.my_vote(review_project, panelist_id=window.panelist.id, item=key)
     assert (state.category, state.oov_name) == ("fine_grained_oov", "carp")
 
 

@@ -48,9 +48,9 @@ def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_pro
         press(qtbot, window, Qt.Key.Key_F)
     assert session.state.row == 2
     wait_recorded(qtbot, window)
-    ann = window.reviewer.id
-    assert acts.my_vote(review_project, reviewer_id=ann, item=first).verdict == "correct"
-    state = acts.my_vote(review_project, reviewer_id=ann, item=second)
+    ann = window.panelist.id
+    assert acts.my_vote(review_project, panelist_id=ann, item=first).verdict == "correct"
+    state = acts.my_vote(review_project, panelist_id=ann, item=second)
     assert (state.verdict, state.severity, state.category) == ("wrong", "major", "fine_grained")
     # ann is the whole panel: her votes are unanimous, so both mistakes are decided.
     qtbot.waitUntil(lambda: page.queue_panel.counts.text()
@@ -75,7 +75,7 @@ def test_undo_restores_the_previous_vote_and_shows_it(qtbot, open_window, review
     press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: session.state.current_item() == first and session.state.my_vote(first).severity is None,
                     timeout=10_000)
-    state = acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=first)
+    state = acts.my_vote(review_project, panelist_id=window.panelist.id, item=first)
     assert (state.verdict, state.severity) == ("wrong", None)
     assert not window.page.vote_panel.buttons["severity_minor"].isChecked()
     assert "Undone" in window.status_text.text()
@@ -112,7 +112,7 @@ def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_proj
     bob = acts.add_panelist(review_project, "bob").value.id
     window = open_window()
     key = window.session.state.current_item()
-    acts.vote(review_project, reviewer_id=bob, item=key, verdict="wrong")
+    acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong")
     window.session.state.refresh_others(key)
     qtbot.waitUntil(lambda: window.session.state.others.get(key, 1) is None, timeout=5_000)
     others = window.page.vote_panel.others
@@ -123,7 +123,7 @@ def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_proj
     assert "wrong" in plain(others)
     # Not blind: another mistake shows others' votes before one's own.
     second = window.session.state.queue[1].item
-    acts.vote(review_project, reviewer_id=bob, item=second, verdict="unclear")
+    acts.vote(review_project, panelist_id=bob, item=second, verdict="unclear")
     press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert not window.blind_box.isChecked()
     press(qtbot, window, Qt.Key.Key_J)
@@ -158,7 +158,7 @@ def test_out_of_vocabulary_category_asks_the_object_name(qtbot, open_window, rev
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
         qtbot.keyClick(field, Qt.Key.Key_Return)
     wait_recorded(qtbot, window)
-    state = acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=key)
+    state = acts.my_vote(review_project, panelist_id=window.panelist.id, item=key)
     assert (state.category, state.oov_name) == ("fine_grained_oov", "carp")
 
 
@@ -177,7 +177,7 @@ def test_closing_the_window_finishes_pending_votes(qtbot, open_window, review_pr
     key = window.session.state.current_item()
     press(qtbot, window, Qt.Key.Key_1)
     window.close()  # right after the key: the vote is still being written
-    assert acts.my_vote(review_project, reviewer_id=acts.add_panelist(review_project, "ann").value.id,
+    assert acts.my_vote(review_project, panelist_id=acts.add_panelist(review_project, "ann").value.id,
                         item=key).verdict == "correct"
 
 
@@ -217,7 +217,7 @@ def test_group_view_opens_from_the_window(qtbot, open_window):
     press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     view = window._group_view
     assert view is not None and view.isVisible()
-    assert view.project is window.project and view.reviewer.id == window.reviewer.id
+    assert view.project is window.project and view.panelist.id == window.panelist.id
     window.close()
     assert not view.isVisible()
 
@@ -232,13 +232,13 @@ def test_note_and_problematic_flag(qtbot, open_window, review_project):
     qtbot.keyClick(window.page.vote_panel.field, Qt.Key.Key_Return)
     assert window.session.state.current_item() == key  # neither moves on: no verdict yet
     wait_recorded(qtbot, window)
-    state = acts.my_vote(review_project, reviewer_id=window.reviewer.id, item=key)
+    state = acts.my_vote(review_project, panelist_id=window.panelist.id, item=key)
     assert state.problematic and state.note == "tench on a tarp, label fine" and state.verdict is None
     assert "tench on a tarp" in plain(window.page.vote_panel.note)
     # The others' votes are read again while the mistake stays on screen.
     bob = acts.add_panelist(review_project, "bob").value.id
     window.blind_box.setChecked(False)
-    acts.vote(review_project, reviewer_id=bob, item=key, verdict="unclear")
+    acts.vote(review_project, panelist_id=bob, item=key, verdict="unclear")
     # Another process's vote arrives through the poll (no wait for the timer here).
     qtbot.waitUntil(lambda: window.watcher._cursor is not None, timeout=10_000)
     window.watcher.poll()

@@ -41,7 +41,7 @@ def check_and_save(image: QImage, name: str, size: tuple[int, int] | None = None
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
     create_app()
-    window = QtMainWindow(preferences=Preferences(reviewer_name="ann", recent_projects=[str(review_project.root)]))
+    window = QtMainWindow(preferences=Preferences(panelist_name="ann", recent_projects=[str(review_project.root)]))
     qtbot.addWidget(window)
     window.resize(*size)
     window.show()
@@ -76,7 +76,7 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
 
     key = window.session.state.current_item()
     bob = acts.add_panelist(review_project, "bob").value.id
-    acts.vote(review_project, reviewer_id=bob, item=key, verdict="wrong",
+    acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong",
               severity="minor", category="fine_grained", note="the fins say goldfish")
     window.blind_box.setChecked(False)
     qtbot.waitUntil(lambda: "bob" in window.page.vote_panel.others.text(), timeout=10_000)

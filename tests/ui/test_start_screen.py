@@ -29,9 +29,9 @@ def test_name_is_required_and_remembered_and_recent_project_opens_with_enter(qtb
     start.recent.setFocus()
     with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
         qtbot.keyClick(start.recent, Qt.Key.Key_Return)
-    assert window.reviewer.name == "Ada" and "Reviewing as Ada" in window.reviewer_label.text()
+    assert window.panelist.name == "Ada" and "Reviewing as Ada" in window.panelist_label.text()
     window.close()
-    assert load_preferences().reviewer_name == "Ada"
+    assert load_preferences().panelist_name == "Ada"
 
 
 def test_new_project_from_an_image_folder_and_a_label_file(qtbot, tmp_path, shared_data):
@@ -68,9 +68,9 @@ def test_gui_on_a_project_opens_under_the_os_login_name(qtbot, review_project, m
     window.show()
     with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
         window.open_project(str(review_project.root))  # `reviewer gui PROJECT` on a fresh machine
-    assert window.reviewer.name == "ada"
-    assert window.reviewer_label.text() == "Reviewing as ada"
-    assert "SQLite project: anyone who can write" in window.reviewer_label.toolTip()
+    assert window.panelist.name == "ada"
+    assert window.panelist_label.text() == "Reviewing as ada"
+    assert "SQLite project: anyone who can write" in window.panelist_label.toolTip()
     window.close()
 
 
@@ -105,7 +105,7 @@ def test_a_damaged_project_says_why_and_how_to_recover_in_full(qtbot, review_pro
     data[:4096] = b"\xa5" * 4096
     db.write_bytes(bytes(data))
     create_app()
-    window = QtMainWindow(preferences=Preferences(reviewer_name="ann"))
+    window = QtMainWindow(preferences=Preferences(panelist_name="ann"))
     qtbot.addWidget(window)
     window.resize(1280, 800)
     window.show()

@@ -34,9 +34,9 @@ def panelists(project, *names) -> dict[str, int]:
 def test_reopening_shows_my_own_vote_on_the_first_mistake(qtbot, open_window, review_project):
     """Everything voted before: the window opens at mistake 1, lit as voted (no second vote)."""
     ann = panelists(review_project, "ann")["ann"]
-    queue = acts.review_queue(review_project, run_id=review_project.run_id, reviewer_id=ann)
+    queue = acts.review_queue(review_project, run_id=review_project.run_id, panelist_id=ann)
     for entry in queue.shown():
-        acts.vote(review_project, reviewer_id=ann, item=entry.item, verdict="correct", problematic=False)
+        acts.vote(review_project, panelist_id=ann, item=entry.item, verdict="correct", problematic=False)
     window = open_window()
     assert window.session.state.row == 0
     qtbot.waitUntil(lambda: "verdict_correct" in checked(window), timeout=10_000)
@@ -45,9 +45,9 @@ def test_reopening_shows_my_own_vote_on_the_first_mistake(qtbot, open_window, re
 
 def test_reopening_resumes_at_the_first_mistake_still_to_do(qtbot, open_window, review_project):
     ann = panelists(review_project, "ann")["ann"]
-    queue = acts.review_queue(review_project, run_id=review_project.run_id, reviewer_id=ann)
+    queue = acts.review_queue(review_project, run_id=review_project.run_id, panelist_id=ann)
     for entry in queue.shown()[:3]:
-        acts.vote(review_project, reviewer_id=ann, item=entry.item, verdict="wrong", problematic=False,
+        acts.vote(review_project, panelist_id=ann, item=entry.item, verdict="wrong", problematic=False,
                   severity="minor", category="fine_grained")
     window = open_window()
     assert window.session.state.row == 3
@@ -61,7 +61,7 @@ def test_my_vote_changed_elsewhere_shows_within_the_poll(qtbot, open_window, rev
     key = window.session.state.current_item()
     press(qtbot, window, Qt.Key.Key_1)  # correct; the window moves on
     qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
-    acts.vote(review_project, reviewer_id=window.reviewer.id, item=key, verdict="unclear")  # "elsewhere"
+    acts.vote(review_project, panelist_id=window.panelist.id, item=key, verdict="unclear")  # "elsewhere"
     qtbot.waitUntil(lambda: window.session.state.queue.entry(key).my_verdict == "unclear", timeout=5_000)
     press(qtbot, window, Qt.Key.Key_K)  # back to it
     assert window.session.state.current_item() == key
@@ -74,7 +74,7 @@ def test_a_lock_shows_in_the_top5_statuses_and_opens_phase_2(qtbot, open_window,
     the prediction wrong by the panel, enables rating, badges the row and filters it as phase 2."""
     monkeypatch.setattr("reviewer.ui.watcher.POLL_MS", 200)
     who = panelists(review_project, "ann", "bob", "cy")
-    window = open_window(reviewer_name="bob")
+    window = open_window(panelist_name="bob")
     key = window.session.state.current_item()
     press(qtbot, window, Qt.Key.Key_3)  # unclear
     qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
@@ -83,7 +83,7 @@ def test_a_lock_shows_in_the_top5_statuses_and_opens_phase_2(qtbot, open_window,
     ratings = [b for name, b in window.page.vote_panel.buttons.items() if name.startswith(("severity", "category"))]
     assert not any(b.isEnabled() for b in ratings)  # unclear: nothing to rate
     for name in ("ann", "cy"):
-        acts.vote(review_project, reviewer_id=who[name], item=key, verdict="wrong", problematic=False)
+        acts.vote(review_project, panelist_id=who[name], item=key, verdict="wrong", problematic=False)
     acts.lock(review_project, chair_id=who["ann"], item=key)
 
     qtbot.waitUntil(lambda: all(b.isEnabled() for b in ratings), timeout=5_000)
@@ -102,7 +102,7 @@ def test_a_lock_shows_in_the_top5_statuses_and_opens_phase_2(qtbot, open_window,
     press(qtbot, window, Qt.Key.Key_M)  # rating needs no change of verdict
     press(qtbot, window, Qt.Key.Key_F)
     qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
-    state = acts.my_vote(review_project, reviewer_id=who["bob"], item=key)
+    state = acts.my_vote(review_project, panelist_id=who["bob"], item=key)
     assert (state.verdict, state.severity, state.category) == ("unclear", "major", "fine_grained")
     qtbot.waitUntil(lambda: 2 not in window.session.state.queue.entry(key).to_do, timeout=5_000)
     qtbot.waitUntil(lambda: window.page.queue_panel.progress.text_lines()[1].startswith(
@@ -111,13 +111,13 @@ def test_a_lock_shows_in_the_top5_statuses_and_opens_phase_2(qtbot, open_window,
 
 def test_the_phase_2_filter_lists_what_waits_for_my_rating(qtbot, open_window, review_project):
     who = panelists(review_project, "ann", "bob")
-    queue = acts.review_queue(review_project, run_id=review_project.run_id, reviewer_id=who["bob"])
+    queue = acts.review_queue(review_project, run_id=review_project.run_id, panelist_id=who["bob"])
     first, second = (e.item for e in queue.shown()[:2])
     for item in (first, second):
         for name in who:
-            acts.vote(review_project, reviewer_id=who[name], item=item, verdict="wrong", problematic=False)
+            acts.vote(review_project, panelist_id=who[name], item=item, verdict="wrong", problematic=False)
     acts.lock(review_project, chair_id=who["ann"], item=first)
-    window = open_window(reviewer_name="bob")
+    window = open_window(panelist_name="bob")
     panel = window.page.queue_panel
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
         panel.status.setCurrentIndex(panel.status.findData("phase2"))
@@ -130,9 +130,9 @@ def test_the_group_view_follows_a_lock_made_elsewhere(qtbot, open_window, review
     unclear) shows in the group view's top-5 without touching it."""
     monkeypatch.setattr("reviewer.ui.watcher.POLL_MS", 200)
     who = panelists(review_project, "ann", "bob")
-    item = acts.review_queue(review_project, run_id=review_project.run_id, reviewer_id=who["ann"]).shown()[0].item
+    item = acts.review_queue(review_project, run_id=review_project.run_id, panelist_id=who["ann"]).shown()[0].item
     for name, verdict in (("ann", "correct"), ("bob", "wrong")):
-        acts.vote(review_project, reviewer_id=who[name], item=item, verdict=verdict, problematic=False)
+        acts.vote(review_project, panelist_id=who[name], item=item, verdict=verdict, problematic=False)
     window = open_window()
     qtbot.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     view = window._group_view

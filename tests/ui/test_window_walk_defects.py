@@ -19,7 +19,7 @@ def test_first_open_fits_the_screen_and_the_size_left_comes_back(qtbot):
     from reviewer.ui.qt_main_window import QtMainWindow
 
     create_app()
-    window = QtMainWindow(preferences=Preferences(reviewer_name="ann"))
+    window = QtMainWindow(preferences=Preferences(panelist_name="ann"))
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -86,8 +86,8 @@ def test_export_shows_what_it_wrote_and_what_it_left_out(qtbot, open_window, rev
     bob = acts.add_panelist(review_project, "bob").value
     key = window.session.state.current_item()
     item = Item(key.image_id, key.predicted)
-    acts.vote(review_project, reviewer_id=window.reviewer.id, item=item, verdict="correct")
-    acts.vote(review_project, reviewer_id=bob.id, item=item, verdict="wrong")  # disputed: no decision
+    acts.vote(review_project, panelist_id=window.panelist.id, item=item, verdict="correct")
+    acts.vote(review_project, panelist_id=bob.id, item=item, verdict="wrong")  # disputed: no decision
     out = tmp_path / "exports"
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(out)))
     with qtbot.waitSignal(window.exported, timeout=60_000):

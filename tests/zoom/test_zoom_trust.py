@@ -10,14 +10,14 @@ import json
 from sqlalchemy import select
 from test_zoom_store import mistake_project, result_of
 
-from db.tables import Reviewer, ZoomProbe, utcnow
+from db.tables import Panelist, ZoomProbe, utcnow
 from reviewer.runs.zoom import load_zoom, save_zoom, to_json
 from reviewer.runs.zoom.result import ZoomFormatError, from_json
 
 
 def panelists(project, *names_and_chair):
     def add(session):
-        rows = [Reviewer(name=n, is_chair=chair) for n, chair in names_and_chair]
+        rows = [Panelist(name=n, is_chair=chair) for n, chair in names_and_chair]
         session.add_all(rows)
         session.flush()
         return [r.id for r in rows]

@@ -24,8 +24,6 @@ Create Date: 2026-11-26
 
 from __future__ import annotations
 
-import re
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -70,24 +68,14 @@ def upgrade() -> None:
 
 
 def _tighten_panel(bind) -> None:
-    """panel-setup's rules of revision 0009, where panel-setup ran before."""
-    check = bind.execute(sa.text("SELECT with_check FROM pg_policies WHERE tablename = 'decision' "
-                                 "AND policyname = 'own_inserts'")).scalar_one_or_none()
-    if check is None:
-        return  # no panel of database roles: nothing to tighten
-    found = re.search(r"pg_has_role\(CURRENT_USER, '((?:[^']|'')+)'", check, re.IGNORECASE)
-    if not found:
-        raise RuntimeError(f"the decision table's policy is not the one panel-setup writes ({check}); "
-                           "run 'reviewer panel-setup' again after the upgrade")
-    chair = found.group(1).replace("''", "'")
-    panel = bind.execute(sa.text(
-        "SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid "
-        "JOIN pg_roles c ON c.oid = m.member WHERE c.rolname = :chair"), {"chair": chair}).scalars().first()
-    if panel is None:
-        raise RuntimeError(f"the chair's group role {chair} is in no panel group; run 'reviewer panel-setup' again")
-    from db.panel_policies import policy_statements
+    """panel-setup's rules of revision 0009, where panel-setup ran before (the panel's table was
+    still `reviewer`)."""
+    from db.panel_policies import installed_groups, policy_statements
 
-    for statement in policy_statements(panel, chair):
+    groups = installed_groups(bind)
+    if groups is None:
+        return  # no panel of database roles: nothing to tighten
+    for statement in policy_statements(*groups, people="reviewer", person_id="reviewer_id"):
         op.execute(statement)
 
 

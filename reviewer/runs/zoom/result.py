@@ -6,7 +6,7 @@ and a set of accepted labels. Two rules give that set:
 
 - this tool's, `accepted_classes` (`ACCEPTED_RULE`): the image's correct or
   unclear multi-labels, with ReaL's labels added when the project has them.
-  The review window draws its overlay with it: the labels a reviewer accepts.
+  The review window draws its overlay with it: the labels a panelist accepts.
 - Taesiri et al.'s, `taesiri_accepted_classes` (`TAESIRI_RULE`): "For each IN
   image, we use the union of the IN and ReaL labels (IN+ReaL)" (§3), the
   original ImageNet label plus the ReaL labels. Their "98.91%" (ViT-B/32,

@@ -20,7 +20,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlmodel import Session
 
-from db.tables import Image, Model, Prediction, Reviewer, Run, ZoomProbe, utcnow
+from db.tables import Image, Model, Panelist, Prediction, Run, ZoomProbe, utcnow
 from reviewer.runs.zoom.result import PROBE_VERSION, ZoomFormatError, ZoomResult, from_json, to_json
 
 
@@ -126,12 +126,12 @@ def load_zoom(*, session: Session, run_id: int, image: int | str,
         return None
     run = session.get(Run, run_id)
     model = session.get(Model, run.model_id)
-    chairs = set(session.execute(select(Reviewer.id).where(Reviewer.is_chair.is_(True))).scalars())
+    chairs = set(session.execute(select(Panelist.id).where(Panelist.is_chair.is_(True))).scalars())
     for row in choose(rows, reader_id=reader_id, trusted=chairs):
         result = readable(row, model)
         if result is None:
             continue
-        by = session.get(Reviewer, row.computed_by) if row.computed_by is not None else None
+        by = session.get(Panelist, row.computed_by) if row.computed_by is not None else None
         return StoredZoom(run_id=row.run_id, image_id=row.image_id, predicted=row.predicted,
                           version=row.probe_version, complete=row.complete, computed_at=row.computed_at,
                           result=result, computed_by=by.name if by else None)
@@ -162,7 +162,7 @@ def run_zooms(*, session: Session, run_id: int, reader_id: int | None = None,
     for row in session.execute(select(ZoomProbe).where(ZoomProbe.run_id == run_id,
                                                        ZoomProbe.probe_version == version)).scalars():
         rows.setdefault((int(row.image_id), int(row.predicted)), []).append(row)
-    chairs = set(session.execute(select(Reviewer.id).where(Reviewer.is_chair.is_(True))).scalars())
+    chairs = set(session.execute(select(Panelist.id).where(Panelist.is_chair.is_(True))).scalars())
     out = {}
     for key, candidates in rows.items():
         for row in choose(candidates, reader_id=reader_id, trusted=chairs):

@@ -108,7 +108,7 @@ class QtStartScreen(QWidget):
     def set_name(self, name: str) -> None:
         self.name.setText(name)
 
-    def reviewer_name(self) -> str:
+    def panelist_name(self) -> str:
         return self.name.text().strip()
 
     def set_recent(self, projects: list[str]) -> None:
@@ -128,14 +128,14 @@ class QtStartScreen(QWidget):
         self.name_changed.emit(text.strip())
 
     def _update_enabled(self) -> None:
-        ok = bool(self.reviewer_name())
+        ok = bool(self.panelist_name())
         for button in (self.open_button, self.new_button, self.demo_button):
             button.setEnabled(ok)
         self.recent.setEnabled(ok)
         self.name_hint.setVisible(not ok)
 
     def _open_item(self, item: QListWidgetItem) -> None:
-        if self.reviewer_name():
+        if self.panelist_name():
             self.open_project.emit(item.data(Qt.ItemDataRole.UserRole))
 
     def _browse(self) -> None:

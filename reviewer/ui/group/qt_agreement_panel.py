@@ -214,4 +214,4 @@ class QtAgreementPanel(QWidget):
         pairs = self._matrices.get(self.field.currentData())
         if pairs is None or row == column:
             return
-        self.pair_chosen.emit(pairs.field, pairs.reviewer_ids[row], pairs.reviewer_ids[column])
+        self.pair_chosen.emit(pairs.field, pairs.panelist_ids[row], pairs.panelist_ids[column])

@@ -66,10 +66,10 @@ class QtGroupView(QWidget):
 
     resamples = 1000
 
-    def __init__(self, project: Project, reviewer, keymap: Keymap | None = None, *,
+    def __init__(self, project: Project, panelist, keymap: Keymap | None = None, *,
                  watcher: ProjectWatcher | None = None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.project, self.reviewer = project, reviewer
+        self.project, self.panelist = project, panelist
         self.keymap = keymap or default_keymap()
         # The project's one refresh path (the main window's), or this view's own.
         self.watcher = watcher or ProjectWatcher(project, self)
@@ -240,7 +240,7 @@ class QtGroupView(QWidget):
         return self._state.rows if self._state else []
 
     def reload(self) -> None:
-        self.runner.read(acts.group_state, self.project, viewer_id=self.reviewer.id, field=self._field,
+        self.runner.read(acts.group_state, self.project, viewer_id=self.panelist.id, field=self._field,
                             pair=self._pair, on_done=self._group_loaded, on_error=self._failed)
 
     def reload_stats(self) -> None:
@@ -268,7 +268,7 @@ class QtGroupView(QWidget):
         waiting = state.unanimous_to_lock
         self.lock_unanimous.setText(f"Lock all unanimous ({waiting})")
         self.lock_unanimous.setVisible(bool(waiting))
-        self.lock_unanimous.setEnabled(self.reviewer.is_chair)
+        self.lock_unanimous.setEnabled(self.panelist.is_chair)
         chosen = next((r for r, row in enumerate(state.rows) if row.item == keep), 0 if state.rows else -1)
         if self._advance is not None and self._advance == keep and chosen >= 0:  # on to the next open dispute
             self._advance = None
@@ -314,7 +314,7 @@ class QtGroupView(QWidget):
         self.headline.setText(f'<b>{escape(row.predicted_name)}</b> <span style="color:{MUTED}">predicted for '
                               f'{escape(row.file_name)} · phase {", ".join(map(str, row.phases)) or "–"}</span>')
         self.runner.read(acts.group_item, self.project, snapshot=self._state.snapshot, item=row.item,
-                            viewer_id=self.reviewer.id, on_done=self._panel_loaded, on_error=self._failed)
+                            viewer_id=self.panelist.id, on_done=self._panel_loaded, on_error=self._failed)
         if new_item:
             self._detail = None
             self.facts.clear()
@@ -333,7 +333,7 @@ class QtGroupView(QWidget):
     def _panel_loaded(self, panel) -> None:
         if self._row is None or panel.item != self._row.item:
             return
-        chair = any(p.id == self.reviewer.id and p.is_chair for p in self._state.snapshot.panelists)
+        chair = any(p.id == self.panelist.id and p.is_chair for p in self._state.snapshot.panelists)
         row = self._row
         self.votes.show_panel(panel, chair=chair,
                               item_text=f"{row.file_name}: predicted {row.predicted_name} (class {row.item.predicted})")
@@ -417,7 +417,7 @@ class QtGroupView(QWidget):
 
     def _cast(self, fields: dict) -> None:
         if self._row is not None:
-            self._act(acts.vote, "your vote is recorded", reviewer_id=self.reviewer.id, item=self._row.item,
+            self._act(acts.vote, "your vote is recorded", panelist_id=self.panelist.id, item=self._row.item,
                       **fields)
 
     def _note(self, text: str) -> None:
@@ -425,14 +425,14 @@ class QtGroupView(QWidget):
         # after a note on the review page; the next E comes back to the box.
         self.list.setFocus(Qt.FocusReason.OtherFocusReason)
         if self._row is not None:
-            self._act(acts.note, "note added", reviewer_id=self.reviewer.id, item=self._row.item, text=text)
+            self._act(acts.note, "note added", panelist_id=self.panelist.id, item=self._row.item, text=text)
 
     def _lock(self) -> None:
         """Show the chair what the lock would record (majority; 'unclear' on a tie; problematic
         by majority; an override it would replace) and lock on yes, or let the chair choose."""
         if self._row is not None:
             item = self._row.item
-            self.runner.read(acts.lock_preview, self.project, chair_id=self.reviewer.id, item=item,
+            self.runner.read(acts.lock_preview, self.project, chair_id=self.panelist.id, item=item,
                                 on_done=lambda preview, i=item: self._lock_previewed(i, preview),
                                 on_error=self._failed)
 
@@ -455,13 +455,13 @@ class QtGroupView(QWidget):
         answer = self.confirm_lock(preview)
         if answer == "lock":
             self._advance = item
-            self._act(acts.lock, "decision locked", chair_id=self.reviewer.id, item=item,
+            self._act(acts.lock, "decision locked", chair_id=self.panelist.id, item=item,
                       force=bool(preview.replaces))
         elif answer == "choose":
             self.votes._override()
 
     def _lock_unanimous(self) -> None:
-        self._act(acts.lock_all, "unanimous decisions locked", chair_id=self.reviewer.id, unanimous_only=True)
+        self._act(acts.lock_all, "unanimous decisions locked", chair_id=self.panelist.id, unanimous_only=True)
 
     def ask_reason(self, title: str, prompt: str) -> str | None:
         text, ok = QInputDialog.getText(self, title, prompt)
@@ -474,12 +474,12 @@ class QtGroupView(QWidget):
         if reason is None:
             self.status.setText("Not reopened: a reopening needs a reason.")
             return
-        self._act(acts.reopen_item, "reopened: the panel votes it again", reviewer_id=self.reviewer.id,
+        self._act(acts.reopen_item, "reopened: the panel votes it again", panelist_id=self.panelist.id,
                   item=self._row.item, reason=reason)
 
     def _override(self, decision: dict) -> None:
         if self._row is not None:
-            self._act(acts.override, "decision overridden", chair_id=self.reviewer.id, item=self._row.item,
+            self._act(acts.override, "decision overridden", chair_id=self.panelist.id, item=self._row.item,
                       **decision)
 
     def _changed(self, changes) -> None:

@@ -69,12 +69,12 @@ class QtGroupReview(QWidget):
     loaded = Signal()  # the groups are listed
     recorded = Signal(str)  # a cast or an undo was written (what the status says)
 
-    def __init__(self, project: Project, reviewer, run_id: int, keymap: Keymap, *,
+    def __init__(self, project: Project, panelist, run_id: int, keymap: Keymap, *,
                  watcher: ProjectWatcher | None = None, group_by: GroupBy = GroupBy.CONFUSION,
                  queue_filter=None, parent: QWidget | None = None):
         """`queue_filter`: the mistakes grouped, as the review page's queue shows them (None: all)."""
         super().__init__(parent)
-        self.project, self.reviewer, self.run_id, self.keymap = project, reviewer, run_id, keymap
+        self.project, self.panelist, self.run_id, self.keymap = project, panelist, run_id, keymap
         self.queue_filter = queue_filter
         self.watcher = watcher or ProjectWatcher(project, self)
         self.watcher.changed.connect(self._changed)
@@ -172,7 +172,7 @@ class QtGroupReview(QWidget):
         neighbourhood = self.group_by.currentData() == GroupBy.NEIGHBOURHOOD
         self.similarity.setVisible(neighbourhood)
         self.say("Grouping the mistakes…")
-        self.runner.read(mistake_groups, self.project, run_id=self.run_id, reviewer_id=self.reviewer.id,
+        self.runner.read(mistake_groups, self.project, run_id=self.run_id, panelist_id=self.panelist.id,
                          group_by=self.group_by.currentData(), queue_filter=self.queue_filter,
                          similarity=round(self.similarity.value(), 2), on_done=self._loaded, on_error=self._failed)
 
@@ -339,7 +339,7 @@ class QtGroupReview(QWidget):
         if name in ("next", "previous"):
             self._step_group(1 if name == "next" else -1)
         elif name == "undo":
-            self.runner.act(acts.undo, self.project, reviewer_id=self.reviewer.id, on_done=self._undone,
+            self.runner.act(acts.undo, self.project, panelist_id=self.panelist.id, on_done=self._undone,
                             on_error=self._failed)
         elif name == "close_window":
             self.close()
@@ -370,19 +370,19 @@ class QtGroupReview(QWidget):
         self._render()
         items = [item for item, _ in cast.votes]
         group = state.group
-        self.runner.act(acts.vote_batch, self.project, reviewer_id=self.reviewer.id, votes=list(cast.votes),
+        self.runner.act(acts.vote_batch, self.project, panelist_id=self.panelist.id, votes=list(cast.votes),
                         on_done=lambda _, i=items, g=group, t=cast.describe(title): self._written(i, g, t),
                         on_error=lambda error, i=items: self._write_failed(i, error))
 
     def _written(self, items: list[Item], group, said: str) -> None:
-        self.runner.read(my_votes, self.project, reviewer_id=self.reviewer.id, items=items,
+        self.runner.read(my_votes, self.project, panelist_id=self.panelist.id, items=items,
                          on_done=lambda votes: self._votes_read(votes, advance_from=group), on_error=self._failed)
         self.say(f"{said} recorded (Ctrl+Z takes back one at a time)")
         self.recorded.emit(said)
 
     def _write_failed(self, items: list[Item], error: BaseException) -> None:
         self._failed(error)
-        self.runner.read(my_votes, self.project, reviewer_id=self.reviewer.id, items=items,
+        self.runner.read(my_votes, self.project, panelist_id=self.panelist.id, items=items,
                          on_done=self._votes_read, on_error=self._failed)
 
     def _undone(self, done) -> None:
@@ -391,7 +391,7 @@ class QtGroupReview(QWidget):
             self.say("Nothing to undo.")
             return
         item = Item(row.image_id, row.predicted)
-        self.runner.read(my_votes, self.project, reviewer_id=self.reviewer.id, items=[item],
+        self.runner.read(my_votes, self.project, panelist_id=self.panelist.id, items=[item],
                          on_done=self._votes_read, on_error=self._failed)
         self.say("Undone: your last vote (one image)")
         self.recorded.emit("undone")
@@ -415,7 +415,7 @@ class QtGroupReview(QWidget):
             return
         items = [item for item in changes.items if item in self.state.items()]
         if items:
-            self.runner.read(my_votes, self.project, reviewer_id=self.reviewer.id, items=items,
+            self.runner.read(my_votes, self.project, panelist_id=self.panelist.id, items=items,
                              on_done=self._votes_read, on_error=self._failed)
 
     def shutdown(self) -> None:
@@ -440,7 +440,7 @@ def open_group_review(window) -> QtGroupReview | None:
         return None
 
     def make() -> QtGroupReview:
-        return QtGroupReview(window.project, window.reviewer, session.state.run_id, window.keymap,
+        return QtGroupReview(window.project, window.panelist, session.state.run_id, window.keymap,
                              watcher=window.watcher, queue_filter=session.state.queue.filter
                              if session.state.queue is not None else None)
 

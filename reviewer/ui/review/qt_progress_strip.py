@@ -39,12 +39,12 @@ class QtProgressStrip(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(2 * self.ROW)
 
-    def set_progress(self, phases: list, reviewer_id: int | None) -> None:
-        """`phases`: `progress(...)` of the run's mistakes; `reviewer_id`: me."""
+    def set_progress(self, phases: list, panelist_id: int | None) -> None:
+        """`phases`: `progress(...)` of the run's mistakes; `panelist_id`: me."""
         before = self._lines
         self._lines, tips = [], []
         for report in phases:
-            me = next((p for p in report.panelists if p.reviewer_id == reviewer_id), None)
+            me = next((p for p in report.panelists if p.panelist_id == panelist_id), None)
             done, waiting = (me.done, me.to_do) if me is not None else (0, report.items - report.decided)
             mine_total = done + waiting
             text = (f"me {done}/{mine_total} · panel {report.decided}/{report.items}"

@@ -39,8 +39,8 @@ class QtReviewToolbar(QToolBar):
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.addWidget(spacer)
-        self.reviewer_label = text_label()
-        set_font(self.reviewer_label, bold=True)  # who every vote is recorded under: in plain sight
-        self.reviewer_label.setContentsMargins(8, 0, 8, 0)
-        self.addWidget(self.reviewer_label)
+        self.panelist_label = text_label()
+        set_font(self.panelist_label, bold=True)  # who every vote is recorded under: in plain sight
+        self.panelist_label.setContentsMargins(8, 0, 8, 0)
+        self.addWidget(self.panelist_label)
         self.addAction("Keys  ?", lambda: trigger("help"))

@@ -282,7 +282,7 @@ class QtVotePanel(QtCard):
                 fields.append(escape(Category(vote.category).caption))
             if vote.problematic:
                 fields.append("problematic")
-            line = f"<b>{escape(names.get(vote.reviewer_id, str(vote.reviewer_id)))}</b>: {' · '.join(fields)}"
+            line = f"<b>{escape(names.get(vote.panelist_id, str(vote.panelist_id)))}</b>: {' · '.join(fields)}"
             if vote.note:
                 line += f'<br><span style="color:{MUTED}">“{escape(vote.note)}”</span>'
             lines.append(line)

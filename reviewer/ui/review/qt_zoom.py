@@ -109,7 +109,7 @@ class QtZoomPanel(QWidget):
         self.project = None
         self.run_id: int | None = None
         self.item: Item | None = None
-        self.reviewer_id: int | None = None
+        self.panelist_id: int | None = None
         self.view = None
         self.selected = 0
         self.visible_overlay = True
@@ -118,16 +118,16 @@ class QtZoomPanel(QWidget):
         self.setVisible(False)
 
     # -- the shown mistake --------------------------------------------------------
-    def show_mistake(self, project, run_id: int | None, item: Item | None, reviewer_id: int | None = None) -> None:
+    def show_mistake(self, project, run_id: int | None, item: Item | None, panelist_id: int | None = None) -> None:
         """A mistake is shown: read its stored result (if any) off the UI thread, as the
-        panelist `reviewer_id` takes it (its own first; another's is named)."""
+        panelist `panelist_id` takes it (its own first; another's is named)."""
         if (project, run_id, item) == (self.project, self.run_id, self.item):
             return
         self.project, self.run_id, self.item, self.view = project, run_id, item, None
-        self.reviewer_id = reviewer_id
+        self.panelist_id = panelist_id
         self._set_view(None)
         if item is not None and run_id is not None and self._running != item:
-            self.worker.submit(zoom_acts.stored_zoom, project, run_id=run_id, item=item, reader_id=reviewer_id,
+            self.worker.submit(zoom_acts.stored_zoom, project, run_id=run_id, item=item, reader_id=panelist_id,
                                on_done=lambda view, i=item: self._stored(i, view),
                                on_error=lambda e: self.message.emit(f"Zoom probe: {e}", True))
 
@@ -154,7 +154,7 @@ class QtZoomPanel(QWidget):
         self.visible_overlay = True
         self.setVisible(True)
         self.summary.setText("Zoom probe: loading the run's model and cutting 324 crops…")
-        self.worker.submit(zoom_acts.run_zoom, project, run_id=run_id, item=item, reviewer_id=self.reviewer_id,
+        self.worker.submit(zoom_acts.run_zoom, project, run_id=run_id, item=item, panelist_id=self.panelist_id,
                            progress=lambda view, i=item: self._progress.emit(i, view),
                            should_stop=lambda: self._stop,
                            on_done=lambda done, i=item: self._finished(i, done.value),
