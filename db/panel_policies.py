@@ -50,8 +50,7 @@ RULE_KEYS = ("blind", "unanimous_final", "panel_closed")  # reviewer.panel.rules
 
 def may_read_vote(people: str = PEOPLE, person_id: str = PERSON_ID) -> str:
     """The blind rule's function (a SQL text body: dropped and made again when the names change)."""
-    return f"""
-CREATE FUNCTION panel_may_read_vote(v_image integer, v_predicted integer, v_panelist integer, viewer name)
+    return f"""CREATE FUNCTION panel_may_read_vote(v_image integer, v_predicted integer, v_panelist integer, viewer name)
 RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
     SELECT NOT EXISTS (SELECT 1 FROM project_setting s WHERE s.key = 'blind' AND s.value = 'on')
         OR v_panelist = (SELECT r.id FROM {people} r WHERE r.name = viewer)

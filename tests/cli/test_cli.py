@@ -64,6 +64,17 @@ def test_every_command_has_readable_help(capsys):
         assert all(helps), f"reviewer {name}: an argument without help"
 
 
+def test_who_acts_is_given_with_panelist_and_the_older_reviewer_still_works():
+    """Every command that acts for a person takes --panelist NAME; --reviewer NAME, its name
+    before the panel's people were called panelists, means the same."""
+    from reviewer.cli import build_parser
+
+    parser = build_parser()
+    for argv in (["gui", "P"], ["vote", "P", "--batch", "f"], ["show", "P", "--image", "a.JPEG", "--predicted", "1"], ["zoom", "P", "--run", "1"]):
+        for flag in ("--panelist", "--reviewer"):
+            assert parser.parse_args([*argv, flag, "ann"]).panelist == "ann", (argv, flag)
+
+
 def test_console_script_on_a_broken_file_exits_2_without_traceback(tmp_path, shared_data):
     import shutil
     from pathlib import Path

@@ -308,3 +308,43 @@ def test_a_current_project_opens_without_loading_alembic(tmp_path):
     assert not migrate._at_head(engine)
     migrate.upgrade(engine)
     assert migrate._at_head(engine) and migrate.current_revision(engine) == migrate.head_revision()
+
+
+def test_0012_names_the_panel_panelists_and_keeps_every_row(tmp_path):
+    """Revision 0012 renames reviewer -> panelist (and vote/discussion_note.reviewer_id ->
+    panelist_id): votes, notes, batch keys, decisions and lock rows carry over, the unique batch
+    key still refuses a repeat, a new panelist still gets its lock row; down and up again alike."""
+    engine = create_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    migrate.upgrade(engine, "0011")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO image (id, file_name, problematic) VALUES (1, 'a.JPEG', 0)"))
+        conn.execute(text("INSERT INTO reviewer (id, name, is_chair, created_at) VALUES (7, 'ann', 1, '2026-01-01')"))
+        conn.execute(text("INSERT INTO vote (image_id, predicted, reviewer_id, verdict, problematic, note, retracted, "
+                          "batch_key, created_at) VALUES (1, 65, 7, 'wrong', 0, '', 0, 'k1', '2026-01-01')"))
+        conn.execute(text("INSERT INTO discussion_note (image_id, predicted, reviewer_id, text, created_at) "
+                          "VALUES (1, 65, 7, 'a note', '2026-01-01')"))
+        conn.execute(text("INSERT INTO decision (image_id, predicted, verdict, problematic, method, reason, decided_by, "
+                          "created_at) VALUES (1, 65, 'wrong', 0, 'majority', '', 7, '2026-01-01')"))
+    for _ in range(2):  # up, then down and up again
+        migrate.upgrade(engine)
+        inspector = inspect(engine)
+        assert "reviewer" not in inspector.get_table_names() and "panelist" in inspector.get_table_names()
+        assert {i["name"] for i in inspector.get_indexes("vote")} >= {"ix_vote_panelist_id", "uq_vote_panelist_batch_key"}
+        with engine.begin() as conn:
+            assert conn.execute(text("SELECT p.name, v.verdict, n.text, d.decided_by FROM vote v "
+                                     "JOIN panelist p ON p.id = v.panelist_id "
+                                     "JOIN discussion_note n ON n.panelist_id = p.id "
+                                     "JOIN decision d ON d.decided_by = p.id")).one() == ("ann", "wrong", "a note", 7)
+            with pytest.raises(Exception, match="UNIQUE"):
+                with conn.begin_nested():
+                    conn.execute(text("INSERT INTO vote (image_id, predicted, panelist_id, verdict, problematic, note, "
+                                      "retracted, batch_key, created_at) VALUES (1, 65, 7, 'wrong', 0, '', 0, 'k1', "
+                                      "'2026-01-01')"))
+        migrate.downgrade(engine, "0011")
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM vote WHERE reviewer_id = 7")).scalar_one() == 1
+    migrate.upgrade(engine)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO panelist (id, name, is_chair, created_at) VALUES (8, 'bob', 0, '2026-01-02')"))
+        assert conn.execute(text("SELECT count(*) FROM app_lock WHERE scope = 1 AND key = 8")).scalar_one() == 1
+    engine.dispose()
