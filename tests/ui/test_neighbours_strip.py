@@ -39,8 +39,8 @@ def test_the_strip_shows_the_neighbours_and_marks_the_duplicates(qtbot, open_win
     window = open_window()
     strip = window.page.neighbours
     assert window.session.state.current().file_name == "n01440764_tench.JPEG"
-    qtbot.waitUntil(lambda: strip.isVisible() and strip.list.count() == 4, timeout=10_000)
-    texts = [strip.list.item(i).text() for i in range(strip.list.count())]
+    qtbot.waitUntil(lambda: strip.isVisible() and len(strip.strip.shown()) == 4, timeout=10_000)
+    texts = [item.text() for item in strip.strip.shown()]
     assert texts == ["0.97 goldfish", "0.55 Shih-Tzu", "0.41 Chihuahua", "near · airship"]
     assert "3 nearest training images" in strip.title.text() and "1 of 3" in strip.title.text()
     words = strip.duplicates.text()
@@ -57,7 +57,7 @@ def test_the_strip_shows_the_neighbours_and_marks_the_duplicates(qtbot, open_win
 def test_a_neighbour_opens_large_and_escape_closes_it(qtbot, open_window, indexed):
     window = open_window()
     strip = window.page.neighbours
-    qtbot.waitUntil(lambda: strip.list.count() == 4, timeout=10_000)
+    qtbot.waitUntil(lambda: len(strip.strip.shown()) == 4, timeout=10_000)
     strip.list.itemClicked.emit(strip.list.item(2))
     dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QDialog) and w.isVisible())
     assert dialog.windowTitle() == "n02085620_Chihuahua.JPEG"
@@ -74,7 +74,7 @@ def test_a_neighbour_opens_large_and_escape_closes_it(qtbot, open_window, indexe
 def test_a_mistake_without_stored_neighbours_says_why_with_the_same_height(qtbot, open_window, indexed):
     window = open_window()
     strip = window.page.neighbours
-    qtbot.waitUntil(lambda: strip.list.count() == 4, timeout=10_000)
+    qtbot.waitUntil(lambda: len(strip.strip.shown()) == 4, timeout=10_000)
     height = strip.height()
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
         qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_J)
@@ -106,6 +106,6 @@ def test_the_group_view_shows_the_same_strip(qtbot, indexed):
     with qtbot.waitSignal(view.item_shown, timeout=20_000):
         view.show()
     strip = view.neighbours
-    qtbot.waitUntil(lambda: strip.isVisible() and strip.list.count() == 4, timeout=10_000)
+    qtbot.waitUntil(lambda: strip.isVisible() and len(strip.strip.shown()) == 4, timeout=10_000)
     assert strip.list.item(0).text() == "0.97 goldfish" and "exact duplicate" in strip.duplicates.text()
     view.close()

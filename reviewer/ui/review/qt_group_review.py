@@ -46,7 +46,7 @@ from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader
 from reviewer.ui.keys import KeyDispatcher
 from reviewer.ui.ops import OpRunner
 from reviewer.ui.plain import plain_tip, text_label
-from reviewer.ui.review.qt_neighbours import preview_image
+from reviewer.ui.review.qt_thumbnail_strip import preview_image
 from reviewer.ui.theme import ERROR, KIND_COLOURS, MUTED, set_text_colour, style_headline, style_muted
 from reviewer.ui.watcher import ProjectWatcher
 

@@ -14,28 +14,16 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QImage, QKeySequence, QPainter, QPixmap, QShortcut
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QLabel,
-    QListView,
-    QListWidget,
-    QListWidgetItem,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
+from PySide6.QtWidgets import QDialog, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from reviewer.neighbours.lookup import Duplicate, NeighbourFacts, TrainingNeighbour
-from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key
-from reviewer.ui.plain import plain_tip, text_label
-from reviewer.ui.qt_image_view import QtImageView
-from reviewer.ui.theme import ERROR, MUTED, WARNING, style_muted
+from reviewer.ui.image_loader import ImageLoader
+from reviewer.ui.plain import plain_tip
+from reviewer.ui.review.qt_thumbnail_strip import DWELL_MS, QtThumbnailStrip, Tile, preview_image
+from reviewer.ui.theme import ERROR, MUTED, WARNING
 
-THUMB = QSize(112, 84)
-DWELL_MS = 150
 GROUP = "neighbours"
 BADGES = {"exact": ("EXACT", ERROR), "perceptual": ("NEAR", WARNING), "embedding": ("NEAR", WARNING)}
 
@@ -76,7 +64,6 @@ class QtNeighbours(QWidget):
     def __init__(self, thumbnails: ImageLoader, large: ImageLoader | None = None, parent: QWidget | None = None):
         """`large`: the loader that decodes a clicked image large (None: the owner handles `activated`)."""
         super().__init__(parent)
-        self._loader = thumbnails
         self._facts: NeighbourFacts | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
@@ -92,31 +79,11 @@ class QtNeighbours(QWidget):
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             label.setFixedHeight(line + 2)
             layout.addWidget(label)
-        self.list = QListWidget()
-        self.list.setViewMode(QListView.ViewMode.IconMode)
-        self.list.setFlow(QListView.Flow.LeftToRight)
-        self.list.setWrapping(False)
-        self.list.setIconSize(THUMB)
-        self.list.setGridSize(QSize(THUMB.width() + 10, THUMB.height() + line + 8))
-        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.list.setFixedHeight(THUMB.height() + line + 26)
-        self.list.setMovement(QListView.Movement.Static)
-        self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.list.setHorizontalScrollMode(QListView.ScrollMode.ScrollPerPixel)
-        self.list.itemClicked.connect(lambda item: self.activated.emit(item.data(Qt.ItemDataRole.UserRole)))
-        self.list.itemActivated.connect(lambda item: self.activated.emit(item.data(Qt.ItemDataRole.UserRole)))
-        self.empty = text_label()
-        style_muted(self.empty)
-        self.empty.setFixedHeight(self.list.height())
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setWordWrap(True)
-        self.empty.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        layout.addWidget(self.list)
-        layout.addWidget(self.empty)
-        self._items: dict[str, list[QListWidgetItem]] = {}  # path -> its tiles
-        self._badges: dict[str, str] = {}  # path -> duplicate kind, painted on its thumbnail
+        self.strip = QtThumbnailStrip(thumbnails, GROUP, captions=True, decorate=badged)
+        self.strip.activated.connect(self.activated)
+        self.list, self.empty = self.strip.list, self.strip.empty
+        layout.addWidget(self.strip)
         self._dwell = QTimer(self, singleShot=True, interval=DWELL_MS, timeout=self.load_thumbnails)
-        thumbnails.loaded.connect(self._on_loaded)
         if large is not None:
             self.activated.connect(lambda shown: preview_neighbour(shown, self._facts.k if self._facts else 0,
                                                                    large, self))
@@ -133,38 +100,23 @@ class QtNeighbours(QWidget):
     def show_facts(self, facts: NeighbourFacts | None) -> None:
         """Show an image's neighbours and duplicates (None: the project has no index: hidden)."""
         self._facts = facts
-        self.list.clear()
-        self._items.clear()
-        self._badges.clear()
-        self._loader.cancel_group(GROUP)  # thumbnails of the previous mistake
         if facts is None:
+            self.strip.show_tiles([])
             super().setVisible(False)
             return
         self._show_title(facts)
         shown: list[TrainingNeighbour | Duplicate] = list(facts.neighbours)
         among = {n.path for n in facts.neighbours}
         shown += [d for d in facts.duplicates if d.path not in among]
-        self.list.setVisible(bool(shown))
-        self.empty.setVisible(not shown)
-        self.empty.setText("" if shown else
-                           "No neighbours stored for this image: it was no mistake of a complete run when the "
-                           "index was built ('reviewer index' again computes them)" if not facts.computed else
-                           "No usable training image in the index")
+        tiles = []
         for entry in shown:
             kind = entry.duplicate if isinstance(entry, TrainingNeighbour) else entry.kind
-            item = QListWidgetItem(caption(entry))
-            item.setData(Qt.ItemDataRole.UserRole, entry)
-            item.setToolTip(plain_tip(describe(entry, facts.k)))
-            item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
-            if kind is not None:
-                item.setForeground(QColor(BADGES[kind][1]))
-                self._badges[entry.path] = kind
-            self.list.addItem(item)
-            key = ImageKey(entry.path, THUMB.width(), THUMB.height())
-            self._items.setdefault(key.path, []).append(item)
-            decoded = self._loader.cached(key)
-            if decoded is not None:
-                self._set_icon(item, decoded)
+            tiles.append(Tile(entry.path, entry, describe(entry, facts.k), caption=caption(entry),
+                              colour=BADGES[kind][1] if kind is not None else None, mark=kind))
+        self.strip.show_tiles(tiles, empty="" if shown else
+                              "No neighbours stored for this image: it was no mistake of a complete run when the "
+                              "index was built ('reviewer index' again computes them)" if not facts.computed else
+                              "No usable training image in the index")
         super().setVisible(True)
         self._dwell.start()
 
@@ -185,22 +137,7 @@ class QtNeighbours(QWidget):
 
     def load_thumbnails(self) -> None:
         """Decode the thumbnails not cached yet (once the panelist stays on a mistake)."""
-        for path, items in self._items.items():
-            if items[0].icon().isNull():
-                self._loader.request(ImageKey(path, THUMB.width(), THUMB.height()), group=GROUP)
-
-    def _on_loaded(self, decoded: Decoded) -> None:
-        key = decoded.key
-        if key.width == THUMB.width() and key.height == THUMB.height():
-            for item in self._items.get(key.path, ()):
-                self._set_icon(item, decoded)
-
-    def _set_icon(self, item: QListWidgetItem, decoded: Decoded) -> None:
-        if decoded.image is None:
-            return
-        kind = self._badges.get(decoded.key.path)
-        image = decoded.image if kind is None else badged(decoded.image, kind)
-        item.setIcon(QIcon(QPixmap.fromImage(image)))
+        self.strip.load_thumbnails()
 
 
 def badged(image: QImage, kind: str) -> QImage:
@@ -229,44 +166,3 @@ def badged(image: QImage, kind: str) -> QImage:
 def preview_neighbour(shown: TrainingNeighbour | Duplicate, k: int, loader: ImageLoader, parent: QWidget) -> QDialog:
     """A neighbour or duplicate larger, its caption in words."""
     return preview_image(shown.path, shown.file_name, describe(shown, k), loader, parent)
-
-
-def preview_image(path: str, title: str, caption_text: str, loader: ImageLoader, parent: QWidget) -> QDialog:
-    """An image larger, in a window of its own that has the keys until it is closed
-    (Escape, Ctrl+W or its Close button): a vote key must never reach the mistake behind it."""
-    dialog = QDialog(parent)
-    dialog.setWindowTitle(title)
-    dialog.resize(QSize(900, 700))
-    layout = QVBoxLayout(dialog)
-    label = text_label(caption_text + " (Escape closes it)")
-    label.setWordWrap(True)
-    style_muted(label)
-    layout.addWidget(label)
-    view = QtImageView()
-    layout.addWidget(view, 1)
-    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-    buttons.rejected.connect(dialog.reject)
-    layout.addWidget(buttons)
-    QShortcut(QKeySequence.StandardKey.Close, dialog, activated=dialog.reject)
-    key = fit_key(path, QSize(1600, 1200))
-    view.show_message("Loading…")
-
-    def loaded(d: Decoded) -> None:
-        if d.key == key:
-            if d.image is not None:
-                view.show_image(d.image, d.original_size)
-            else:
-                view.show_message("Cannot read this image", f"{path}: {d.error}")
-
-    loader.loaded.connect(loaded)
-    dialog.finished.connect(lambda: loader.loaded.disconnect(loaded))
-    decoded = loader.request(key, priority=2)
-    if decoded is not None:
-        loaded(decoded)
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    dialog.setWindowModality(Qt.WindowModality.WindowModal)
-    dialog.show()
-    dialog.raise_()
-    dialog.activateWindow()
-    buttons.setFocus()
-    return dialog
