@@ -26,7 +26,7 @@ from reviewer.app.imports import init_project
 from reviewer.app.report import build_report
 from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.evaluation.split import SplitRule, apply_split_rule, resolve_members
-from reviewer.review.queue import pending_items
+from reviewer.review.pending import pending_items
 from reviewer.runs.mistakes import store_mistakes
 from reviewer.terms import Category, Severity, values
 

@@ -197,7 +197,7 @@ class Vote(SQLModel, table=True):
     # Set on a row cast by `vote --batch`: the row's key (given, or the file's hash and line),
     # unique per panelist, so a batch sent again records nothing twice.
     batch_key: Optional[str] = Field(default=None, max_length=200)
-    # The review queue's order (reviewer.review.queue.QueueSort's value) the panelist worked in when
+    # The review queue's order (reviewer.review.queue_filter.QueueSort's value) the panelist worked in when
     # the review page cast this row (migration 0010); None from the command line, a batch, the group
     # view or an undo. An order that picks items ("informative") changes which are decided first.
     queue_order: Optional[str] = Field(default=None, max_length=32)

@@ -38,7 +38,7 @@ def mistake_groups(project: Project, *, run_id: int, panelist_id: int, group_by:
     from db.tables import Image
     from reviewer.neighbours.lookup import NeighbourIndex
     from reviewer.panel.votes import current_vote
-    from reviewer.review.queue import load_queue
+    from reviewer.review.queue_load import load_queue
 
     group_by = GroupBy(group_by)
     with project.read() as session:

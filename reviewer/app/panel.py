@@ -350,16 +350,16 @@ def cursor(project: Project) -> Cursor:
 
 # -- the review queue -------------------------------------------------------------------------
 def item_states(project: Project, *, panelist_id: int | None, items):
-    """The fresh queue state of a few items (`reviewer.review.queue.load_item_states`)."""
-    from reviewer.review.queue import load_item_states
+    """The fresh queue state of a few items (`reviewer.review.queue_load.load_item_states`)."""
+    from reviewer.review.queue_load import load_item_states
 
     with project.read() as session:
         return load_item_states(session=session, panelist_id=panelist_id, items=list(items))
 
 
 def review_queue(project: Project, *, run_id: int, panelist_id: int | None, queue_filter=None):
-    """A run's mistakes as the panelist works through them (`reviewer.review.queue`)."""
-    from reviewer.review.queue import load_queue
+    """A run's mistakes as the panelist works through them (`reviewer.review.queue_load`)."""
+    from reviewer.review.queue_load import load_queue
 
     with project.read() as session:
         return load_queue(session=session, run_id=run_id, panelist_id=panelist_id, queue_filter=queue_filter)

@@ -89,7 +89,7 @@ def top1_of_run(project: Project, run_id: int) -> tuple[int, int]:
 
 def pending_summary(project: Project, run_id: int) -> dict:
     """How the run's mistakes split between new questions and ones already answered."""
-    from reviewer.review.queue import rerun_summary
+    from reviewer.review.pending import rerun_summary
 
     with project.read() as session:
         return rerun_summary(session=session, run_id=run_id)

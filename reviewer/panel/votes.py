@@ -208,7 +208,7 @@ def cast_vote(*, session: Session, panelist_id: int, item: Item, verdict=UNSET, 
 
     The vote is the caller's own: `panelist_id` is the panelist casting it.
     `batch_key`: a batch row's key (unique per panelist; see `recorded_batch_keys`).
-    `queue_order`: the review queue's order the panelist worked in (`reviewer.review.queue.QueueSort`'s
+    `queue_order`: the review queue's order the panelist worked in (`reviewer.review.queue_filter.QueueSort`'s
     value), recorded with this row only.
     """
     if queue_order is not None and not (isinstance(queue_order, str) and 0 < len(queue_order) <= 32):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from reviewer.items import Item
 from reviewer.panel.votes import VoteError, VoteState, implied_changes
 from reviewer.review.groups import MistakeGroup
-from reviewer.review.queue import QueueEntry
+from reviewer.review.queue_entry import QueueEntry
 from reviewer.terms import Category, Severity, Verdict
 
 # The keymap's vote actions a group can take at once (a category that names an object

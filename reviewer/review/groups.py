@@ -12,7 +12,7 @@ Two ways of grouping (`GroupBy`):
   image, not a chain: a group never drifts from its first image.
 
 Only groups of at least two mistakes are formed; a mistake in no group is reviewed on
-the review page as usual. Headless: entries in (`reviewer.review.queue.QueueEntry`),
+the review page as usual. Headless: entries in (`reviewer.review.queue_entry.QueueEntry`),
 groups out; the embeddings are handed in as {file name: unit vector}.
 """
 
@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from reviewer.items import Item
-from reviewer.review.queue import QueueEntry
+from reviewer.review.queue_entry import QueueEntry
 from reviewer.terms import StrEnum
 
 NEIGHBOURHOOD_SIMILARITY = 0.75  # the Lite0 embeddings of one class's images: about 0.5-0.8 apart

@@ -15,7 +15,7 @@ from reviewer.cli import main
 from reviewer.evaluation.leaderboard import leaderboard, off_trend
 from reviewer.evaluation.slices import save_slice
 from reviewer.project import Project
-from reviewer.review.queue import pending_items, rerun_summary
+from reviewer.review.pending import pending_items, rerun_summary
 
 
 @pytest.fixture

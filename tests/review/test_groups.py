@@ -12,7 +12,7 @@ from reviewer.panel.votes import VoteState
 from reviewer.review.group_review import TOGGLE_PROBLEMATIC, GroupReview
 from reviewer.review.groups import GroupBy, confusion_groups, group_mistakes, neighbourhood_groups
 from reviewer.review.item_state import ItemState
-from reviewer.review.queue import QueueEntry
+from reviewer.review.queue_entry import QueueEntry
 
 
 def entry(image_id: int, original: int | None, predicted: int, *, stands_wrong: bool = False) -> QueueEntry:

@@ -8,7 +8,8 @@ from review_data import add_images, add_run, decide, read_with
 from reviewer.app import panel as acts
 from reviewer.items import Item
 from reviewer.project import Project
-from reviewer.review.queue import QueueFilter, load_queue
+from reviewer.review.queue_filter import QueueFilter
+from reviewer.review.queue_load import load_queue
 
 DOG, HUSKY, CAT, CAR = 208, 207, 281, 817  # Labrador retriever, golden retriever, tabby, sports car
 
@@ -91,7 +92,7 @@ def test_a_few_items_read_again_agree_with_the_whole_queue_read_again(project):
     progress counts included, must then be what reading the whole queue gives."""
     import random
 
-    from reviewer.review.queue import load_item_states
+    from reviewer.review.queue_load import load_item_states
 
     people = [acts.add_panelist(project, name, chair=name == "ann" or None).value.id for name in ("ann", "bob", "cy")]
     me = people[1]

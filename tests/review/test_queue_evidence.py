@@ -15,7 +15,8 @@ from db.tables import Image, Mistake, Model, Run
 from reviewer.app.evidence import import_evidence
 from reviewer.items import Item
 from reviewer.project import Project
-from reviewer.review.queue import QueueFilter, load_queue
+from reviewer.review.queue_filter import QueueFilter
+from reviewer.review.queue_load import load_queue
 
 
 def add_named_mistakes(project: Project, mistakes: dict[str, int], model: str = "m") -> dict[str, Item]:

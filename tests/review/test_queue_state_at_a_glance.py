@@ -12,7 +12,8 @@ from reviewer.items import Item
 from reviewer.panel.final import DecidedHow
 from reviewer.panel.rules import set_rules
 from reviewer.review.item_state import Dispute, Standing
-from reviewer.review.queue import QueueFilter, QueueStatus, load_item_states, load_queue
+from reviewer.review.queue_filter import QueueFilter, QueueStatus
+from reviewer.review.queue_load import load_item_states, load_queue
 
 DOG, HUSKY, CAT, CAR = 208, 207, 281, 817
 

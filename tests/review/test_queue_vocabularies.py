@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from reviewer.review.item_state import ItemState
-from reviewer.review.queue import QueueEntry, QueueEvidence, QueueFilter, QueueSort, QueueStatus
+from reviewer.review.queue_entry import QueueEntry
+from reviewer.review.queue_filter import QueueEvidence, QueueFilter, QueueSort, QueueStatus
 
 
 def entry(image_id: int, *, predicted: int = 1, probability: float = 0.5, distance: int | None = 3,

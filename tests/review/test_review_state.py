@@ -14,7 +14,8 @@ import pytest
 from reviewer.app import panel as acts
 from reviewer.app.review import ReviewActs
 from reviewer.errors import UserError
-from reviewer.review.review_state import ReviewEvent, ReviewState
+from reviewer.review.review_protocols import ReviewEvent
+from reviewer.review.review_state import ReviewState
 from reviewer.terms import Verdict
 
 
@@ -231,7 +232,7 @@ def test_each_vote_records_the_queue_order_it_was_cast_in(review):
     """The page's votes carry the queue's sort at the key press; bob's, cast by the act directly (as the
     command line does), carry none."""
     from reviewer.panel.votes import vote_history
-    from reviewer.review.queue import QueueFilter
+    from reviewer.review.queue_filter import QueueFilter
 
     state, runner, backend, events, item = review
     state.vote(verdict="wrong")

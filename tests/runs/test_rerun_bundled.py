@@ -18,7 +18,7 @@ from reviewer.cli import main
 from reviewer.evaluation.leaderboard import leaderboard
 from reviewer.evaluation.slices import save_slice
 from reviewer.paths import asset
-from reviewer.review.queue import pending_items, rerun_summary
+from reviewer.review.pending import pending_items, rerun_summary
 from reviewer.runs.mistakes import stored_mistakes
 
 pytestmark = pytest.mark.slow

@@ -35,7 +35,9 @@ from PySide6.QtWidgets import (
 
 from reviewer.classes.search import class_names_for_completion, search_classes
 from reviewer.classes.vocabulary import load_classes
-from reviewer.review.queue import QueueEntry, QueueEvidence, QueueFilter, QueueSort, QueueStatus, ReviewQueue
+from reviewer.review.queue import ReviewQueue
+from reviewer.review.queue_entry import QueueEntry
+from reviewer.review.queue_filter import QueueEvidence, QueueFilter, QueueSort, QueueStatus
 from reviewer.terms import Verdict
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_progress_strip import QtProgressStrip

@@ -22,7 +22,7 @@ from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
 from reviewer.classes.vocabulary import load_classes
 from reviewer.items import Item
-from reviewer.review.queue import QueueEntry
+from reviewer.review.queue_entry import QueueEntry
 from reviewer.review.review_state import ReviewState
 from reviewer.terms import Phase
 from reviewer.ui.image_loader import ImageKey, ImageLoader

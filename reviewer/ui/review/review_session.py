@@ -17,7 +17,8 @@ from PySide6.QtCore import QObject, Signal
 
 from reviewer.app.review import ReviewActs
 from reviewer.project import Project
-from reviewer.review.review_state import PREFETCH_AHEAD, ReviewEvent, ReviewState
+from reviewer.review.review_protocols import ReviewEvent
+from reviewer.review.review_state import PREFETCH_AHEAD, ReviewState
 from reviewer.ui.ops import OpRunner
 from reviewer.ui.watcher import ProjectWatcher
 
