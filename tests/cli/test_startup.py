@@ -108,12 +108,12 @@ GUI_PROBE = """
 import json, os, sys, threading
 from PySide6.QtCore import QEvent, QObject
 import reviewer.ui.app as ui_app
-import reviewer.ui.qt_main_window as main_window
+import reviewer.ui.window_projects as window_projects
 from reviewer.cli import main
 
 painted = threading.Event()
-open_project = main_window._open
-main_window._open = lambda *args: painted.wait(60) and open_project(*args)
+open_project = window_projects._open
+window_projects._open = lambda *args: painted.wait(60) and open_project(*args)
 make = ui_app.create_app
 
 class FirstPaint(QObject):
