@@ -153,7 +153,7 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
     window.page.mistake_shown.connect(lambda _key: shown_at.append(time.perf_counter()))
     window.open_project(str(project.root))
     wait_until(app, lambda: shown, timeout=120)
-    print(f"window open: {len(window.session.state.queue)} mistakes in the queue", file=sys.stderr)
+    print(f"window open: {len(window.bridge.state.queue)} mistakes in the queue", file=sys.stderr)
     pause(app, 2.0)  # a panelist's first look at the first mistake: the prefetch settles
 
     def key(k):
@@ -172,17 +172,17 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
             final = Qt.Key.Key_F
         else:
             final = rng.choice([Qt.Key.Key_1, Qt.Key.Key_3])
-        before = window.session.state.current_item()
+        before = window.bridge.state.current_item()
         if os.environ.get("BENCH_DEBUG"):  # what the next mistake lacks at the key: its facts, its image
-            session, page = window.session, window.page
-            following = session.state.queue[session.state.row + 1].item if session.state.row + 1 < len(session.state.queue) else None
-            detail = session.state.detail(following) if following else None
+            bridge, page = window.bridge, window.page
+            following = bridge.state.queue[bridge.state.row + 1].item if bridge.state.row + 1 < len(bridge.state.queue) else None
+            detail = bridge.state.detail(following) if following else None
             lacks = "facts" if detail is None else (
                 "" if detail.image_path is None or page.loader.cached(page.image.fit_key(detail.image_path))
                 else "image")
             if lacks == "facts":  # asked for and waiting in the reader's queue, or never asked
-                lacks += (" (asked" if following in session.state._loading else " (not asked") + \
-                    f", reader queue {session.reader._queue.qsize()})"
+                lacks += (" (asked" if following in bridge.state._loading else " (not asked") + \
+                    f", reader queue {bridge.reader._queue.qsize()})"
             print(f"lacks {lacks or '-'}", end=" ", file=sys.stderr)
         shown.clear()
         t0, cpu0 = time.perf_counter(), time.thread_time()
@@ -200,9 +200,9 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
             wait_until(app, lambda: shown and shown[-1] != before, timeout=30)
         except TimeoutError:
             page = window.page
-            print("DEBUG", i, before, window.session.state.current_item(), page._shown, page._wanted,
-                  dict(page.loader._pending), window.session.state.row, page.image.message,
-                  window.session.state.current_item() in window.session.state.details, window.session.state._loading)
+            print("DEBUG", i, before, window.bridge.state.current_item(), page._shown, page._wanted,
+                  dict(page.loader._pending), window.bridge.state.row, page.image.message,
+                  window.bridge.state.current_item() in window.bridge.state.details, window.bridge.state._loading)
             raise
         t_shown = time.perf_counter()
         # Fully shown: the page has painted the new mistake (image, facts, vote).
@@ -215,7 +215,7 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
                   f"painted {latencies[-1]:.1f}", file=sys.stderr)
         key_handling.append((t_key - t0) * 1000)
         misses += waited
-    wait_until(app, lambda: not window.session.state.pending, timeout=60)
+    wait_until(app, lambda: not window.bridge.state.pending, timeout=60)
     if paints is not None:  # which widgets paint, per mistake (BENCH_PAINTS=1)
         print("  thousands of pixels painted per mistake: " + ", ".join(f"{name} {n / mistakes:.0f}"
                                                          for name, n in paints.counts.most_common(15)), file=sys.stderr)

@@ -242,14 +242,14 @@ def run_window(project_root: Path, *, mistakes: int, think_ms: int) -> dict:
     rng = random.Random(0)
     walked = 0
     for _ in range(mistakes):
-        before = window.session.state.current_item()
+        before = window.bridge.state.current_item()
         shown.clear()
         app.processEvents()
         key(rng.choice([Qt.Key.Key_1, Qt.Key.Key_3]))
         wait_until(app, lambda: shown and shown[-1] != before, timeout=30)
         walked += 1
         pause(app, think_ms / 1000)
-    wait_until(app, lambda: not window.session.state.pending, timeout=60)
+    wait_until(app, lambda: not window.bridge.state.pending, timeout=60)
     pause(app, 1.0)
     gc.collect()
     figures["walked"] = memory()

@@ -98,9 +98,9 @@ class ReviewQueue:
     def shown(self) -> list[QueueEntry]:
         return [self.entries[i] for i in self._shown]
 
-    def row_of(self, key: Item) -> int | None:
+    def row_of(self, item: Item) -> int | None:
         """The row of an item among the shown entries, or None when filtered out."""
-        index = self._index_of.get(key)
+        index = self._index_of.get(item)
         if index is None:
             return None
         try:
@@ -108,8 +108,8 @@ class ReviewQueue:
         except ValueError:
             return None
 
-    def entry(self, key: Item) -> QueueEntry | None:
-        index = self._index_of.get(key)
+    def entry(self, item: Item) -> QueueEntry | None:
+        index = self._index_of.get(item)
         return None if index is None else self.entries[index]
 
     def counts(self) -> QueueCounts:
@@ -178,11 +178,11 @@ class ReviewQueue:
                 self._parts[item] = part
         return changed
 
-    def set_my_verdict(self, key: Item, verdict: str | None) -> None:
+    def set_my_verdict(self, item: Item, verdict: str | None) -> None:
         """Record the panelist's verdict on an item; the shown rows stay as they are
         (an item voted away from "unvoted" stays until the filter is applied again,
         so the panelist can step back to it)."""
-        index = self._index_of.get(key)
+        index = self._index_of.get(item)
         if index is not None:
             self._set_state(index, replace(self.entries[index].state, my_verdict=verdict))
 

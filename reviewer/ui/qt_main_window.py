@@ -43,7 +43,7 @@ from reviewer.ui.workers import Worker
 if TYPE_CHECKING:
     from reviewer.project import Project
     from reviewer.ui.review.qt_review_page import QtReviewPage
-    from reviewer.ui.review.review_session import ReviewSession
+    from reviewer.ui.review.review_bridge import ReviewBridge
     from reviewer.ui.watcher import ProjectWatcher
 
 PREFERRED_SIZE = QSize(1280, 800)
@@ -73,7 +73,7 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
             QTimer.singleShot(0, lambda: self.show_message(problem, error=True))
         self.project: Project | None = None
         self.panelist = None
-        self.session: ReviewSession | None = None
+        self.bridge: ReviewBridge | None = None
         self.watcher: ProjectWatcher | None = None
         self.runs: list[tuple[int, str, str, int]] = []
         self.worker = Worker(threads=1, name="window", parent=self)
@@ -150,8 +150,8 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
     def set_blind(self, blind: bool) -> None:
         self.prefs.blind = blind
         save_preferences(self.prefs)
-        if self.session is not None:
-            self.session.state.set_blind(blind)
+        if self.bridge is not None:
+            self.bridge.state.set_blind(blind)
 
     # -- the windows beside the review (reviewer.ui.side_windows) ---------------------------
     def open_group_view(self):

@@ -3,10 +3,10 @@ a recent one) on a worker, what the window shows once it is open, and closing it
 
 A part of `QtMainWindow` (a mixin of it), kept apart because it is one
 responsibility: which project the window holds, from the panelist's name on the
-start screen to the project's session, watcher and runs, and back. It uses the
+start screen to the project's review bridge, watcher and runs, and back. It uses the
 window's `start`, `stack`, `page`, `help`, `worker`, `prefs`, toolbar labels and
 the other parts' acts (`show_message`, `open_run`, `_apply_rules`, ...); its state
-is `project`, `panelist`, `session`, `watcher`, `runs` and `reviewed`.
+is `project`, `panelist`, `bridge`, `watcher`, `runs` and `reviewed`.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class WindowProjects:
 
     def _project_opened(self, result) -> None:
         from reviewer.app.runs import no_run_words
-        from reviewer.ui.review.review_session import ReviewSession
+        from reviewer.ui.review.review_bridge import ReviewBridge
         from reviewer.ui.watcher import ProjectWatcher
 
         project, panelist, runs = result.project, result.panelist, result.runs  # app.project.OpenedProject
@@ -109,10 +109,10 @@ class WindowProjects:
         # One refresh path for every view of the project (reviewer.ui.watcher).
         self.watcher = ProjectWatcher(project, self)
         self.watcher.changed.connect(self._project_changed)
-        self.session = ReviewSession(project, panelist, blind=self.prefs.blind, watcher=self.watcher, parent=self)
-        self.session.undo_changed.connect(self._undo_changed)
-        self.session.queue_loaded.connect(settle_heap)  # the project's long-lived objects, out of the collector's way
-        self.page.set_session(self.session)
+        self.bridge = ReviewBridge(project, panelist, blind=self.prefs.blind, watcher=self.watcher, parent=self)
+        self.bridge.undo_changed.connect(self._undo_changed)
+        self.bridge.queue_loaded.connect(settle_heap)  # the project's long-lived objects, out of the collector's way
+        self.page.set_bridge(self.bridge)
         self.setWindowTitle(f"{project.name} · ImageNet mistake reviewer")
         self.project_label.setText(project.name)
         # Who the database says acts, and how far it vouches for it (reviewer.panel.identity).
@@ -138,7 +138,7 @@ class WindowProjects:
     def _show_reviewed(self, project: Project, listed) -> None:
         """A project without a run: its reviewed mistakes, read-only, in place of the empty
         review page (which still says what to do when there are none)."""
-        if project is not self.project or not listed.rows or self.session is None or self.session.state.run_id:
+        if project is not self.project or not listed.rows or self.bridge is None or self.bridge.state.run_id:
             return
         if self.reviewed is None:
             from reviewer.ui.review.qt_reviewed_list import QtReviewedList
@@ -154,7 +154,7 @@ class WindowProjects:
 
     def _project_changed(self, changes) -> None:
         """A change record (this window's act or anyone's): the runs list and the windows
-        beside the review follow (the review page follows through its session)."""
+        beside the review follow (the review page follows through its bridge)."""
         if changes.runs and self.project is not None:
             from reviewer.app.runs import run_list
 
@@ -208,11 +208,11 @@ class WindowProjects:
         self.side.close_all()
         if self.reviewed is not None:
             self.reviewed.clear()
-        if self.session is not None:
-            self.page.set_session(None)
-            self.session.close()
-            self.session.deleteLater()
-            self.session = None
+        if self.bridge is not None:
+            self.page.set_bridge(None)
+            self.bridge.close()
+            self.bridge.deleteLater()
+            self.bridge = None
         if getattr(self, "watcher", None) is not None:
             self.watcher.stop()
             self.watcher.deleteLater()

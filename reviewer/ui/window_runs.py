@@ -18,10 +18,10 @@ class WindowRuns:
     def _runs_listed(self, runs) -> None:
         """The runs as they are now: new ones appear in the list; the open run stays open
         (or the first run opens, when there was none to review)."""
-        if self.session is None:
+        if self.bridge is None:
             return
         self.runs = runs
-        current = self.session.state.run_id
+        current = self.bridge.state.run_id
         self._fill_runs()
         if current is None:
             self.open_run(self._default_run())
@@ -40,7 +40,7 @@ class WindowRuns:
         return default_run(self.runs, self.prefs.last_run.get(str(self.project.root)))
 
     def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:
-        if run_id is None or self.session is None:
+        if run_id is None or self.bridge is None:
             return
         if run_id == self._offered_run:  # chosen in the toolbar's list: no longer an offer
             self._offered_run = None
@@ -50,7 +50,7 @@ class WindowRuns:
         save_preferences(self.prefs)
         if self.reviewed is not None and self.stack.currentWidget() is self.reviewed:
             self.stack.setCurrentWidget(self.page)  # a run to review at last
-        self.session.state.open_run(run_id, self.page.queue_panel.current_filter(), refresh=refresh)
+        self.bridge.state.open_run(run_id, self.page.queue_panel.current_filter(), refresh=refresh)
         self.run_opened.emit(run_id)
 
     def reload_runs(self, select: int | None = None) -> None:
@@ -82,9 +82,9 @@ class WindowRuns:
     def _run_finished(self, run_id: int) -> None:
         """A run is complete: with nothing under review it opens; else the run under review
         stays and the new one is offered in the status bar."""
-        if self.session is None or self.project is None:
+        if self.bridge is None or self.project is None:
             return
-        current = self.session.state.run_id
+        current = self.bridge.state.run_id
         if current is None or current == run_id:
             self.reload_runs(select=run_id)
             return
@@ -108,11 +108,11 @@ class WindowRuns:
             self.open_run(run_id)
 
     def _run_started(self, model: str) -> None:
-        if self.session is not None and self.session.state.run_id is None:
+        if self.bridge is not None and self.bridge.state.run_id is None:
             # Nothing to review yet: say that the first run is on its way, not "run a model".
             self.page.show_empty(f"Running {model}…", "Its mistakes appear here when the run is complete; "
                                  "the run dialog shows the progress.")
 
     def _run_ended(self, message: str, detail: str) -> None:
-        if self.session is not None and self.session.state.run_id is None:
+        if self.bridge is not None and self.bridge.state.run_id is None:
             self.page.show_empty(message, detail)

@@ -25,7 +25,7 @@ def test_the_overridden_panelist_sees_the_decision_who_and_why(qtbot, open_windo
     window = open_window(panelist_name="bob")
     page = window.page
     for _ in range(len(snapshot_of(review_project).items)):
-        if window.session.state.current_item() == tuple(item):
+        if window.bridge.state.current_item() == tuple(item):
             break
         with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
             window.trigger("previous")
@@ -55,8 +55,8 @@ def test_a_decision_is_the_shown_mistakes_never_the_previous_ones(qtbot, open_wi
     page = window.page
 
     def show(item):
-        while window.session.state.current_item() != tuple(item):
-            key = "previous" if items.index(Item(*window.session.state.current_item())) > items.index(item) else "next"
+        while window.bridge.state.current_item() != tuple(item):
+            key = "previous" if items.index(Item(*window.bridge.state.current_item())) > items.index(item) else "next"
             with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
                 window.trigger(key)
 

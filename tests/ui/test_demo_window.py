@@ -27,7 +27,7 @@ def test_demo_runs_the_model_and_opens_at_the_first_mistake(qtbot, few_demo_imag
     with qtbot.waitSignal(window.page.mistake_shown, timeout=180_000):
         window.open_demo()
     assert window.project.root == demo_root()
-    assert window.session.state.row == 0 and len(window.session.state.queue) == 4
+    assert window.bridge.state.row == 0 and len(window.bridge.state.queue) == 4
     assert window.page.queue_panel.counts.text() == "4 mistakes: 0 decided · 0 disputed · 4 open; 0 voted by me"
     assert window.panelist.name  # the system user, until they say otherwise
     assert window.page.image.has_image()
@@ -38,5 +38,5 @@ def test_demo_runs_the_model_and_opens_at_the_first_mistake(qtbot, few_demo_imag
     with qtbot.waitSignal(second.page.mistake_shown, timeout=60_000):
         second.open_demo()
     assert second.findChildren(QtRunDialog) == []  # the run is reused, not repeated
-    assert len(second.session.state.queue) == 4
+    assert len(second.bridge.state.queue) == 4
     second.close()

@@ -16,12 +16,12 @@ VAL1 = "ILSVRC2012_val_00000001.JPEG"  # the review project's labels-only image,
 
 
 def go_to_val1(qtbot, window, review_project):
-    session = window.session
-    row = session.state.queue.row_of((review_project.ids[VAL1], 66))
-    if session.state.row == row:
+    bridge = window.bridge
+    row = bridge.state.queue.row_of((review_project.ids[VAL1], 66))
+    if bridge.state.row == row:
         return
     with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
-        session.state.go_to(row)
+        bridge.state.go_to(row)
     qtbot.waitUntil(lambda: window.page.details._detail is not None
                     and window.page.details._detail.image_id == review_project.ids[VAL1], timeout=20_000)
 
@@ -46,7 +46,7 @@ def test_the_evidence_of_the_shown_mistake_and_hiding_it_until_i_vote(qtbot, ope
     assert "hidden until you give your verdict" in window.page.details.evidence.text()
     qtbot.keyClick(window.page, Qt.Key.Key_2)  # a verdict (wrong) on this mistake
     qtbot.waitUntil(lambda: "left out of ReaL" in window.page.details.evidence.text()
-                    or window.session.state.current_item() != (review_project.ids[VAL1], 66), timeout=20_000)
+                    or window.bridge.state.current_item() != (review_project.ids[VAL1], 66), timeout=20_000)
     go_to_val1(qtbot, window, review_project)
     assert "left out of ReaL" in window.page.details.evidence.text()
     window.set_evidence_before_vote(True)

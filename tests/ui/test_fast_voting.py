@@ -46,8 +46,8 @@ def settle(qtbot, window) -> None:
     Waits on the workers, not on a time: a loaded machine only makes it take longer."""
     from PySide6.QtWidgets import QApplication
 
-    session = window.session
-    qtbot.waitUntil(lambda: not session.reader.busy() and not session.writer.busy(), timeout=10_000)
+    bridge = window.bridge
+    qtbot.waitUntil(lambda: not bridge.reader.busy() and not bridge.writer.busy(), timeout=10_000)
     QApplication.processEvents()
 
 
@@ -55,7 +55,7 @@ def hold_writer(window) -> threading.Event:
     """Keep the window's vote writer busy until the event is set: the keys pressed
     meanwhile all wait in its queue, as when a panelist types faster than it writes."""
     release = threading.Event()
-    window.session.writer.submit(release.wait, 10)
+    window.bridge.writer.submit(release.wait, 10)
     return release
 
 
@@ -69,23 +69,23 @@ def test_three_quick_keys_read_the_item_back_once_and_show_all(qtbot, open_windo
     acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong", severity="major", category="fine_grained")
     window = open_window()
     window.prefs.auto_advance = window.page.auto_advance = "off"
-    assert window.session.state.current_item() == key
+    assert window.bridge.state.current_item() == key
     others_reads, state_reads = count_calls(monkeypatch, "others"), count_calls(monkeypatch, "item_states")
     release = hold_writer(window)
     for k in (Qt.Key.Key_W, Qt.Key.Key_M, Qt.Key.Key_F):
         press(qtbot, window, k)
-    assert window.session.state.pending[key] == 3
+    assert window.bridge.state.pending[key] == 3
     release.set()
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     qtbot.waitUntil(lambda: bool(state_reads), timeout=10_000)
     settle(qtbot, window)  # any further read would have been asked by now (none should be)
     assert [items for items in state_reads if key in items] == [[key]]
     assert others_reads.count(key) == 1
-    entry = window.session.state.queue.entry(key)
+    entry = window.bridge.state.queue.entry(key)
     assert entry.my_verdict == Verdict.WRONG
     # Both voted wrong: the panel's state of the item was read after the last write.
     assert entry.stands_wrong
-    assert [v.panelist_id for v in window.session.state.others[key]] == [bob]
+    assert [v.panelist_id for v in window.bridge.state.others[key]] == [bob]
     assert "bob" in window.page.vote_panel.others.text()
     mine = acts.my_vote(review_project, panelist_id=window.panelist.id, item=key)
     assert (mine.verdict, mine.severity, mine.category) == ("wrong", "major", "fine_grained")
@@ -99,7 +99,7 @@ def test_a_failed_last_write_still_reads_the_item_back(qtbot, open_window, revie
     acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong")
     window = open_window()
     window.prefs.auto_advance = window.page.auto_advance = "off"
-    assert window.session.state.current_item() == key
+    assert window.bridge.state.current_item() == key
     real_vote = acts.vote
 
     def vote(project, **fields):
@@ -113,17 +113,17 @@ def test_a_failed_last_write_still_reads_the_item_back(qtbot, open_window, revie
     press(qtbot, window, Qt.Key.Key_W)
     press(qtbot, window, Qt.Key.Key_M)
     release.set()
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
-    assert "not recorded" in window.session.state.status[key]
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
+    assert "not recorded" in window.bridge.state.status[key]
     # The failure asks the reader (two threads: answers in any order) for the item's state,
     # the others' votes and the vote the database holds; each is waited for, not assumed.
     qtbot.waitUntil(lambda: any(key in items for items in state_reads), timeout=10_000)
-    qtbot.waitUntil(lambda: bool(window.session.state.others.get(key)), timeout=10_000)
-    qtbot.waitUntil(lambda: window.session.state.queue.entry(key).stands_wrong, timeout=10_000)
+    qtbot.waitUntil(lambda: bool(window.bridge.state.others.get(key)), timeout=10_000)
+    qtbot.waitUntil(lambda: window.bridge.state.queue.entry(key).stands_wrong, timeout=10_000)
     # What the database holds: until its read-back lands the window shows no vote of ours.
-    qtbot.waitUntil(lambda: window.session.state.my_vote(key).verdict == Verdict.WRONG, timeout=10_000)
+    qtbot.waitUntil(lambda: window.bridge.state.my_vote(key).verdict == Verdict.WRONG, timeout=10_000)
     settle(qtbot, window)
-    assert window.session.state.my_vote(key).verdict == Verdict.WRONG and "not recorded" in window.session.state.status[key]
+    assert window.bridge.state.my_vote(key).verdict == Verdict.WRONG and "not recorded" in window.bridge.state.status[key]
 
 
 class PaintedRects(QObject):
@@ -145,10 +145,10 @@ def test_a_vote_repaints_its_queue_row_and_only_that_row(qtbot, open_window):
     window.prefs.auto_advance = window.page.auto_advance = "off"
     view = window.page.queue_panel.view
     settle(qtbot, window)  # the first paints are done
-    row_rect = view.visualRect(view.model().index(window.session.state.row))
+    row_rect = view.visualRect(view.model().index(window.bridge.state.row))
     painted = PaintedRects(view.viewport())
     press(qtbot, window, Qt.Key.Key_1)  # correct
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     qtbot.waitUntil(lambda: bool(painted.rects), timeout=10_000)
     settle(qtbot, window)  # every repaint the vote asked for is done
     assert all(row_rect.contains(rect) for rect in painted.rects), (row_rect, painted.rects)

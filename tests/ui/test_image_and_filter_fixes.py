@@ -18,11 +18,11 @@ def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
 
 
 def show(qtbot, window, file_name: str) -> None:
-    session = window.session
-    names = [e.file_name for e in session.state.queue.shown()]
-    if session.state.current().file_name != file_name:
+    bridge = window.bridge
+    names = [e.file_name for e in bridge.state.queue.shown()]
+    if bridge.state.current().file_name != file_name:
         with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
-            session.state.go_to(names.index(file_name))
+            bridge.state.go_to(names.index(file_name))
 
 
 def test_fit_never_blows_a_small_file_up_unless_asked(qtbot, open_window):
@@ -64,16 +64,16 @@ def test_a_file_cut_short_is_flagged_over_the_image(qtbot, open_window, review_p
 
 def test_a_partial_class_name_filters_by_every_matching_class(qtbot, open_window):
     window = open_window()
-    session, panel = window.session, window.page.queue_panel
+    bridge, panel = window.bridge, window.page.queue_panel
     press(qtbot, window, Qt.Key.Key_Slash)
     # "retriever": golden retriever (a label) and Labrador retriever (a prediction),
     # not just the first class whose name contains the word.
     qtbot.keyClicks(panel.class_filter, "retriever")
-    qtbot.waitUntil(lambda: len(session.state.queue) == 1, timeout=5_000)
-    assert session.state.current().file_name == "n02099601_golden_retriever.JPEG"
+    qtbot.waitUntil(lambda: len(bridge.state.queue) == 1, timeout=5_000)
+    assert bridge.state.current().file_name == "n02099601_golden_retriever.JPEG"
     assert "classes" in panel.class_hint.text()
     panel.class_filter.setText("terrier")  # no mistake of this run has a terrier
-    qtbot.waitUntil(lambda: len(session.state.queue) == 0, timeout=5_000)
+    qtbot.waitUntil(lambda: len(bridge.state.queue) == 0, timeout=5_000)
     panel.class_filter.setText("crane")  # the wading bird and the lifting device: both count
     assert panel.current_filter().classes is not None and len(panel.current_filter().classes) == 2
 
@@ -82,13 +82,13 @@ def test_a_run_made_in_the_window_is_named_among_other_runs(qtbot, open_window, 
     from review_data import add_run
 
     window = open_window()
-    first_run = window.session.state.run_id
+    first_run = window.bridge.state.run_id
     ids = review_project.ids
     add_run(review_project, "vit_small_patch16_224", {ids["n01440764_tench.JPEG"]: 2})
     with qtbot.waitSignal(window.page.mistake_shown, timeout=20_000):
         window.reload_runs(select=first_run)  # what a finished run dialog does
     show(qtbot, window, "n01440764_tench.JPEG")
-    detail = window.session.state.detail(window.session.state.current_item())
+    detail = window.bridge.state.detail(window.bridge.state.current_item())
     assert [r.model for r in detail.other_runs] == ["vit_small_patch16_224"]
     assert "vit_small_patch16_224" in window.page.details.other_runs.text()
 

@@ -15,8 +15,8 @@ def press(qtbot, window, key):
 
 
 def settle(qtbot, window) -> None:
-    runner = window.session.runner
-    qtbot.waitUntil(lambda: not runner.busy() and not window.session.state.pending, timeout=10_000)
+    runner = window.bridge.runner
+    qtbot.waitUntil(lambda: not runner.busy() and not window.bridge.state.pending, timeout=10_000)
     QApplication.processEvents()
 
 
@@ -42,7 +42,7 @@ def test_the_next_mistake_is_painted_at_once_without_painting_what_did_not_chang
     page = window.page
     settle(qtbot, window)
     unchanged = page.vote_panel.buttons["toggle_problematic"]  # unchecked before and after
-    state = window.session.state
+    state = window.bridge.state
     before = state.current_item()
     coming = state.queue[state.row + 1].item
     # The next mistake's facts and image read ahead (the image loader decodes on its own worker).
@@ -52,7 +52,7 @@ def test_the_next_mistake_is_painted_at_once_without_painting_what_did_not_chang
     paints = Paints(unchanged, page.image)
     press(qtbot, window, Qt.Key.Key_1)  # correct: on to the next mistake (its facts and image read ahead)
     # Within the key press, before any queued event ran: the new mistake is on screen and painted.
-    assert window.session.state.current_item() != before
+    assert window.bridge.state.current_item() != before
     assert paints.count[page.image] >= 1
     settle(qtbot, window)
     assert paints.count[unchanged] == 0
@@ -62,7 +62,7 @@ def test_the_facts_document_follows_the_mistake_and_is_kept_for_going_back(qtbot
     """One document per shown text: the facts of each mistake, the first one's document
     shown again (its layout kept) when the panelist goes back to it."""
     window = open_window()
-    page, state = window.page, window.session.state
+    page, state = window.page, window.bridge.state
     settle(qtbot, window)
     first_doc = page.details.view.document()
     first_text = first_doc.toPlainText()
@@ -84,7 +84,7 @@ def test_example_strips_show_the_new_mistakes_images_only(qtbot, open_window, re
     """The strips' items are filled again for each mistake rather than made anew: a strip
     shows exactly the new class's images (no thumbnail or file left from the previous one)."""
     window = open_window()
-    page, state = window.page, window.session.state
+    page, state = window.page, window.bridge.state
     settle(qtbot, window)
     rows = (page.exemplars.predicted, page.exemplars.label)
 
@@ -118,7 +118,7 @@ def test_moving_on_reads_no_decision_beyond_the_facts_and_a_lock_elsewhere_still
     from reviewer.app import panel as acts
 
     window = open_window()
-    page, state = window.page, window.session.state
+    page, state = window.page, window.bridge.state
     settle(qtbot, window)
     asked = []
     real = acts.decision_of
@@ -131,7 +131,7 @@ def test_moving_on_reads_no_decision_beyond_the_facts_and_a_lock_elsewhere_still
     shown = state.current_item()
     chair = acts.add_panelist(review_project, "chair", chair=True).value.id
     done = acts.override(review_project, chair_id=chair, item=shown, verdict="unclear", reason="seen elsewhere")
-    window.session.watcher.publish(done.changes)  # as the poll reports another window's act
+    window.bridge.watcher.publish(done.changes)  # as the poll reports another window's act
     qtbot.waitUntil(lambda: "unclear" in page.vote_panel.decision.text(), timeout=10_000)
 
 

@@ -56,11 +56,11 @@ def test_vote_keys_after_a_spin_box_was_set_with_the_mouse(qtbot, open_window, r
     qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=arrow_point(box))
     assert box.value() == 0  # "any" -> 0: the arrow stepped it
     qtbot.waitUntil(lambda: not box.hasFocus(), timeout=2_000)
-    qtbot.waitUntil(lambda: window.session.state.current_item() is not None, timeout=5_000)
-    key = window.session.state.current_item()
+    qtbot.waitUntil(lambda: window.bridge.state.current_item() is not None, timeout=5_000)
+    key = window.bridge.state.current_item()
     press(qtbot, window, Qt.Key.Key_2)  # a vote, not a "02" in the box
     assert box.value() == 0
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     assert acts.my_vote(review_project, panelist_id=window.panelist.id, item=key).verdict == "wrong"
 
 
@@ -74,9 +74,9 @@ def test_enter_or_escape_hands_the_keys_back_from_every_filter_box(qtbot, open_w
         qtbot.waitUntil(box.hasFocus, timeout=2_000)
         press(qtbot, window, finish)
         assert not box.hasFocus(), type(box).__name__
-        row = window.session.state.row
+        row = window.bridge.state.row
         press(qtbot, window, Qt.Key.Key_J)  # reviewing again: J moves on
-        assert window.session.state.row == row + 1, type(box).__name__
+        assert window.bridge.state.row == row + 1, type(box).__name__
         press(qtbot, window, Qt.Key.Key_K)
 
 

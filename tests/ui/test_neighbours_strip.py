@@ -38,7 +38,7 @@ def indexed(review_project, shared_data):
 def test_the_strip_shows_the_neighbours_and_marks_the_duplicates(qtbot, open_window, indexed):
     window = open_window()
     strip = window.page.neighbours
-    assert window.session.state.current().file_name == "n01440764_tench.JPEG"
+    assert window.bridge.state.current().file_name == "n01440764_tench.JPEG"
     qtbot.waitUntil(lambda: strip.isVisible() and len(strip.strip.shown()) == 4, timeout=10_000)
     texts = [item.text() for item in strip.strip.shown()]
     assert texts == ["0.97 goldfish", "0.55 Shih-Tzu", "0.41 Chihuahua", "near · airship"]
@@ -68,7 +68,7 @@ def test_a_neighbour_opens_large_and_escape_closes_it(qtbot, open_window, indexe
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=5_000)
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5_000)
-    assert window.session.state.row == 0  # the key closed the preview, it did not vote or move
+    assert window.bridge.state.row == 0  # the key closed the preview, it did not vote or move
 
 
 def test_a_mistake_without_stored_neighbours_says_why_with_the_same_height(qtbot, open_window, indexed):

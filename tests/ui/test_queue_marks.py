@@ -38,15 +38,15 @@ def panel(review_project):
 
 
 def _marks(window, item):
-    return [(m.text, m.colour) for m in row_marks(window.session.state.queue.entry(item))]
+    return [(m.text, m.colour) for m in row_marks(window.bridge.state.queue.entry(item))]
 
 
 def _mark_rect(window, item, index):
     """The viewport rectangle of a row's mark, as the delegate lays it out."""
     panel = window.page.queue_panel
-    row = window.session.state.queue.row_of(item)
+    row = window.bridge.state.queue.row_of(item)
     top, _ = _lines(panel.view.visualRect(panel.model.index(row)))
-    marks = row_marks(window.session.state.queue.entry(item))
+    marks = row_marks(window.bridge.state.queue.entry(item))
     return _mark_rects(top, QFontMetrics(panel.view.font()), marks)[index]
 
 
@@ -63,7 +63,7 @@ def test_rows_mark_the_panels_standing_and_the_header_adds_up(qtbot, open_window
     unclear, correct = KIND_COLOURS[Verdict.UNCLEAR], KIND_COLOURS[Verdict.CORRECT]
     # My green "correct" dot beside the panel's locked "unclear": the row says both.
     assert _marks(window, items[1]) == [("Unclear", unclear)]
-    assert "tied" in row_marks(window.session.state.queue.entry(items[1]))[0].tip
+    assert "tied" in row_marks(window.bridge.state.queue.entry(items[1]))[0].tip
     assert [text for text, _ in _marks(window, items[2])] == ["≠ disputed"]
     assert [text for text, _ in _marks(window, items[3])] == ["Wrong", "② rate", "⚑"]
     assert [text for text, _ in _marks(window, items[4])] == ["✎1"]
@@ -84,7 +84,7 @@ def test_rows_mark_the_panels_standing_and_the_header_adds_up(qtbot, open_window
     for status, wanted in [("disputed", [items[2]]), ("problematic", [items[3]]), ("noted", [items[4]]),
                            ("phase2", [items[3]])]:
         panel_widget.set_status(status)
-        qtbot.waitUntil(lambda w=wanted: [e.item for e in window.session.state.queue.shown()] == w, timeout=5_000)
+        qtbot.waitUntil(lambda w=wanted: [e.item for e in window.bridge.state.queue.shown()] == w, timeout=5_000)
     assert counts.text() == "1 of 8 mistakes shown: 1 decided · 0 disputed · 0 open; " \
                             "1 voted by me"
     panel_widget.set_status("all")

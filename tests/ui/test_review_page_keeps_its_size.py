@@ -21,7 +21,7 @@ def test_twenty_other_votes_scroll_and_the_window_keeps_its_height(qtbot, open_w
     window.prefs.auto_advance = window.page.auto_advance = "off"
     height = window.height()
     panel = window.page.vote_panel
-    assert window.session.state.current_item() == item
+    assert window.bridge.state.current_item() == item
     window.page.trigger("verdict_wrong")  # blind review lifts: twenty votes with notes to show
     qtbot.waitUntil(lambda: "panelist 19" in panel.others.text(), timeout=10_000)
     for _ in range(5):
@@ -35,7 +35,7 @@ def test_the_vote_panel_keeps_its_height_through_the_queue(qtbot, open_window):
     """Suggestions of different lengths (and none) do not change the vote panel's height:
     the facts below it are not moved, laid out and painted again at every key."""
     window = open_window()
-    state, panel = window.session.state, window.page.vote_panel
+    state, panel = window.bridge.state, window.page.vote_panel
     heights, texts = set(), set()
     for _ in range(len(state.queue)):
         qtbot.waitUntil(lambda: state.detail(state.current_item()) is not None, timeout=10_000)

@@ -18,7 +18,7 @@ def press(qtbot, window, key):
 
 def test_an_empty_object_name_asks_again_and_escape_says_nothing_was_recorded(qtbot, open_window, review_project):
     window = open_window()
-    page, key = window.page, window.session.state.current_item()
+    page, key = window.page, window.bridge.state.current_item()
     for k in (Qt.Key.Key_W, Qt.Key.Key_M, Qt.Key.Key_O):
         press(qtbot, window, k)
     field = page.vote_panel.field
@@ -29,7 +29,7 @@ def test_an_empty_object_name_asks_again_and_escape_says_nothing_was_recorded(qt
     assert page.vote_panel.asking() == "oov_name"
     assert page.vote_panel._field_label.text().startswith("A name is needed")
     assert "needs the object's name" in window.status_text.text()
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     assert acts.my_vote(review_project, panelist_id=window.panelist.id, item=key).category is None
     # Escape cancels, and says so.
     qtbot.keyClick(field, Qt.Key.Key_Escape)
@@ -39,7 +39,7 @@ def test_an_empty_object_name_asks_again_and_escape_says_nothing_was_recorded(qt
     press(qtbot, window, Qt.Key.Key_O)
     qtbot.keyClicks(field, "carp")
     qtbot.keyClick(field, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     state = acts.my_vote(review_project, panelist_id=window.panelist.id, item=key)
     assert (state.category, state.oov_name) == ("fine_grained_oov", "carp")
 
@@ -51,7 +51,7 @@ def test_zoom_crops_stay_inside_the_image_and_leave_it_visible(qtbot, open_windo
     from reviewer.runs.zoom import ZoomParams, ZoomResult, save_zoom
 
     window = open_window()
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     image = window.page.image
     size = (image.image_size().width(), image.image_size().height())
     params = ZoomParams(scales=(128, 224))  # at 128 the 224-pixel crops reach past the image

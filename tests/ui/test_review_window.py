@@ -26,27 +26,27 @@ def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
 
 
 def wait_recorded(qtbot, window):
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
 
 
 def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_project):
     window = open_window()
-    session, page = window.session, window.page
+    bridge, page = window.bridge, window.page
     assert page.queue_panel.counts.text() == "8 mistakes: 0 decided · 0 disputed · 8 open; 0 voted by me"
-    first = session.state.current_item()
+    first = bridge.state.current_item()
     assert "predicted goldfish" in plain(page.headline) and "81.0%" in plain(page.headline)
     with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
         press(qtbot, window, Qt.Key.Key_1)  # correct: moves on at once
-    second = session.state.current_item()
-    assert second != first and session.state.row == 1
+    second = bridge.state.current_item()
+    assert second != first and bridge.state.row == 1
     # Wrong needs a severity and a category before it moves on.
     press(qtbot, window, Qt.Key.Key_W)
-    assert session.state.current_item() == second
+    assert bridge.state.current_item() == second
     assert page.vote_panel.buttons["verdict_wrong"].isChecked()
     press(qtbot, window, Qt.Key.Key_M)
     with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
         press(qtbot, window, Qt.Key.Key_F)
-    assert session.state.row == 2
+    assert bridge.state.row == 2
     wait_recorded(qtbot, window)
     ann = window.panelist.id
     assert acts.my_vote(review_project, panelist_id=ann, item=first).verdict == "correct"
@@ -58,22 +58,22 @@ def test_votes_with_keys_advance_and_are_recorded(qtbot, open_window, review_pro
     # Back to the first: its recorded vote is shown.
     press(qtbot, window, Qt.Key.Key_K)
     press(qtbot, window, Qt.Key.Key_K)
-    assert session.state.current_item() == first
+    assert bridge.state.current_item() == first
     assert page.vote_panel.buttons["verdict_correct"].isChecked()
     assert "recorded" in plain(page.vote_panel.status)
 
 
 def test_undo_restores_the_previous_vote_and_shows_it(qtbot, open_window, review_project):
     window = open_window()
-    session = window.session
-    first = session.state.current_item()
+    bridge = window.bridge
+    first = bridge.state.current_item()
     press(qtbot, window, Qt.Key.Key_2)  # wrong
     press(qtbot, window, Qt.Key.Key_N)  # minor
     press(qtbot, window, Qt.Key.Key_J)  # move on by hand
     wait_recorded(qtbot, window)
     assert window.undo_label.text().startswith("Undo")
     press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: session.state.current_item() == first and session.state.my_vote(first).severity is None,
+    qtbot.waitUntil(lambda: bridge.state.current_item() == first and bridge.state.my_vote(first).severity is None,
                     timeout=10_000)
     state = acts.my_vote(review_project, panelist_id=window.panelist.id, item=first)
     assert (state.verdict, state.severity) == ("wrong", None)
@@ -85,36 +85,36 @@ def test_undo_restores_the_previous_vote_and_shows_it(qtbot, open_window, review
 
 def test_filters_and_next_unvoted(qtbot, open_window):
     window = open_window()
-    session, panel = window.session, window.page.queue_panel
+    bridge, panel = window.bridge, window.page.queue_panel
     press(qtbot, window, Qt.Key.Key_3)  # unclear on the first, moves on
     wait_recorded(qtbot, window)
     panel.set_status("unvoted")
-    qtbot.waitUntil(lambda: len(session.state.queue) == 7)
+    qtbot.waitUntil(lambda: len(bridge.state.queue) == 7)
     assert panel.counts.text() == "7 of 8 mistakes shown: 0 decided · 0 disputed · 7 open; 0 voted by me"
     panel.set_status("all")
     # "/" jumps to the class filter; typing a class name narrows the queue.
     press(qtbot, window, Qt.Key.Key_Slash)
     assert QApplication.focusWidget() is panel.class_filter
     qtbot.keyClicks(panel.class_filter, "tabby")
-    qtbot.waitUntil(lambda: len(session.state.queue) == 1, timeout=5_000)
+    qtbot.waitUntil(lambda: len(bridge.state.queue) == 1, timeout=5_000)
     assert "tabby" in plain(window.page.headline)
     assert panel.counts.text() == "1 of 8 mistakes shown: 0 decided · 0 disputed · 1 open; 0 voted by me"
     panel.class_filter.clear()
     press(qtbot, window, Qt.Key.Key_Escape)  # back to reviewing, the filter applied at once
-    assert len(session.state.queue) == 8 and QApplication.focusWidget() is window.page
+    assert len(bridge.state.queue) == 8 and QApplication.focusWidget() is window.page
     # Space: the next mistake not voted on, skipping the voted first one (wrapping round).
-    session.state.go_to(7)
+    bridge.state.go_to(7)
     press(qtbot, window, Qt.Key.Key_Space)
-    assert session.state.row == 1
+    assert bridge.state.row == 1
 
 
 def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_project):
     bob = acts.add_panelist(review_project, "bob").value.id
     window = open_window()
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong")
-    window.session.state.refresh_others(key)
-    qtbot.waitUntil(lambda: window.session.state.others.get(key, 1) is None, timeout=5_000)
+    window.bridge.state.refresh_others(key)
+    qtbot.waitUntil(lambda: window.bridge.state.others.get(key, 1) is None, timeout=5_000)
     others = window.page.vote_panel.others
     assert "Hidden until you vote" in plain(others) and "bob" not in plain(others)
     window.prefs.auto_advance = window.page.auto_advance = "off"
@@ -122,7 +122,7 @@ def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_proj
     qtbot.waitUntil(lambda: "bob" in plain(others), timeout=10_000)
     assert "wrong" in plain(others)
     # Not blind: another mistake shows others' votes before one's own.
-    second = window.session.state.queue[1].item
+    second = window.bridge.state.queue[1].item
     acts.vote(review_project, panelist_id=bob, item=second, verdict="unclear")
     press(qtbot, window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert not window.blind_box.isChecked()
@@ -132,13 +132,13 @@ def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_proj
 
 def test_missing_image_and_labels_only_image_show_placeholders(qtbot, open_window):
     window = open_window()
-    session, image = window.session, window.page.image
-    names = [e.file_name for e in session.state.queue.shown()]
+    bridge, image = window.bridge, window.page.image
+    names = [e.file_name for e in bridge.state.queue.shown()]
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
-        session.state.go_to(names.index("n02099601_golden_retriever.JPEG"))
+        bridge.state.go_to(names.index("n02099601_golden_retriever.JPEG"))
     assert image.message == "Image file not found" and not image.has_image()
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
-        session.state.go_to(names.index("ILSVRC2012_val_00000001.JPEG"))
+        bridge.state.go_to(names.index("ILSVRC2012_val_00000001.JPEG"))
     assert image.message == "No image file"
     # Voting still works on a mistake without its image.
     press(qtbot, window, Qt.Key.Key_U)
@@ -147,14 +147,14 @@ def test_missing_image_and_labels_only_image_show_placeholders(qtbot, open_windo
 
 def test_out_of_vocabulary_category_asks_the_object_name(qtbot, open_window, review_project):
     window = open_window()
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     press(qtbot, window, Qt.Key.Key_W)
     press(qtbot, window, Qt.Key.Key_M)
     press(qtbot, window, Qt.Key.Key_O)
     field = window.page.vote_panel.field
     assert field.isVisible() and QApplication.focusWidget() is field
     qtbot.keyClicks(field, "carp")  # letters go to the field, not to the vote keys
-    assert window.session.state.my_vote(key).category is None
+    assert window.bridge.state.my_vote(key).category is None
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
         qtbot.keyClick(field, Qt.Key.Key_Return)
     wait_recorded(qtbot, window)
@@ -174,7 +174,7 @@ def test_help_overlay_lists_the_keys(qtbot, open_window):
 
 def test_closing_the_window_finishes_pending_votes(qtbot, open_window, review_project):
     window = open_window()
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     press(qtbot, window, Qt.Key.Key_1)
     window.close()  # right after the key: the vote is still being written
     assert acts.my_vote(review_project, panelist_id=acts.add_panelist(review_project, "ann").value.id,
@@ -183,16 +183,16 @@ def test_closing_the_window_finishes_pending_votes(qtbot, open_window, review_pr
 
 def test_zoom_to_full_resolution_and_back(qtbot, open_window):
     window = open_window()
-    session, image = window.session, window.page.image
-    names = [e.file_name for e in session.state.queue.shown()]
+    bridge, image = window.bridge, window.page.image
+    names = [e.file_name for e in bridge.state.queue.shown()]
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
-        session.state.go_to(names.index("n02091032_Italian_greyhound.JPEG"))
+        bridge.state.go_to(names.index("n02091032_Italian_greyhound.JPEG"))
     assert image.is_fit() and image.image_size().width() < 2400  # decoded at the view's size
     press(qtbot, window, Qt.Key.Key_Z)  # 1:1: the full file is decoded on demand
     qtbot.waitUntil(lambda: image.image_size().width() == 2400, timeout=10_000)
     assert image.zoom() == 1.0 and not image.is_fit()
     press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)  # pan, not "next"
-    assert session.state.current_item()[0] == session.state.queue.shown()[names.index("n02091032_Italian_greyhound.JPEG")].image_id
+    assert bridge.state.current_item()[0] == bridge.state.queue.shown()[names.index("n02091032_Italian_greyhound.JPEG")].image_id
     press(qtbot, window, Qt.Key.Key_0)
     assert image.is_fit()
 
@@ -204,11 +204,11 @@ def test_changed_keys_take_effect(qtbot, open_window, review_project):
     keymap.bindings["verdict_wrong"] = ("Q",)
     save_keymap(keymap)
     window = open_window()
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     press(qtbot, window, Qt.Key.Key_W)  # no longer bound
-    assert window.session.state.my_vote(key).verdict is None
+    assert window.bridge.state.my_vote(key).verdict is None
     press(qtbot, window, Qt.Key.Key_Q)
-    assert window.session.state.my_vote(key).verdict == "wrong"
+    assert window.bridge.state.my_vote(key).verdict == "wrong"
     assert "[Q]" in window.page.vote_panel.buttons["verdict_wrong"].text()
 
 
@@ -224,13 +224,13 @@ def test_group_view_opens_from_the_window(qtbot, open_window):
 
 def test_note_and_problematic_flag(qtbot, open_window, review_project):
     window = open_window()
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     press(qtbot, window, Qt.Key.Key_P)
     assert window.page.vote_panel.buttons["toggle_problematic"].isChecked()
     press(qtbot, window, Qt.Key.Key_E)
     qtbot.keyClicks(window.page.vote_panel.field, "tench on a tarp, label fine")
     qtbot.keyClick(window.page.vote_panel.field, Qt.Key.Key_Return)
-    assert window.session.state.current_item() == key  # neither moves on: no verdict yet
+    assert window.bridge.state.current_item() == key  # neither moves on: no verdict yet
     wait_recorded(qtbot, window)
     state = acts.my_vote(review_project, panelist_id=window.panelist.id, item=key)
     assert state.problematic and state.note == "tench on a tarp, label fine" and state.verdict is None
@@ -276,7 +276,7 @@ def test_an_example_image_opens_in_a_window_that_has_the_keys_until_closed(qtbot
     """Its own caption and Close button, modal to the review (no vote key can reach the mistake
     behind it), the keys at once, and Escape or Ctrl+W closes it."""
     window = open_window()
-    detail = window.session.state.detail(window.session.state.current_item())
+    detail = window.bridge.state.detail(window.bridge.state.current_item())
     exemplars = [e for e in (*detail.predicted_exemplars, *detail.label_exemplars) if e.path is not None]
     assert exemplars, "the review project has example images of some shown class"
     for close_key in ((Qt.Key.Key_Escape, Qt.KeyboardModifier.NoModifier),

@@ -47,11 +47,11 @@ def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, rev
         qtbot.waitUntil(lambda: "images/s" in dialog.status.text(), timeout=5_000)
         assert "of 7 images" in dialog.status.text() and "left" in dialog.status.text()
         # The window answers keys while the model runs.
-        row = window.session.state.row
+        row = window.bridge.state.row
         window.activateWindow()
         qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
         qtbot.keyClick(window, Qt.Key.Key_J)
-        assert window.session.state.row == row + 1
+        assert window.bridge.state.row == row + 1
         qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
         assert "Cancelling" in dialog.status.text()
         clicked.set()
@@ -76,7 +76,7 @@ def test_run_dialog_cancel_then_resume_opens_the_new_run(qtbot, open_window, rev
         with read_session(review_project.engine) as session:
             assert session.execute(select(Run.status).where(Run.id == run_id)).scalar_one() == "complete"
         assert window.run_combo.currentData() == run_id
-        qtbot.waitUntil(lambda: window.session.state.queue is not None and window.session.state.queue.run_id == run_id,
+        qtbot.waitUntil(lambda: window.bridge.state.queue is not None and window.bridge.state.queue.run_id == run_id,
                         timeout=10_000)
     finally:
         reviewer.runs.compute.predict = original_predict

@@ -56,7 +56,7 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
     check_and_save(window.grab().toImage(), f"mistake_{tag}", size)
 
     qtbot.keyClick(window, Qt.Key.Key_W)  # a vote half-way: wrong, severity and category still to choose
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     window.trigger("help")
     qtbot.wait(50)
     check_and_save(window.grab().toImage(), f"help_{tag}", size)
@@ -74,7 +74,7 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
 
     # Not blind, with another panelist's vote; then the missing file's placeholder.
 
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     bob = acts.add_panelist(review_project, "bob").value.id
     acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong",
               severity="minor", category="fine_grained", note="the fins say goldfish")
@@ -82,9 +82,9 @@ def test_main_states(qtbot, review_project, tiny_checkpoint, size, monkeypatch):
     qtbot.waitUntil(lambda: "bob" in window.page.vote_panel.others.text(), timeout=10_000)
     check_and_save(window.grab().toImage(), f"not_blind_{tag}", size)
     window.blind_box.setChecked(True)
-    names = [e.file_name for e in window.session.state.queue.shown()]
+    names = [e.file_name for e in window.bridge.state.queue.shown()]
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
-        window.session.state.go_to(names.index("n02099601_golden_retriever.JPEG"))
+        window.bridge.state.go_to(names.index("n02099601_golden_retriever.JPEG"))
     qtbot.waitUntil(lambda: window.page.image.message == "Image file not found", timeout=10_000)
     check_and_save(window.grab().toImage(), f"missing_image_{tag}", size)
 

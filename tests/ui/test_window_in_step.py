@@ -38,7 +38,7 @@ def test_reopening_shows_my_own_vote_on_the_first_mistake(qtbot, open_window, re
     for entry in queue.shown():
         acts.vote(review_project, panelist_id=ann, item=entry.item, verdict="correct", problematic=False)
     window = open_window()
-    assert window.session.state.row == 0
+    assert window.bridge.state.row == 0
     qtbot.waitUntil(lambda: "verdict_correct" in checked(window), timeout=10_000)
     assert "recorded" in status_text(window) and "not voted" not in status_text(window)
 
@@ -50,21 +50,21 @@ def test_reopening_resumes_at_the_first_mistake_still_to_do(qtbot, open_window, 
         acts.vote(review_project, panelist_id=ann, item=entry.item, verdict="wrong", problematic=False,
                   severity="minor", category="fine_grained")
     window = open_window()
-    assert window.session.state.row == 3
-    assert window.session.state.current_item() == queue.shown()[3].item
+    assert window.bridge.state.row == 3
+    assert window.bridge.state.current_item() == queue.shown()[3].item
 
 
 def test_my_vote_changed_elsewhere_shows_within_the_poll(qtbot, open_window, review_project, monkeypatch):
     """Changed by another process (the CLI): the buttons, the status and the queue dot follow."""
     monkeypatch.setattr("reviewer.ui.watcher.POLL_MS", 200)
     window = open_window()
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     press(qtbot, window, Qt.Key.Key_1)  # correct; the window moves on
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     acts.vote(review_project, panelist_id=window.panelist.id, item=key, verdict="unclear")  # "elsewhere"
-    qtbot.waitUntil(lambda: window.session.state.queue.entry(key).my_verdict == "unclear", timeout=5_000)
+    qtbot.waitUntil(lambda: window.bridge.state.queue.entry(key).my_verdict == "unclear", timeout=5_000)
     press(qtbot, window, Qt.Key.Key_K)  # back to it
-    assert window.session.state.current_item() == key
+    assert window.bridge.state.current_item() == key
     qtbot.waitUntil(lambda: "verdict_unclear" in checked(window), timeout=5_000)
     assert "verdict_correct" not in checked(window)
 
@@ -75,11 +75,11 @@ def test_a_lock_shows_in_the_top5_statuses_and_opens_phase_2(qtbot, open_window,
     monkeypatch.setattr("reviewer.ui.watcher.POLL_MS", 200)
     who = panelists(review_project, "ann", "bob", "cy")
     window = open_window(panelist_name="bob")
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     press(qtbot, window, Qt.Key.Key_3)  # unclear
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     press(qtbot, window, Qt.Key.Key_K)
-    assert window.session.state.current_item() == key
+    assert window.bridge.state.current_item() == key
     ratings = [b for name, b in window.page.vote_panel.buttons.items() if name.startswith(("severity", "category"))]
     assert not any(b.isEnabled() for b in ratings)  # unclear: nothing to rate
     for name in ("ann", "cy"):
@@ -95,16 +95,16 @@ def test_a_lock_shows_in_the_top5_statuses_and_opens_phase_2(qtbot, open_window,
         return row.decided and row.label_kind == "wrong"
 
     qtbot.waitUntil(top1_reads_wrong_by_the_panel, timeout=5_000)
-    assert 2 in window.session.state.queue.entry(key).to_do
+    assert 2 in window.bridge.state.queue.entry(key).to_do
     strip = window.page.queue_panel.progress.text_lines()
     assert strip[1] == "Phase 2: me 0/1 · panel 0/1"
 
     press(qtbot, window, Qt.Key.Key_M)  # rating needs no change of verdict
     press(qtbot, window, Qt.Key.Key_F)
-    qtbot.waitUntil(lambda: not window.session.state.pending, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
     state = acts.my_vote(review_project, panelist_id=who["bob"], item=key)
     assert (state.verdict, state.severity, state.category) == ("unclear", "major", "fine_grained")
-    qtbot.waitUntil(lambda: 2 not in window.session.state.queue.entry(key).to_do, timeout=5_000)
+    qtbot.waitUntil(lambda: 2 not in window.bridge.state.queue.entry(key).to_do, timeout=5_000)
     qtbot.waitUntil(lambda: window.page.queue_panel.progress.text_lines()[1].startswith(
         "Phase 2: me 1/1"), timeout=5_000)
 
@@ -122,7 +122,7 @@ def test_the_phase_2_filter_lists_what_waits_for_my_rating(qtbot, open_window, r
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
         panel.status.setCurrentIndex(panel.status.findData("phase2"))
     # Unanimously wrong (second) or locked wrong (first): both stand wrong, both wait for bob's rating.
-    assert [e.item for e in window.session.state.queue.shown()] == [first, second]
+    assert [e.item for e in window.bridge.state.queue.shown()] == [first, second]
 
 
 def test_the_group_view_follows_a_lock_made_elsewhere(qtbot, open_window, review_project, monkeypatch):

@@ -64,14 +64,14 @@ def test_a_finished_run_is_offered_not_switched_to(qtbot, open_window, review_pr
     from review_data import add_run
 
     window = open_window()
-    first = window.session.state.run_id
+    first = window.bridge.state.run_id
     dialog = window.open_run_dialog()
     qtbot.addWidget(dialog)
     ids = review_project.ids
     second = add_run(review_project, "vit_small_patch16_224", {ids["n01440764_tench.JPEG"]: 2})
     dialog.run_finished.emit(second)  # what the dialog says once its run is complete
     qtbot.waitUntil(lambda: window.show_run_button.isVisible())
-    assert window.session.state.run_id == first and window.run_combo.currentData() == first
+    assert window.bridge.state.run_id == first and window.run_combo.currentData() == first
     assert window.run_combo.findData(second) >= 0  # listed, for choosing later
     assert f"#{second}" in window.show_run_button.text()
     with qtbot.waitSignal(window.run_opened, timeout=10_000) as opened:
@@ -84,7 +84,7 @@ def test_export_shows_what_it_wrote_and_what_it_left_out(qtbot, open_window, rev
                                                          monkeypatch):
     window = open_window()
     bob = acts.add_panelist(review_project, "bob").value
-    key = window.session.state.current_item()
+    key = window.bridge.state.current_item()
     item = Item(key.image_id, key.predicted)
     acts.vote(review_project, panelist_id=window.panelist.id, item=item, verdict="correct")
     acts.vote(review_project, panelist_id=bob.id, item=item, verdict="wrong")  # disputed: no decision

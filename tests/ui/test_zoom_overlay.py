@@ -16,8 +16,8 @@ pytestmark = pytest.mark.gui
 
 def test_a_stored_zoom_result_shows_as_strip_and_crops(qtbot, open_window, review_project):
     window = open_window()
-    key = window.session.state.current_item()
-    detail = window.session.state.detail(key)
+    key = window.bridge.state.current_item()
+    detail = window.bridge.state.detail(key)
     original = detail.correct[0].index if detail.correct else detail.original_label.index
     params = ZoomParams(scales=(128, 224, 512))
     size = (500, 375)

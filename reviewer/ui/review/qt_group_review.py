@@ -434,14 +434,14 @@ class QtGroupReview(QWidget):
 def open_group_review(window) -> QtGroupReview | None:
     """The main window's View > Review mistakes in groups: one such window, on the run the
     review page shows, raised when asked for again."""
-    session = window.session
-    if window.project is None or session is None or session.state.run_id is None:
+    bridge = window.bridge
+    if window.project is None or bridge is None or bridge.state.run_id is None:
         window.show_message("Open a project with a complete run first.", error=True)
         return None
 
     def make() -> QtGroupReview:
-        return QtGroupReview(window.project, window.panelist, session.state.run_id, window.keymap,
-                             watcher=window.watcher, queue_filter=session.state.queue.filter
-                             if session.state.queue is not None else None)
+        return QtGroupReview(window.project, window.panelist, bridge.state.run_id, window.keymap,
+                             watcher=window.watcher, queue_filter=bridge.state.queue.filter
+                             if bridge.state.queue is not None else None)
 
     return window.side.show("group_review", make, size=(1500, 940))

@@ -1,7 +1,7 @@
 """The review page: queue | image, header and exemplars | your vote and the facts.
 
-It shows what the `ReviewSession` holds and turns actions (keys or buttons,
-by name from the keymap) into session calls. `mistake_shown` fires once the
+It shows what the `ReviewBridge` holds and turns actions (keys or buttons,
+by name from the keymap) into calls of the review's state. `mistake_shown` fires once the
 current mistake's facts and its image (or the placeholder) are on screen;
 the latency benchmark waits for it.
 
@@ -35,10 +35,10 @@ from reviewer.ui.review.qt_notes import QtNotesPanel
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.qt_zoom import QtZoomPanel
+from reviewer.ui.review.review_bridge import ReviewBridge
 from reviewer.ui.review.review_page_actions import ReviewPageActions
 from reviewer.ui.review.review_page_image import ReviewPageImage
 from reviewer.ui.review.review_page_votes import ReviewPageVotes
-from reviewer.ui.review.review_session import ReviewSession
 from reviewer.ui.theme import MUTED, WARNING
 
 
@@ -49,8 +49,8 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
 
     def __init__(self, keymap: Keymap, *, auto_advance: str = "complete", parent: QWidget | None = None):
         super().__init__(parent)
-        self.session: ReviewSession | None = None  # the Qt side: signals, threads
-        self.review: ReviewState | None = None  # the state it shows (the session's)
+        self.bridge: ReviewBridge | None = None  # the Qt side: signals, threads
+        self.review: ReviewState | None = None  # the state it shows (the bridge's)
         self.auto_advance = auto_advance
         self.evidence_before_vote = True  # the preference: published evidence shown before my verdict
         self.loader = ImageLoader(parent=self)
@@ -97,31 +97,31 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         width = event.size().width()
         self.splitter.setSizes(column_sizes(width))
 
-    # -- session -----------------------------------------------------------------
-    def set_session(self, session: ReviewSession | None) -> None:
-        """Show this session (None: none; the previous one is disconnected)."""
+    # -- the review ---------------------------------------------------------------
+    def set_bridge(self, bridge: ReviewBridge | None) -> None:
+        """Show this review (None: none; the previous one is disconnected)."""
         self._decisions.clear()
-        if self.session is not None:
-            for signal in (self.session.queue_loaded, self.session.current_changed, self.session.detail_ready,
-                           self.session.vote_changed, self.session.others_changed, self.session.message,
-                           self.session.states_changed):
+        if self.bridge is not None:
+            for signal in (self.bridge.queue_loaded, self.bridge.current_changed, self.bridge.detail_ready,
+                           self.bridge.vote_changed, self.bridge.others_changed, self.bridge.message,
+                           self.bridge.states_changed):
                 signal.disconnect()
             self.queue_panel.filter_changed.disconnect()
-        self.session = session
-        self.review = session.state if session is not None else None
+        self.bridge = bridge
+        self.review = bridge.state if bridge is not None else None
         self.queue_panel.model.set_queue(None)
-        self.notes.set_source(session.project if session else None, session.panelist.id if session else None,
-                              blind=(lambda: session.state.blind) if session else True,
-                              watcher=session.watcher if session else None)
-        if session is None:
+        self.notes.set_source(bridge.project if bridge else None, bridge.panelist.id if bridge else None,
+                              blind=(lambda: bridge.state.blind) if bridge else True,
+                              watcher=bridge.watcher if bridge else None)
+        if bridge is None:
             return
-        session.queue_loaded.connect(self._queue_loaded)
-        session.current_changed.connect(self._current_changed)
-        session.detail_ready.connect(self._detail_ready)
-        session.vote_changed.connect(self._vote_changed)
-        session.others_changed.connect(self._others_changed)
-        session.states_changed.connect(self._states_changed)
-        session.message.connect(self.status_message)
+        bridge.queue_loaded.connect(self._queue_loaded)
+        bridge.current_changed.connect(self._current_changed)
+        bridge.detail_ready.connect(self._detail_ready)
+        bridge.vote_changed.connect(self._vote_changed)
+        bridge.others_changed.connect(self._others_changed)
+        bridge.states_changed.connect(self._states_changed)
+        bridge.message.connect(self.status_message)
         self.queue_panel.filter_changed.connect(self.review.set_filter)
 
     def set_keymap(self, keymap: Keymap) -> None:
@@ -132,13 +132,13 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self._update_counts()
 
     def _update_counts(self) -> None:
-        queue = self.review.queue if self.session else None
+        queue = self.review.queue if self.bridge else None
         self.queue_panel.counts.setText(queue.counts().describe() if queue is not None else "No run")
         self.queue_panel.progress.set_progress(queue.progress if queue is not None else [],
-                                               self.session.panelist.id if self.session else None)
+                                               self.bridge.panelist.id if self.bridge else None)
 
     def _list_moved(self, current, _previous) -> None:
-        if not self._syncing and current.isValid() and self.session is not None:
+        if not self._syncing and current.isValid() and self.bridge is not None:
             self.review.go_to(current.row())
 
     # -- showing ---------------------------------------------------------------------
@@ -220,7 +220,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
 
     def _sync_list(self) -> None:
         """Select and show the current mistake's row in the queue list."""
-        row = self.review.row if self.session else None
+        row = self.review.row if self.bridge else None
         if row is None or self.queue_panel.view.currentIndex().row() == row:
             return
         self._syncing = True
@@ -250,7 +250,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         # unanimous panel decides). Not read again as the mistake is shown: a decision made
         # since the facts were read comes with its change record, which reads the facts again.
         self.vote_panel.show_decision(self._decision_of(key))
-        self.zoom.show_mistake(self.session.project, self.review.run_id, Item(*key), self.session.panelist.id)
+        self.zoom.show_mistake(self.bridge.project, self.review.run_id, Item(*key), self.bridge.panelist.id)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
         QTimer.singleShot(0, lambda d=detail: self._show_exemplars(d))
@@ -286,7 +286,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
             self.painted_at = time.perf_counter()
 
     def _current_detail(self) -> MistakeDetail | None:
-        key = self.review.current_item() if self.session else None
+        key = self.review.current_item() if self.bridge else None
         return self.review.detail(key) if key else None
 
     def _preview_exemplar(self, exemplar: Exemplar) -> None:

@@ -34,7 +34,7 @@ class ReviewPageVotes:
 
     def set_evidence_before_vote(self, shown: bool) -> None:
         self.evidence_before_vote = shown
-        key = self.review.current_item() if self.session else None
+        key = self.review.current_item() if self.bridge else None
         if key is not None:
             self._show_vote(key)
 
@@ -53,7 +53,7 @@ class ReviewPageVotes:
             self._show_others(key)
             # Votes changed (one's own, read back after its last write, or another's): the panel's
             # decision may have with them (a unanimous panel decides), so it is read again.
-            self.session.reader.submit(acts.decision_of, self.session.project, item=Item(*key),
+            self.bridge.reader.submit(acts.decision_of, self.bridge.project, item=Item(*key),
                                        on_done=lambda d, k=key: self._decision_read(k, d), priority=2)
 
     def _decision_read(self, key, decision) -> None:
@@ -65,5 +65,5 @@ class ReviewPageVotes:
         """The item's decision as last read: after a vote (`_decision_read`), else with its facts."""
         if key in self._decisions:
             return self._decisions[key]
-        detail = self.review.details.get(key) if self.session is not None else None
+        detail = self.review.details.get(key) if self.bridge is not None else None
         return detail.decision if detail is not None else None

@@ -22,10 +22,10 @@ from reviewer.review.review_state import PREFETCH_AHEAD, ReviewState
 from reviewer.ui.ops import OpRunner
 from reviewer.ui.watcher import ProjectWatcher
 
-__all__ = ["PREFETCH_AHEAD", "ReviewSession"]
+__all__ = ["PREFETCH_AHEAD", "ReviewBridge"]
 
 
-class ReviewSession(QObject):
+class ReviewBridge(QObject):
     """The review page's `ReviewState` with Qt signals, threads and the watcher."""
 
     queue_loaded = Signal()
