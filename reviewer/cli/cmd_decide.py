@@ -65,34 +65,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_status(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from reviewer.panel.lookup import image_names
-    from reviewer.panel.phases import phase_items, progress, status
-    from reviewer.panel.snapshot import load_snapshot
+    from reviewer.app.panel_status import panel_status
 
-    with Project.open(args.project).read() as session:
-        snapshot = load_snapshot(session=session)
-        names = image_names(session=session, image_ids=[i.image_id for i in snapshot.items]) if args.items else {}
-    report = progress(snapshot)
-    items = []
-    if args.items:
-        for phase in (1, 2):
-            items += [{"image": names.get(i.image_id), "predicted": i.predicted, "phase": phase,
-                       "state": status(snapshot, i, phase)} for i in phase_items(snapshot, phase)]
+    result = panel_status(Project.open(args.project), items=args.items)
     if args.json:
-        print(json.dumps({"panelists": [asdict(p) for p in snapshot.panelists],
-                          "phases": [asdict(r) for r in report], "items": items}, indent=2))
+        print(json.dumps({"panelists": [asdict(p) for p in result.panelists],
+                          "phases": [asdict(r) for r in result.phases],
+                          "items": [asdict(row) for row in result.items]}, indent=2))
         return 0
-    panel = ", ".join(p.name + (" (chair)" if p.is_chair else "") for p in snapshot.panelists) or "nobody yet"
+    panel = ", ".join(p.name + (" (chair)" if p.is_chair else "") for p in result.panelists) or "nobody yet"
     print(f"Panel: {panel}")
-    for r in report:
+    for r in result.phases:
         print(f"\n{PHASE_TITLES[r.phase]}: {r.items} item{'' if r.items == 1 else 's'}: {r.voting} being voted, "
               f"{r.awaits_group} awaiting the group, {r.decided} decided")
         for p in r.panelists:
             print(f"  {p.name:20} done {p.done:5}   to do {p.to_do:5}   awaiting the group {p.awaits_group:5}")
-    if items:
+    if result.items:
         print("\nphase  state          predicted  image")
-        for row in items:
-            print(f"  {row['phase']}    {row['state']:13}  {row['predicted']:9}  {row['image']}")
+        for row in result.items:
+            print(f"  {row.phase}    {row.state:13}  {row.predicted:9}  {row.image}")
     return 0
 
 
@@ -156,13 +147,10 @@ def _cell(estimate) -> str:
 def run_agreement(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from reviewer.panel.agreement import agreement_report, pairwise_kappa
-    from reviewer.panel.snapshot import FIELDS, load_snapshot
+    from reviewer.app.panel import agreement
 
-    with Project.open(args.project).read() as session:
-        snapshot = load_snapshot(session=session)
-    report = agreement_report(snapshot, resamples=args.resamples, seed=args.seed)
-    pairs = [pairwise_kappa(snapshot, name) for name in FIELDS]
+    summary = agreement(Project.open(args.project), resamples=args.resamples, seed=args.seed)
+    report, pairs = summary.report, list(summary.matrices.values())  # the fields in FIELDS order
     if args.json:
         print(json.dumps({"fields": [asdict(r) for r in report], "pairwise_kappa": [asdict(p) for p in pairs]},
                          indent=2))

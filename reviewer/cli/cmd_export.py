@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from reviewer.app.split import DEFAULT_K
-from reviewer.cli import CommandError
 from reviewer.project import Project
 
 
@@ -153,22 +151,18 @@ def run_split(args: argparse.Namespace) -> int:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from reviewer.evaluation.leaderboard import leaderboard, off_trend, why_empty
-    from reviewer.evaluation.slices import slice_names
+    from reviewer.app.leaderboard import draw_trend, leaderboard
 
-    project = Project.open(args.project)
-    with project.read() as session:
-        board = leaderboard(session=session, slice_name=args.slice)
-        names = slice_names(session=session)
-        empty = why_empty(session=session) if board.empty else None
-    if empty:  # an empty table without a word looked like a failure
-        print(empty, file=sys.stderr if args.json else sys.stdout)
+    result = leaderboard(Project.open(args.project), slice_name=args.slice)
+    board = result.table
+    if result.why_empty:  # an empty table without a word looked like a failure
+        print(result.why_empty, file=sys.stderr if args.json else sys.stdout)
         if not args.json:
             return 0
     if args.json:
         print(board.to_json(orient="records", indent=2))
     else:
-        if args.slice not in names:
+        if not result.has_slice:
             print(f"(no slice named '{args.slice}': slice scores are empty)")
         print(f"{'run':>5} {'model':30} {'images':12} {'top-1':>7} {'over':>12} {'MLA*':>7} {'in':5} {args.slice}")
         for row in board.itertuples(index=False):
@@ -183,18 +177,12 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                   f"{row.precision:5} {score}")
         print("* MLA after the panel's review (its final decisions applied)")
     if args.plot:
-        from reviewer.analysis.plots import plot_trend  # matplotlib: only when a plot is asked for
-
-        try:
-            drawn = plot_trend(board, Path(args.plot), slice_name=args.slice)
-        except OSError as exc:
-            raise CommandError(f"could not write the plot {args.plot}: {exc.strerror or exc}") from exc
-        if drawn:
+        trend = draw_trend(result, args.plot)
+        if trend.drawn:
             print(f"plot: {args.plot}")
         else:
             print("no plot: no run has both a full-set top-1 and a slice score")
-        unplaced = off_trend(board)
-        if unplaced:
+        if trend.off_trend:
             print(f"not on the plot (run over {args.slice} only, no full-set top-1 of the model): "
-                  + ", ".join(unplaced) + "; run the model over all images to place it")
+                  + ", ".join(trend.off_trend) + "; run the model over all images to place it")
     return 0
