@@ -5,9 +5,13 @@ nothing either way about that class). Rules:
 
 - ReaL labels: accepts its labels, rejects every other class; an image ReaL
   leaves out ([]) gets no word.
-- ReaL rater answers (crowd, experts, golden): a strict majority of the answers
-  on that (image, class) question: yes > half accepts, no > half rejects;
-  otherwise, or when the question was not asked, no word.
+- ReaL rater answers (crowd, experts, golden): the raters' consensus on that
+  (image, class) question, Dawid–Skene's posterior that the class is in the image
+  (`reviewer.evidence.consensus`: raw counts mislead, the raters differ in
+  reliability): at least ReaL's 0.8 accepts, absent with at least 0.8 rejects, else no
+  word. A source imported before the consensus was stored falls back to a strict
+  majority of the answers (yes > half accepts, no > half rejects). A question not
+  asked: no word.
 - cleanlab: only about the given and the guessed label. For the guessed label
   the MTurk answers `guessed` and `both` count for it, `given` and `neither`
   against (the other way round for the given label); a majority of the five decides.
@@ -24,6 +28,7 @@ nothing either way about that class). Rules:
 
 from __future__ import annotations
 
+from reviewer.evidence.consensus import REAL_THRESHOLD, consensus_of
 from reviewer.evidence.kinds import EvidenceKind
 
 ACCEPTS = "accepts"
@@ -57,6 +62,9 @@ def verdict(kind: EvidenceKind | str, payload: dict | None, cls: int) -> str | N
         labels = payload["labels"]
         return None if not labels else ACCEPTS if cls in labels else REJECTS
     if kind in RATER_KINDS:
+        posterior = consensus_of(payload, cls)
+        if posterior is not None:
+            return ACCEPTS if posterior >= REAL_THRESHOLD else REJECTS if 1 - posterior >= REAL_THRESHOLD else None
         counts = rater_counts(payload, cls)
         if counts is None:
             return None

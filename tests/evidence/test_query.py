@@ -76,6 +76,13 @@ def test_no_evidence_imported_gives_no_lines(project):
     ("real_raters", {"answers": [[7, 1, 2, 2]]}, 7, None),  # yes is not more than half
     ("real_experts", {"answers": [[7, 3, 1, 1]]}, 7, REJECTS),
     ("real_raters", {"answers": [[7, 0, 0, 5]]}, 8, None),  # not asked
+    # With the raters' consensus stored (Dawid–Skene's posterior), it decides, not the raw counts:
+    # 3 yes of 5 from unreliable raters may be a posterior of 0.3 (no word) or 0.1 (rejects).
+    ("real_raters", {"answers": [[7, 2, 0, 3]], "consensus": [[7, 0.3]]}, 7, None),
+    ("real_raters", {"answers": [[7, 2, 0, 3]], "consensus": [[7, 0.1]]}, 7, REJECTS),
+    ("real_raters", {"answers": [[7, 3, 0, 2]], "consensus": [[7, 0.8]]}, 7, ACCEPTS),  # ReaL's threshold
+    ("real_raters", {"answers": [[7, 3, 0, 2]], "consensus": [[7, 0.79]]}, 7, None),
+    ("real_experts", {"answers": [[7, 0, 0, 5], [9, 5, 0, 0]], "consensus": [[7, 0.99], [9, 0.2]]}, 9, REJECTS),
     ("cleanlab", {"given": 1, "guessed": 2, "mturk": {"given": 0, "guessed": 3, "neither": 0, "both": 2}}, 2, ACCEPTS),
     # The given label: 2 'both' for it, 3 'guessed' against.
     ("cleanlab", {"given": 1, "guessed": 2, "mturk": {"given": 0, "guessed": 3, "neither": 0, "both": 2}}, 1, REJECTS),
