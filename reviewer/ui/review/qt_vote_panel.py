@@ -13,9 +13,10 @@ nothing: a vote is always the panelist's own key press.
 from __future__ import annotations
 
 from html import escape
+from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -84,6 +85,20 @@ class _TextField(QLineEdit):
         super().keyPressEvent(event)
 
 
+class _OnWidth(QObject):
+    """Calls back when a widget's width changes (after its layout gave it the new geometry)."""
+
+    def __init__(self, widget: QWidget, callback) -> None:
+        super().__init__(widget)
+        self._callback = callback
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Resize and event.size().width() != event.oldSize().width():
+            self._callback()
+        return False
+
+
 class QtVotePanel(QtCard):
     action_triggered = Signal(str)
     text_entered = Signal(str, str)  # field (oov_name | note), text
@@ -119,6 +134,8 @@ class QtVotePanel(QtCard):
         self._marks = {name: _SuggestedMark(button) for name, button in self.buttons.items()
                        if name.startswith(("severity_", "category_"))}
         self.suggestion = rich_label()  # the suggested category and severity, and why (show_suggestion)
+        self._suggestion: tuple | None = None  # what it shows, laid out again when the width changes
+        self._suggestion_width = _OnWidth(self.suggestion, self._suggestion_resized)
         # A fixed height, kept while the mistakes change: a line wrapping to 2, 3 or 4 lines made
         # the column lay itself out again (and move the facts below) at every key. The whole
         # text is the tooltip where it is longer.
@@ -205,17 +222,62 @@ class QtVotePanel(QtCard):
             if mark.isVisible() != (name in suggested):
                 mark.setVisible(name in suggested)
         if category is None:
+            self._suggestion = None
             self.suggestion.setText("")
             self.suggestion.setToolTip("")
             return
+        self._suggestion = (category, severity, reasons, hidden)
         if hidden:
             text = muted("Suggestion hidden until you give your verdict (View > Show published evidence before I vote)")
         else:
             chosen = f"{Category(category).short_caption} · {Severity(severity).caption}"
-            text = (f'<span style="color:{ACCENT}">Suggested, not voted:</span> <b>{escape(chosen)}</b> '
-                    f"{muted('— ' + reasons)}")
+
+            def html(tail: str) -> str:
+                return (f'<span style="color:{ACCENT}">Suggested, not voted:</span> <b>{escape(chosen)}</b> '
+                        f"{muted(tail)}")
+
+            text = html(self._fit(html, f"— {reasons}"))
         self.suggestion.setText(text)
         self.suggestion.setToolTip(plain_tip(f"Suggested, not voted: {chosen} — {reasons}") if not hidden else "")
+
+    def _fit(self, html: Callable[[str], str], tail: str) -> str:
+        """`tail` cut to what fits the suggestion's lines, as `html(tail)` lays out in the label,
+        ending in "…" where cut (the tooltip has it whole): a line that stopped mid-word would
+        read as the whole reason."""
+        width = self.suggestion.contentsRect().width()
+        if width <= 0:
+            return tail
+        document = QTextDocument()
+        document.setDocumentMargin(0)
+        document.setDefaultFont(self.suggestion.font())
+        document.setTextWidth(width)
+
+        def fits(text: str) -> bool:
+            document.setHtml(html(text))
+            document.size()  # lays it out (a document does so when first asked)
+            block, lines = document.begin(), 0
+            while block.isValid():
+                lines += block.layout().lineCount()
+                block = block.next()
+            return lines <= SUGGESTION_LINES
+
+        if fits(tail):
+            return tail
+        words = tail.split(" ")
+        low, high = 0, len(words)
+        while low < high:  # the most whole words of the tail that fit with their "…"
+            middle = (low + high + 1) // 2
+            if fits(" ".join(words[:middle]).rstrip(",;:") + "…"):
+                low = middle
+            else:
+                high = middle - 1
+        return " ".join(words[:low]).rstrip(",;:") + "…"
+
+    def _suggestion_resized(self) -> None:
+        """The suggestion's label has a new width: its reasons are cut again to fit it."""
+        if self._suggestion is not None:
+            category, severity, reasons, hidden = self._suggestion
+            self.show_suggestion(category, severity, reasons, hidden=hidden)
 
     def show_suggestion_of(self, suggestion, *, hidden: bool = False) -> None:
         """`show_suggestion` of a `reviewer.review.suggest.Suggestion`, or None (cleared)."""
