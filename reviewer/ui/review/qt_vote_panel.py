@@ -252,26 +252,31 @@ class QtVotePanel(QtCard):
         document.setDefaultFont(self.suggestion.font())
         document.setTextWidth(width)
 
-        def fits(text: str) -> bool:
+        def lay_out(text: str) -> list:
             document.setHtml(html(text))
             document.size()  # lays it out (a document does so when first asked)
-            block, lines = document.begin(), 0
+            block, lines = document.begin(), []
             while block.isValid():
-                lines += block.layout().lineCount()
+                layout = block.layout()
+                lines += [(block.position() + layout.lineAt(k).textStart(), layout.lineAt(k).textLength())
+                          for k in range(layout.lineCount())]
                 block = block.next()
-            return lines <= SUGGESTION_LINES
+            return lines
 
-        if fits(tail):
+        lines = lay_out(tail)
+        if len(lines) <= SUGGESTION_LINES:
             return tail
-        words = tail.split(" ")
-        low, high = 0, len(words)
-        while low < high:  # the most whole words of the tail that fit with their "…"
-            middle = (low + high + 1) // 2
-            if fits(" ".join(words[:middle]).rstrip(",;:") + "…"):
-                low = middle
-            else:
-                high = middle - 1
-        return " ".join(words[:low]).rstrip(",;:") + "…"
+        # Where the last line that fits ends, in the tail (it ends the document's text); cut there
+        # at a word, with room for the mark, and drop a word more while it does not fit (rarely).
+        start, length = lines[SUGGESTION_LINES - 1]
+        visible = start + length - (document.characterCount() - 1 - len(tail))
+        words = tail[:max(visible - 1, 0)].split(" ")[:-1] or [""]
+        while words:
+            shown = " ".join(words).rstrip(",;:") + "…"
+            if len(lay_out(shown)) <= SUGGESTION_LINES:
+                return shown
+            words.pop()
+        return "…"
 
     def _suggestion_resized(self) -> None:
         """The suggestion's label has a new width: its reasons are cut again to fit it."""
