@@ -135,6 +135,9 @@ class QtVotePanel(QtCard):
                        if name.startswith(("severity_", "category_"))}
         self.suggestion = rich_label()  # the suggested category and severity, and why (show_suggestion)
         self._suggestion: tuple | None = None  # what it shows, laid out again when the width changes
+        self._fitted: dict[tuple[int, str, str], str] = {}  # (width, chosen, reasons) -> the reasons as shown
+        self._fit_document = QTextDocument(self)  # where the suggestion is laid out to be cut (_fit)
+        self._fit_document.setDocumentMargin(0)
         self._suggestion_width = _OnWidth(self.suggestion, self._suggestion_resized)
         # A fixed height, kept while the mistakes change: a line wrapping to 2, 3 or 4 lines made
         # the column lay itself out again (and move the facts below) at every key. The whole
@@ -236,7 +239,13 @@ class QtVotePanel(QtCard):
                 return (f'<span style="color:{ACCENT}">Suggested, not voted:</span> <b>{escape(chosen)}</b> '
                         f"{muted(tail)}")
 
-            text = html(self._fit(html, f"— {reasons}"))
+            width = self.suggestion.contentsRect().width()
+            fitted = self._fitted.get((width, chosen, reasons))
+            if fitted is None:  # the same suggestion is shown again at each vote and read of the item
+                if len(self._fitted) > 64:
+                    self._fitted.clear()
+                fitted = self._fitted[(width, chosen, reasons)] = self._fit(html, f"— {reasons}")
+            text = html(fitted)
         self.suggestion.setText(text)
         self.suggestion.setToolTip(plain_tip(f"Suggested, not voted: {chosen} — {reasons}") if not hidden else "")
 
@@ -247,8 +256,7 @@ class QtVotePanel(QtCard):
         width = self.suggestion.contentsRect().width()
         if width <= 0:
             return tail
-        document = QTextDocument()
-        document.setDocumentMargin(0)
+        document = self._fit_document  # one, kept: making and freeing one per mistake cost more than its layouts
         document.setDefaultFont(self.suggestion.font())
         document.setTextWidth(width)
 
