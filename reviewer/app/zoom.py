@@ -228,7 +228,8 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, image_
               first_pass: bool = False, skip_corrected: bool = False, device: str = "auto",
               batch_size: int | None = None, workers: int | None = None,
               panelist: str | None = None, progress: Callable[[ZoomRunProgress], None] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> Done[ZoomRunResult]:
+              should_stop: Callable[[], bool] | None = None,
+              loading: Callable[[int], None] | None = None) -> Done[ZoomRunResult]:
     """Probe the run's mistakes with its own model (Taesiri et al. 2023 §3: 36 scales x a 3x3 grid of
     224-px crops; §4.4.1 needs all 324 for "unclassifiable"), in large batches across mistakes
     (`reviewer.runs.zoom.batched`), each result stored with the run as the window's probe stores it
@@ -245,7 +246,7 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, image_
     import time
 
     from reviewer.runs.mistakes import stored_mistakes
-    from reviewer.runs.zoom.probe import FIRST_PASS_SCALES  # (loads torch)
+    from reviewer.runs.zoom.grid import FIRST_PASS_SCALES
     from reviewer.runs.zoom.result import ZoomParams, taesiri_accepted_classes
     from reviewer.runs.zoom.store import run_zooms
     from reviewer.terms import RunStatus
@@ -288,6 +289,8 @@ def probe_run(project: Project, *, run_id: int, limit: int | None = None, image_
         jobs.append((mistake, paths[mistake.image_id], chosen.result if own else None))
     classifier, size = None, batch_size or 0
     if jobs:  # torch and the model load only when there is work
+        if loading is not None:
+            loading(len(jobs))
         from reviewer.runs.zoom.batched import ProbeJob, default_batch_size, probe_images
 
         classifier = run_classifier(project, run_id, device=device)

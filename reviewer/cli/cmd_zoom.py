@@ -103,8 +103,6 @@ def _duration(seconds: float) -> str:
 
 def run_zoom(args: argparse.Namespace) -> int:
     project = Project.open(args.project)
-    print(f"zoom probe of run #{args.run}'s mistakes: loading torch and the run's model ...", file=sys.stderr,
-          flush=True)
     from reviewer.app.zoom import probe_run
 
     stop = threading.Event()
@@ -126,7 +124,9 @@ def run_zoom(args: argparse.Namespace) -> int:
                            first_pass=args.first_pass,
                            skip_corrected=args.skip_corrected, device=args.device, batch_size=args.batch_size,
                            workers=args.workers, panelist=args.panelist, progress=lines,
-                           should_stop=stop.is_set).value
+                           should_stop=stop.is_set, loading=lambda count: print(
+                               f"zoom probe of run #{args.run}: {count} mistake{'' if count == 1 else 's'} to probe; "
+                               "loading torch and the run's model ...", file=sys.stderr, flush=True)).value
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)

@@ -156,6 +156,18 @@ def test_a_stopped_probe_is_completed_from_its_partial_result(project, spied):
     assert spied[-1] == [name for name in NAMES[:2] if rows.get(name) != [True]]
 
 
+def test_nothing_left_to_probe_loads_no_torch(project):
+    """Every mistake stored: `reviewer zoom` says so without importing torch or loading the model."""
+    probe_run(project, run_id=1, device="cpu", first_pass=True)
+    code = ("import sys; from reviewer.cli import main; rc = main(['zoom', sys.argv[1], '--run', '1', '--first-pass']); "
+            "print('torch' in sys.modules, rc)")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-c", code, str(project.root)], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.stdout.strip().splitlines()[-1] == "False 0", done.stderr
+    assert "loading torch" not in done.stderr and "5 already probed before" in done.stdout
+
+
 def test_a_stop_between_two_mistakes_is_a_stop(project, spied):
     """Batches of one mistake's 324 crops: a stop always falls between two mistakes (none half
     done, the rest not started). The run says it was stopped (the command exits 130), not complete."""
@@ -214,8 +226,13 @@ def test_end_to_end_the_split_is_the_images_no_crop_corrects(net, tmp_path, tiny
     assert main(["zoom-split", root, "--runs", "1"]) == 0
     assert "3 unclassifiable" not in capsys.readouterr().out  # two images wait for their probe
     assert main(["zoom", root, "--run", "1"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "3 already probed before: not computed again" in out and "probed 2 in" in out
+    assert "2 mistakes to probe; loading torch" in captured.err
+    assert main(["zoom", root, "--run", "1"]) == 0  # all stored: nothing to load, and it says none
+    captured = capsys.readouterr()
+    assert "loading torch" not in captured.err and "5 already probed before" in captured.out
     assert "of these 2: 0 corrected by some crop" in out  # images 3 and 4 have labels no crop answers
 
     assert main(["zoom-split", root, "--runs", f"{TINY_MODEL}:tiny", "--save", "zoom_hard", "--export",

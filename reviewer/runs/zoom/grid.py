@@ -62,6 +62,8 @@ PAPER_SCALES: tuple[int, ...] = (
     10, 16, 32, 48, 64, 96, 122, 128, 192, 224, 235, 240, 256, 288, 320, 348, 384, 448, 460, 512,
     573, 576, 640, 664, 672, 680, 686, 690, 700, 720, 768, 798, 832, 896, 911, 1024,
 )
+# The probe's first pass (reviewer.runs.zoom.probe): six scales about x1.5 apart, 54 crops.
+FIRST_PASS_SCALES: tuple[int, ...] = (128, 192, 288, 448, 672, 1024)
 GRID = 3  # §3: a 3x3 grid
 CROP_SIZE = 224  # §3: 224x224 px crops
 

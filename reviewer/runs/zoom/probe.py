@@ -38,10 +38,9 @@ import torch
 from PIL import Image
 
 from models import Classifier, LoadedModel, top_k
-from reviewer.runs.zoom.grid import CROP_SIZE, PAPER_SCALES, GridCell, iter_crops, zoom_grid
+from reviewer.runs.zoom.grid import CROP_SIZE, FIRST_PASS_SCALES, PAPER_SCALES, GridCell, iter_crops, zoom_grid
 from reviewer.runs.zoom.result import ZoomParams, ZoomResult
 
-FIRST_PASS_SCALES: tuple[int, ...] = (128, 192, 288, 448, 672, 1024)
 # One scale per batch: a partial result per scale. Batches of 9 and 18 crops ran at about the
 # same rate on 2 cores (bench/bench_zoom_probe.py; 27 was slower).
 DEFAULT_BATCH_SIZE = 9
