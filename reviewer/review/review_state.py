@@ -6,7 +6,7 @@ tested without a window. It holds no review rules either: every read and write
 goes through a `ReviewBackend` (the app layer's acts, bound to a project and a
 panelist: `reviewer.app.review.ReviewActs`), and it runs them through a
 `Runner` that decides where they run. The window's runner
-(`reviewer.ui.review.review_session`) puts reads on a reader pool and writes on
+(`reviewer.ui.review.review_bridge`) puts reads on a reader pool and writes on
 one writer thread, in the order of the key presses; a test's runner holds them
 and lets them through one by one.
 
