@@ -89,8 +89,8 @@ def test_example_strips_show_the_new_mistakes_images_only(qtbot, open_window, re
     rows = (page.exemplars.predicted, page.exemplars.label)
 
     def shown(row):
-        return [row.list.item(i).data(Qt.ItemDataRole.UserRole).file_name
-                for i in range(row.list.count()) if not row.list.item(i).isHidden()]
+        return [row.strip.list.item(i).data(Qt.ItemDataRole.UserRole).file_name
+                for i in range(row.strip.list.count()) if not row.strip.list.item(i).isHidden()]
 
     seen = []
     for _ in range(len(state.queue) - 1):
@@ -100,9 +100,9 @@ def test_example_strips_show_the_new_mistakes_images_only(qtbot, open_window, re
         label = [e.file_name for e in detail.label_exemplars if e.path is not None][:8] if detail.label_class else []
         assert shown(rows[1]) == label
         for row in rows:
-            hidden = [row.list.item(i) for i in range(row.list.count()) if row.list.item(i).isHidden()]
+            hidden = [row.strip.list.item(i) for i in range(row.strip.list.count()) if row.strip.list.item(i).isHidden()]
             assert all(item.isHidden() for item in hidden)
-            assert row.list.isVisible() == bool(shown(row))
+            assert row.strip.list.isVisible() == bool(shown(row))
         seen.append(tuple(shown(rows[0])))
         with qtbot.waitSignal(page.mistake_shown, timeout=10_000):
             state.next()

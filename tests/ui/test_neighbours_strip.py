@@ -47,18 +47,18 @@ def test_the_strip_shows_the_neighbours_and_marks_the_duplicates(qtbot, open_win
     assert "exact duplicate of n01443537_goldfish.JPEG, labelled goldfish in training" in words
     assert "near duplicate (perceptual hash) of n02692877_airship.JPEG" in words
     # The exact copy reads in the colour of an error, the plain neighbour does not.
-    assert strip.list.item(0).foreground().color() == QColor(ERROR)
-    assert strip.list.item(2).foreground().color() != QColor(ERROR)
-    assert "exact duplicate of the shown image" in strip.list.item(0).toolTip()
+    assert strip.strip.list.item(0).foreground().color() == QColor(ERROR)
+    assert strip.strip.list.item(2).foreground().color() != QColor(ERROR)
+    assert "exact duplicate of the shown image" in strip.strip.list.item(0).toolTip()
     # Thumbnails arrive from the worker once the panelist stays.
-    qtbot.waitUntil(lambda: all(not strip.list.item(i).icon().isNull() for i in range(4)), timeout=10_000)
+    qtbot.waitUntil(lambda: all(not strip.strip.list.item(i).icon().isNull() for i in range(4)), timeout=10_000)
 
 
 def test_a_neighbour_opens_large_and_escape_closes_it(qtbot, open_window, indexed):
     window = open_window()
     strip = window.page.neighbours
     qtbot.waitUntil(lambda: len(strip.strip.shown()) == 4, timeout=10_000)
-    strip.list.itemClicked.emit(strip.list.item(2))
+    strip.strip.list.itemClicked.emit(strip.strip.list.item(2))
     dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QDialog) and w.isVisible())
     assert dialog.windowTitle() == "n02085620_Chihuahua.JPEG"
     words = " ".join(label.text() for label in dialog.findChildren(QLabel))
@@ -78,8 +78,8 @@ def test_a_mistake_without_stored_neighbours_says_why_with_the_same_height(qtbot
     height = strip.height()
     with qtbot.waitSignal(window.page.mistake_shown, timeout=10_000):
         qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_J)
-    qtbot.waitUntil(lambda: strip.empty.isVisible(), timeout=10_000)
-    assert "No neighbours stored for this image" in strip.empty.text()
+    qtbot.waitUntil(lambda: strip.strip.empty.isVisible(), timeout=10_000)
+    assert "No neighbours stored for this image" in strip.strip.empty.text()
     assert "No duplicate of this image" in strip.duplicates.text()
     assert strip.height() == height  # the image view above keeps its size
 
@@ -107,5 +107,5 @@ def test_the_group_view_shows_the_same_strip(qtbot, indexed):
         view.show()
     strip = view.neighbours
     qtbot.waitUntil(lambda: strip.isVisible() and len(strip.strip.shown()) == 4, timeout=10_000)
-    assert strip.list.item(0).text() == "0.97 goldfish" and "exact duplicate" in strip.duplicates.text()
+    assert strip.strip.list.item(0).text() == "0.97 goldfish" and "exact duplicate" in strip.duplicates.text()
     view.close()

@@ -261,7 +261,7 @@ def test_image_cache_is_bounded_in_bytes(qtbot, shared_data):
 
 def test_an_exemplar_opens_large(qtbot, open_window):
     window = open_window()  # the first mistake predicts goldfish; the goldfish sample is an exemplar
-    strip = window.page.exemplars.predicted.list
+    strip = window.page.exemplars.predicted.strip.list
     qtbot.waitUntil(lambda: strip.count() == 1, timeout=5_000)
     before = set(window.page.findChildren(QDialog))
     strip.itemClicked.emit(strip.item(0))

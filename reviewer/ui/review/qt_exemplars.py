@@ -38,7 +38,6 @@ class QtExemplarRow(QWidget):
         layout.addWidget(self.title)
         self.strip = QtThumbnailStrip(loader, role)
         self.strip.activated.connect(self.activated)
-        self.list, self.empty = self.strip.list, self.strip.empty
         layout.addWidget(self.strip)
         self._title_parts: tuple[str, int] = ("", 0)
 

@@ -81,7 +81,6 @@ class QtNeighbours(QWidget):
             layout.addWidget(label)
         self.strip = QtThumbnailStrip(thumbnails, GROUP, captions=True, decorate=badged)
         self.strip.activated.connect(self.activated)
-        self.list, self.empty = self.strip.list, self.strip.empty
         layout.addWidget(self.strip)
         self._dwell = QTimer(self, singleShot=True, interval=DWELL_MS, timeout=self.load_thumbnails)
         if large is not None:
