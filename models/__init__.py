@@ -1,8 +1,8 @@
 """Model sources, preprocessing, batched inference and stored predictions.
 
 No Qt and no SQL here: `reviewer.runs` ties these to a project's database. The names
-below load on first use, so a torch-free module (`models.ranking`, `models.store`) can be
-imported by reports without loading torch.
+below load on first use, so a torch-free module (`models.ranking` with `top_k`, `models.store`, `models.logits`)
+can be imported by reports and `import-logits` without loading torch.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import importlib
 _HOMES = {
     "ModelInputError": "models.errors",
     "Classifier": "models.inference", "ForwardStreams": "models.inference", "InferenceConfig": "models.inference",
-    "default_batch_size": "models.inference", "default_streams": "models.inference", "top_k": "models.inference",
+    "default_batch_size": "models.inference", "default_streams": "models.inference", "top_k": "models.ranking",
     "PRECISIONS": "models.inference", "DEFAULT_PRECISION": "models.inference",
     "BatchLoader": "models.pipeline", "ProcessBatchLoader": "models.pipeline",
     "create_batch_loader": "models.pipeline", "ImageBatch": "models.pipeline", "ImageDecodeError": "models.pipeline",

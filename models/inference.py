@@ -15,13 +15,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, TypeVar
 
-import numpy as np
 import torch
 
-from models.ranking import top_classes
 from models.sources import LoadedModel
 
-TOP_K = 5
 MAX_CPU_STREAMS = 4
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 DEFAULT_PRECISION = "fp32"
@@ -217,20 +214,3 @@ class ForwardStreams:
         while pending:
             key_done, future = pending.popleft()
             yield key_done, future.result()
-
-
-def top_k(probs: torch.Tensor | np.ndarray, k: int = TOP_K) -> tuple[np.ndarray, np.ndarray]:
-    """(classes int64 [B, k], probabilities float32 [B, k]), best first; ties: the lower
-    class index first, as np.argmax in the reference notebook (google-research/imagenet-mistakes).
-
-    Every run's stored top-5 comes from here (computed runs, import-logits, the zoom probe),
-    by the rule of `models.ranking.top_classes`.
-    """
-    values = (probs.detach().cpu().float().numpy() if isinstance(probs, torch.Tensor)
-              else np.asarray(probs, dtype=np.float32))
-    shape = values.shape
-    values = values.reshape(-1, shape[-1])
-    classes = top_classes(values, k)
-    out = (*shape[:-1], k)
-    return (classes.reshape(out).astype(np.int64),
-            np.take_along_axis(values, classes, axis=1).reshape(out).astype(np.float32))

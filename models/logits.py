@@ -2,13 +2,19 @@
 GPU cluster: a `.npy` array with one row per validation image in file order
 (row i = ILSVRC2012_val_{i+1:08d}.JPEG, as published logits are laid out), or
 an `.npz` holding the array and, optionally, the file name of each row.
+
+The array is read in blocks of rows straight from the file (an `.npz` member as a
+stream), never loaded whole nor memory-mapped: a 50,000-row float32 file is 200 MB,
+and an import holds a block of it at a time. numpy only: no torch.
 """
 
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -20,27 +26,84 @@ SCORE_KEYS = ("logits", "probs", "probabilities", "scores", "predictions")
 NAME_KEYS = ("file_names", "filenames", "file_name", "names", "images", "keys")
 KINDS = ("auto", "logits", "probs")
 CHUNK = 4096
+_UNREADABLE_HINT = "save with numpy.save/savez; object arrays are not read"
+
+
+@dataclass(frozen=True)
+class StoredArray:
+    """One array in a score file, known by its header: the `.npy` file itself, or a
+    member of an `.npz` (`member`), read from its start each time it is read."""
+
+    path: Path
+    member: str | None
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    fortran_order: bool
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def _open(self) -> BinaryIO:
+        if self.member is None:
+            return open(self.path, "rb")  # noqa: SIM115 - closed by the caller's with
+        archive = zipfile.ZipFile(self.path)
+        try:
+            return archive.open(self.member)  # the member keeps the archive's file open until closed
+        finally:
+            archive.close()
+
+    def read(self) -> np.ndarray:
+        """The whole array (for the file names; a score array is read in blocks)."""
+        with self._open() as handle:
+            return np.lib.format.read_array(handle, allow_pickle=False)
+
+    def blocks(self, chunk: int = CHUNK) -> Iterator[tuple[int, np.ndarray]]:
+        """(first row, rows [n, columns]) of a 2-D array, in file order, `chunk` rows at a time."""
+        rows, columns = self.shape
+        if self.fortran_order:  # column-major on disk: rows are not contiguous, read it whole
+            whole = self.read()
+            for start in range(0, rows, chunk):
+                yield start, np.ascontiguousarray(whole[start:start + chunk])
+            return
+        row_bytes = columns * self.dtype.itemsize
+        with self._open() as handle:
+            _read_header(handle)
+            for start in range(0, rows, chunk):
+                count = min(chunk, rows - start)
+                data = handle.read(count * row_bytes)
+                if len(data) != count * row_bytes:
+                    ended = start + len(data) // max(row_bytes, 1)
+                    raise ModelInputError(str(self.path), f"is not a readable numpy file (it ends at row {ended} "
+                                          f"of {rows})", hint=_UNREADABLE_HINT)
+                yield start, np.frombuffer(data, dtype=self.dtype).reshape(count, columns)
 
 
 @dataclass
 class ScoreFile:
     path: Path
-    scores: np.ndarray  # [N, 1000], memory-mapped for .npy
+    array: StoredArray  # [N, 1000], read in blocks
     names: list[str] | None  # file name of each row; None: validation-file order
     kind: str  # logits | probs
 
     def __len__(self) -> int:
-        return len(self.scores)
+        return self.array.shape[0]
 
-    def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        """float32 probabilities of some rows (softmax of logits); reads only those rows."""
-        block = np.asarray(self.scores[np.asarray(rows, dtype=np.int64)], dtype=np.float64)
+    def probabilities(self, block: np.ndarray) -> np.ndarray:
+        """float32 probabilities of a block of rows of scores (softmax of logits), computed in
+        float64 row by row: a row's result does not depend on the rows read with it."""
+        block = np.array(block, dtype=np.float64)
         if self.kind == "probs":
             return (block / block.sum(axis=1, keepdims=True)).astype(np.float32)
         block -= block.max(axis=1, keepdims=True)
         np.exp(block, out=block)
         block /= block.sum(axis=1, keepdims=True)
         return block.astype(np.float32)
+
+    def probability_blocks(self, chunk: int = CHUNK) -> Iterator[tuple[int, np.ndarray]]:
+        """(first row, float32 probabilities [n, 1000]) of every row, in file order."""
+        for start, block in self.array.blocks(chunk):
+            yield start, self.probabilities(block)
 
 
 def validation_file_name(index: int) -> str:
@@ -49,7 +112,8 @@ def validation_file_name(index: int) -> str:
 
 
 def read_scores(path: str | Path, *, kind: str = "auto") -> ScoreFile:
-    """Read and check a score file; every problem raises ModelInputError naming it."""
+    """Read and check a score file (its headers, its names, one pass over its values);
+    every problem raises ModelInputError naming it."""
     path = Path(path)
     where = str(path)
     if kind not in KINDS:
@@ -59,30 +123,47 @@ def read_scores(path: str | Path, *, kind: str = "auto") -> ScoreFile:
     suffix = path.suffix.lower()
     try:
         if suffix == ".npy":
-            scores, names = np.load(path, mmap_mode="r", allow_pickle=False), None
+            array, names = _stored_array(path, None), None
         elif suffix == ".npz":
-            scores, names = _read_npz(path)
+            array, names = _read_npz(path)
         else:
             raise ModelInputError(where, f"'{suffix}' is not a score format this tool reads",
                                   hint="save the array with numpy.save (.npy) or numpy.savez (.npz)")
+        if array.dtype.hasobject:
+            raise ValueError("it holds Python objects")
+        _check_shape(array, names, where)
+        detected = _check_values(array, names, where, kind)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ModelInputError(where, f"is not a readable numpy file ({exc})",
-                              hint="save with numpy.save/savez; object arrays are not read") from exc
-    _check_shape(scores, names, where)
-    _check_finite(scores, names, where)
-    detected = _detect_kind(scores) if kind == "auto" else kind
-    if detected == "probs":
-        _check_probabilities(scores, names, where)
-    return ScoreFile(path=path, scores=scores, names=names, kind=detected)
+        if isinstance(exc, ModelInputError):
+            raise
+        raise ModelInputError(where, f"is not a readable numpy file ({exc})", hint=_UNREADABLE_HINT) from exc
+    return ScoreFile(path=path, array=array, names=names, kind=detected)
 
 
-def _read_npz(path: Path) -> tuple[np.ndarray, list[str] | None]:
+def _read_header(handle: BinaryIO) -> tuple[tuple[int, ...], bool, np.dtype]:
+    version = np.lib.format.read_magic(handle)
+    if version == (1, 0):
+        return np.lib.format.read_array_header_1_0(handle)
+    if version == (2, 0):
+        return np.lib.format.read_array_header_2_0(handle)
+    raise ValueError(f"numpy file format {version[0]}.{version[1]} is not read")
+
+
+def _stored_array(path: Path, member: str | None) -> StoredArray:
+    array = StoredArray(path, member, (), np.dtype(np.float32), False)
+    with array._open() as handle:
+        shape, fortran_order, dtype = _read_header(handle)
+    return StoredArray(path, member, tuple(shape), dtype, fortran_order)
+
+
+def _read_npz(path: Path) -> tuple[StoredArray, list[str] | None]:
     where = str(path)
-    with np.load(path, allow_pickle=False) as archive:
-        keys = list(archive.keys())
-        score_key = next((k for k in SCORE_KEYS if k in keys), None)
-        name_key = next((k for k in NAME_KEYS if k in keys), None)
-        arrays = {k: archive[k] for k in keys}
+    with zipfile.ZipFile(path) as archive:
+        members = archive.namelist()
+    arrays = {(m[:-4] if m.endswith(".npy") else m): _stored_array(path, m) for m in members}
+    keys = list(arrays)
+    score_key = next((k for k in SCORE_KEYS if k in keys), None)
+    name_key = next((k for k in NAME_KEYS if k in keys), None)
     if score_key is None:
         two_d = [k for k, v in arrays.items() if v.ndim == 2]
         if len(two_d) != 1:
@@ -94,15 +175,15 @@ def _read_npz(path: Path) -> tuple[np.ndarray, list[str] | None]:
         name_key = strings[0] if len(strings) == 1 else None
     names = None
     if name_key is not None:
-        values = arrays[name_key]
-        if values.dtype.kind not in "US" or values.ndim != 1:
+        stored = arrays[name_key]
+        if stored.dtype.kind not in "US" or stored.ndim != 1:
             raise ModelInputError(where, f"'{name_key}' must be a 1-D array of file names, not "
-                                  f"{values.dtype} {values.shape}")
-        names = [str(v.decode() if isinstance(v, bytes) else v) for v in values]
+                                  f"{stored.dtype} {stored.shape}")
+        names = [str(v.decode() if isinstance(v, bytes) else v) for v in stored.read()]
     return arrays[score_key], names
 
 
-def _check_shape(scores: np.ndarray, names: list[str] | None, where: str) -> None:
+def _check_shape(scores: StoredArray, names: list[str] | None, where: str) -> None:
     if scores.dtype.kind not in "fiu":
         raise ModelInputError(where, f"holds {scores.dtype} values, not numbers")
     if scores.ndim != 2 or scores.shape[1] != NUM_CLASSES:
@@ -124,37 +205,45 @@ def _check_shape(scores: np.ndarray, names: list[str] | None, where: str) -> Non
             seen.add(name)
 
 
-def _check_finite(scores: np.ndarray, names: list[str] | None, where: str) -> None:
-    if scores.dtype.kind != "f":
-        return
-    for start in range(0, len(scores), CHUNK):
-        bad = ~np.isfinite(np.asarray(scores[start:start + CHUNK])).all(axis=1)
-        if bad.any():
-            row = start + int(np.flatnonzero(bad)[0])
-            count = sum(int((~np.isfinite(np.asarray(scores[s:s + CHUNK])).all(axis=1)).sum())
-                        for s in range(0, len(scores), CHUNK))
-            raise ModelInputError(where, f"{count} rows hold NaN or infinite values, the first is row {row} "
-                                  f"({_row_name(row, names)})", hint="recompute or drop those rows")
-
-
-def _detect_kind(scores: np.ndarray) -> str:
-    """probs when every row is non-negative and sums to 1, else logits."""
-    for start in range(0, len(scores), CHUNK):
-        block = np.asarray(scores[start:start + CHUNK], dtype=np.float64)
-        if (block < 0).any() or not np.allclose(block.sum(axis=1), 1.0, atol=1e-2):
-            return "logits"
+def _check_values(scores: StoredArray, names: list[str] | None, where: str, kind: str) -> str:
+    """The kind of scores (`kind`, or detected: probs when every row is non-negative and sums
+    to 1, else logits), after checking, in one pass over the file: no NaN or infinite
+    value, and with probabilities, every row a probability vector. Reads no further than
+    it must (a file of logits named so: only its NaN and infinite values)."""
+    nonfinite, first_nonfinite = 0, None
+    looks_like_logits = kind == "logits"
+    first_not_probability = None
+    for start, block in scores.blocks():
+        if scores.dtype.kind == "f":
+            bad = ~np.isfinite(block).all(axis=1)
+            if bad.any():
+                nonfinite += int(bad.sum())
+                first_nonfinite = start + int(np.flatnonzero(bad)[0]) if first_nonfinite is None else first_nonfinite
+        elif looks_like_logits:
+            break  # integers are finite, and logits are not checked further
+        if nonfinite or looks_like_logits:
+            continue  # only the count of bad rows is still wanted
+        values = np.asarray(block, dtype=np.float64)
+        sums, negative = values.sum(axis=1), (values < 0).any(axis=1)
+        if kind == "auto" and (negative.any() or not np.allclose(sums, 1.0, atol=1e-2)):
+            looks_like_logits = True
+            continue
+        if first_not_probability is None:
+            bad = negative | (np.abs(sums - 1.0) > 1e-2)
+            if bad.any():
+                first_not_probability = start + int(np.flatnonzero(bad)[0])
+    if nonfinite:
+        raise ModelInputError(where, f"{nonfinite} rows hold NaN or infinite values, the first is row "
+                              f"{first_nonfinite} ({_row_name(first_nonfinite, names)})",
+                              hint="recompute or drop those rows")
+    if looks_like_logits:
+        return "logits"
+    if first_not_probability is not None:
+        row = first_not_probability
+        raise ModelInputError(where, f"row {row} ({_row_name(row, names)}) is not a probability vector "
+                              "(negative values or a sum other than 1)",
+                              hint="pass --kind logits if the file holds logits")
     return "probs"
-
-
-def _check_probabilities(scores: np.ndarray, names: list[str] | None, where: str) -> None:
-    for start in range(0, len(scores), CHUNK):
-        block = np.asarray(scores[start:start + CHUNK], dtype=np.float64)
-        bad = (block < 0).any(axis=1) | (np.abs(block.sum(axis=1) - 1.0) > 1e-2)
-        if bad.any():
-            row = start + int(np.flatnonzero(bad)[0])
-            raise ModelInputError(where, f"row {row} ({_row_name(row, names)}) is not a probability vector "
-                                  "(negative values or a sum other than 1)",
-                                  hint="pass --kind logits if the file holds logits")
 
 
 def _row_name(row: int, names: list[str] | None) -> str:

@@ -1,4 +1,5 @@
-"""The one ranking rule of every run's classes, in numpy (no torch: reports use it too)."""
+"""The one ranking rule of every run's classes, in numpy (no torch: reports and
+`import-logits` use it too)."""
 
 from __future__ import annotations
 
@@ -20,3 +21,25 @@ def top_classes(values: np.ndarray, k: int) -> np.ndarray:
     if across.any():
         top[across] = np.argsort(-values[across], axis=1, kind="stable")[:, :k]
     return top
+
+
+TOP_K = 5
+
+
+def top_k(probs, k: int = TOP_K) -> tuple[np.ndarray, np.ndarray]:
+    """(classes int64 [B, k], probabilities float32 [B, k]), best first; ties: the lower
+    class index first, as np.argmax in the reference notebook (google-research/imagenet-mistakes).
+
+    Every run's stored top-5 comes from here (computed runs, import-logits, the zoom probe),
+    by the rule of `top_classes`. `probs`: a numpy array, or a torch tensor on any device
+    (read through its own methods, so this module never imports torch).
+    """
+    if hasattr(probs, "detach"):  # a torch tensor
+        probs = probs.detach().cpu().float().numpy()
+    values = np.asarray(probs, dtype=np.float32)
+    shape = values.shape
+    values = values.reshape(-1, shape[-1])
+    classes = top_classes(values, k)
+    out = (*shape[:-1], k)
+    return (classes.reshape(out).astype(np.int64),
+            np.take_along_axis(values, classes, axis=1).reshape(out).astype(np.float32))

@@ -1,8 +1,8 @@
 """A run's full softmax on disk: one float16 `.npy` file, [images, 1000].
 
 Rows are written in place at their offsets (no memory map while writing), so
-a 50,000-image run never holds more than a batch of probabilities in memory; `sync()` makes them durable before the database
-records them. Readers get a read-only memory map.
+a 50,000-image run never holds more than a batch of probabilities in memory; `sync()`
+makes them durable before the database records them. Readers get a read-only memory map.
 """
 
 from __future__ import annotations
@@ -14,6 +14,26 @@ import numpy as np
 
 DTYPE = np.dtype("<f2")
 NUM_CLASSES = 1000
+_HALF_MIN_NORMAL = np.float32(2.0 ** -14)  # below it, a float16 is subnormal
+_HALF_SUBNORMAL_STEPS = np.float32(2.0 ** 24)  # a float16 subnormal is a multiple of 2**-24
+
+
+def to_float16(values: np.ndarray) -> np.ndarray:
+    """float32 values as float16, bit for bit what `values.astype(np.float16)` gives (IEEE
+    round to nearest even), four to eight times faster on probabilities. numpy converts a
+    value that lands on a float16 subnormal (below 6.1e-5: most of a softmax's 1000
+    classes) twenty times slower than a normal one (3.5 s of a 50,000-image import);
+    here those are rounded by float32 arithmetic instead (x * 2**24 is exact, and its
+    nearest integer, ties to even, is the subnormal's bits)."""
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    magnitude = np.abs(values)
+    small = magnitude < _HALF_MIN_NORMAL
+    normal = np.where(small, np.float32(0), values).astype(np.float16).view(np.uint16)
+    np.fmin(magnitude, _HALF_MIN_NORMAL, out=magnitude)  # fmin: a NaN becomes a number here, never read
+    magnitude *= _HALF_SUBNORMAL_STEPS
+    tiny = np.rint(magnitude, out=magnitude).astype(np.uint16)  # 1024 (2**-14, the smallest normal) when rounded up
+    tiny |= np.signbit(values).astype(np.uint16) << 15
+    return np.where(small, tiny, normal).view(np.float16)
 
 
 class ProbabilityWriter:
@@ -47,7 +67,8 @@ class ProbabilityWriter:
     def write(self, rows: np.ndarray, probs: np.ndarray) -> None:
         """Write `probs[i]` at row `rows[i]`; consecutive rows go in one call."""
         rows = np.asarray(rows, dtype=np.int64)
-        data = np.ascontiguousarray(probs, dtype=DTYPE)
+        # float32 (every run's probabilities) through the fast conversion; other types as numpy casts them
+        data = np.ascontiguousarray(to_float16(probs) if np.asarray(probs).dtype == np.float32 else probs, dtype=DTYPE)
         if data.shape != (len(rows), self.shape[1]):
             raise ValueError(f"{data.shape} rows do not fit a {self.shape} probability file")
         if len(rows) and (rows.min() < 0 or rows.max() >= self.shape[0]):

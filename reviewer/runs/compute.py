@@ -31,7 +31,8 @@ each complete run ended.
 The units of work of a run are opened by this lifecycle only, each one step of it
 (by design not one transaction: a killed run resumes from its committed batches):
 here the model and its runs found or made, the run created, and `end_run` (its
-mistakes stored); in `reviewer.runs._attempt` the run prepared (lost rows
+mistakes stored; in `reviewer.runs._end`, which an import of scores shares without
+loading torch); in `reviewer.runs._attempt` the run prepared (lost rows
 forgotten, its row set running), each batch's rows, and the report.
 `reviewer.runs.records` reads and writes through the session each step gives it;
 `reviewer.app.runs` is the act the window and the command line call.
@@ -59,9 +60,10 @@ from models import (
 from models.inference import padded_batch_size
 from models.pipeline import DECODERS
 from models.sources import LoadedModel
-from reviewer.errors import InputError, UserError
+from reviewer.errors import InputError
 from reviewer.project import Project
 from reviewer.runs._attempt import Attempt, run_preprocessing
+from reviewer.runs._end import end_run
 from reviewer.runs._pass import Pass
 from reviewer.runs.records import (
     ProgressCallback,
@@ -74,7 +76,6 @@ from reviewer.runs.records import (
     run_images,
     run_precision,
     save_image_ids,
-    store_run_mistakes,
 )
 from reviewer.terms import RunStatus
 
@@ -181,15 +182,6 @@ def predict_models(project: Project, models: Sequence[str], *, checkpoints: Sequ
         result.finish_seconds = round(time.perf_counter() - attempt.last_batch_at, 3) if attempt.last_batch_at else 0.0
         results[index] = result
     return [results[i] for i in range(len(models))]
-
-
-def end_run(project: Project, run_id: int) -> tuple[int | None, str | None]:
-    """The step that ends a complete run, one unit of work: its mistakes found and stored,
-    their count kept in its report. (count, None), or (None, why not)."""
-    try:
-        return project.write(lambda session: store_run_mistakes(session=session, run_id=run_id)), None
-    except UserError as exc:
-        return None, f"mistakes not computed: {exc}"
 
 
 def _groups(attempts: list[Attempt]) -> list[list[Attempt]]:

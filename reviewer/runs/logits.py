@@ -2,7 +2,12 @@
 
 Its units of work, each opened here on the project (`reviewer.runs.records` takes
 the session): the model's row and its runs, the run started, the predictions and
-'complete' together, and the run's end (`compute.end_run`, its mistakes stored).
+'complete' together, and the run's end (`_end.end_run`, its mistakes stored).
+
+numpy only, no torch or timm: the file is read a block of rows at a time
+(`models.logits`), each block's softmax and top-5 (`models.ranking.top_k`) computed and
+its probabilities written before the next is read; what is held for the whole run is its
+top-5 (10 numbers an image), so a 50,000-row import holds a few blocks, not the matrix.
 """
 
 from __future__ import annotations
@@ -14,12 +19,14 @@ import numpy as np
 from sqlalchemy import delete, insert, select
 
 from db.tables import Image, Prediction, Run, utcnow
-from models import ModelInputError, ProbabilityWriter, top_k
+from models.errors import ModelInputError
 from models.logits import CHUNK, ScoreFile, read_scores
+from models.ranking import TOP_K, top_k
+from models.store import ProbabilityWriter
 from reviewer._files import sha256_file
 from reviewer.errors import InputError, UserError
 from reviewer.project import Project
-from reviewer.runs.compute import end_run
+from reviewer.runs._end import end_run
 from reviewer.runs.records import (
     RunLock,
     RunResult,
@@ -72,10 +79,11 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
             _remove_run(project, orphan)
     with RunLock(project, run_id):
         try:
-            records = _write_probabilities(project, run_id, scores, image_ids, score_rows)
+            top = _write_probabilities(project, run_id, scores, image_ids, score_rows)
+
             # Predictions and 'complete' in one transaction: an interrupted import leaves no half run.
             def complete(session) -> None:
-                session.execute(insert(Prediction), records)
+                _insert_predictions(session, run_id, image_ids, top)
                 run = session.get(Run, run_id)
                 run.status, run.finished_at = RunStatus.COMPLETE, utcnow()
                 session.add(run)
@@ -86,13 +94,15 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
             # if even that fails (the server gone), the retry resumes the run.
             with contextlib.suppress(Exception):
                 _remove_run(project, run_id)
+            if isinstance(exc, ModelInputError):  # the file changed or ended since it was checked
+                raise InputError(exc.source, exc.problem, hint=exc.hint) from None
             if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
                 where = exc.filename or project.runs_dir
                 raise UserError(f"could not write {where}: {exc.strerror or exc}; nothing was imported. Free "
                                 f"space (or fix the folder's permissions) and run the same command again") from None
             raise
     result = RunResult(run_id=run_id, model=model_name, status=RunStatus.COMPLETE, total=len(image_ids),
-                       predicted=len(records))
+                       predicted=len(image_ids))
     result.mistakes, result.mistakes_note = end_run(project, run_id)
     return result
 
@@ -114,22 +124,45 @@ def _start_run(project: Project, model_id: int, resumed: int | None, images: int
 
 
 def _write_probabilities(project: Project, run_id: int, scores: ScoreFile, image_ids: np.ndarray,
-                         score_rows: np.ndarray) -> list[dict]:
-    """The run's image list and probability file; returns its prediction rows."""
+                         score_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The run's image list and probability file (synced), read from the score file in its
+    own order, a block at a time; returns the top-5 of each run row (classes, probabilities)."""
     save_image_ids(project, run_id, image_ids.tolist())
-    records = []
+    run_row = np.full(len(scores), -1, dtype=np.int64)  # the run row of each file row; -1: not imported
+    run_row[score_rows] = np.arange(len(image_ids))
+    classes = np.zeros((len(image_ids), TOP_K), dtype=np.int64)
+    values = np.zeros((len(image_ids), TOP_K), dtype=np.float32)
     with ProbabilityWriter.create(project.root / probs_relpath(run_id), len(image_ids)) as writer:
-        for start in range(0, len(image_ids), CHUNK):
-            rows = np.arange(start, min(start + CHUNK, len(image_ids)))
-            probs = scores.probabilities(score_rows[rows])
+        for start, block in scores.array.blocks(CHUNK):
+            rows = run_row[start:start + len(block)]
+            wanted = rows >= 0
+            if not wanted.all():  # rows of images the project lacks (a file in validation order)
+                rows, block = rows[wanted], block[wanted]
+            if not len(rows):
+                continue
+            probs = scores.probabilities(block)
             writer.write(rows, probs)
-            classes, values = top_k(probs)
-            records += [{"run_id": run_id, "image_id": int(image_ids[r]), "row": int(r),
-                         **{f"pred_{k + 1}": int(classes[i, k]) for k in range(5)},
-                         **{f"prob_{k + 1}": float(values[i, k]) for k in range(5)}}
-                        for i, r in enumerate(rows)]
+            classes[rows], values[rows] = top_k(probs)
         writer.sync()
-    return records
+    return classes, values
+
+
+_PREDICTION_KEYS = ("run_id", "image_id", "row", *(f"pred_{k}" for k in range(1, TOP_K + 1)),
+                    *(f"prob_{k}" for k in range(1, TOP_K + 1)))
+
+
+def _insert_predictions(session, run_id: int, image_ids: np.ndarray, top: tuple[np.ndarray, np.ndarray]) -> None:
+    """The run's Prediction rows, a block at a time (a Core insert of plain rows: no ORM
+    bookkeeping per prediction; whole arrays to Python numbers at once, the same ints and
+    floats as element by element)."""
+    classes, values = top
+    for start in range(0, len(image_ids), CHUNK):
+        stop = min(start + CHUNK, len(image_ids))
+        records = [dict(zip(_PREDICTION_KEYS, (run_id, image_id, row, *top_classes, *top_values)))
+                   for image_id, row, top_classes, top_values in zip(
+                       image_ids[start:stop].tolist(), range(start, stop), classes[start:stop].tolist(),
+                       values[start:stop].tolist())]
+        session.connection().execute(insert(Prediction.__table__), records)
 
 
 def _remove_run(project: Project, run_id: int) -> None:

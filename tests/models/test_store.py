@@ -44,3 +44,23 @@ def test_another_npy_is_not_taken_for_a_probability_file(tmp_path):
     np.save(tmp_path / "f32.npy", np.zeros((2, 1000), np.float32))
     with pytest.raises(ValueError, match="not a float16"):
         ProbabilityWriter.open(tmp_path / "f32.npy")
+
+
+def test_float16_conversion_is_numpys_bit_for_bit():
+    """The file's float16 values are what numpy's cast gives, for every float32 a softmax can
+    produce: subnormals (below 2**-14) and the rounding midpoints between them, ties to
+    even, the rounding up to the smallest normal, normals, zero, both signs, overflow."""
+    from models.store import to_float16
+
+    steps = np.arange(0, 1025, dtype=np.float64)
+    midpoints = ((steps + 0.5) * 2.0 ** -24).astype(np.float32).view(np.uint32).astype(np.int64)
+    near_midpoints = (midpoints[:, None] + np.arange(-2, 3)[None, :]).ravel().astype(np.uint32).view(np.float32)
+    every_step = (steps * 2.0 ** -24).astype(np.float32)
+    strided = np.arange(0, 0x3A000000, 9973, dtype=np.uint32).view(np.float32)  # 0 to 2**-11, every ~10,000th
+    values = np.concatenate([near_midpoints, every_step, strided, _softmax_rows(50).ravel(),
+                             np.float32([0.0, 1.0, 65504.0, 65519.0, np.inf, np.nan])])
+    for signed in (values, -values):
+        with np.errstate(over="ignore"):
+            expected = signed.astype(np.float16)
+        assert np.array_equal(to_float16(signed).view(np.uint16), expected.view(np.uint16))
+    assert to_float16(values.reshape(1, -1)).shape == (1, len(values))
