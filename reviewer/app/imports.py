@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy import select
 from sqlmodel import Session
 
+from db.tables import Model, Run
 from reviewer.app.changes import Changes, Done
 from reviewer.errors import UserError
 from reviewer.importers import (
@@ -22,13 +24,50 @@ from reviewer.importers import (
 )
 from reviewer.importers.reviews import read_review, store_review
 from reviewer.project import Project, write_setting
+from reviewer.runs.mistakes import MistakeDiff, follow_labels
 
 _LABELS = Changes(labels=True)
 
 
+def _labels_changed(diffs: list[MistakeDiff]) -> Changes:
+    """A label import's change record: the labels, and the runs whose mistakes it changed."""
+    return Changes(labels=True, runs=frozenset(d.run_id for d in diffs if d.any))
+
+
+def _follow_labels(session: Session) -> list[MistakeDiff]:
+    """Every stored run's mistakes under the labels just written, in the import's own unit of work."""
+    return follow_labels(session=session)
+
+
+def followed_lines(project: Project, diffs: list[MistakeDiff]) -> list[str]:
+    """What a label import did to each run's mistakes, one line per run that changed:
+    'run #3 (resnet50): 6,824 mistakes now (+12, -11,225: no longer mistakes under the current labels)'."""
+    changed = [d for d in diffs if d.any]
+    if not changed:
+        return []
+    with project.read() as session:
+        names = dict(session.execute(select(Run.id, Model.name).join(Model, Model.id == Run.model_id)).all())
+    lines = []
+    for d in changed:
+        parts = [f"+{d.gained:,} new"] if d.gained else []
+        if d.lost:
+            parts.append(f"-{d.lost:,} no longer mistakes under the current labels")
+        if d.changed:
+            parts.append(f"{d.changed:,} with a new novelty or WordNet distance")
+        lines.append(f"run #{d.run_id} ({names.get(d.run_id, '?')}): {d.mistakes:,} "
+                     f"mistake{'s' if d.mistakes != 1 else ''} now ({'; '.join(parts)})")
+    return lines
+
+
 def import_images(project: Project, directory: str | Path) -> Done[ImportSummary]:
     plan = folders.scan(directory)
-    return Done(project.write(lambda s: add_images(session=s, plan=plan)), _LABELS)
+
+    def work(session: Session) -> tuple[ImportSummary, list[MistakeDiff]]:
+        return add_images(session=session, plan=plan), _follow_labels(session)
+
+    summary, diffs = project.write(work)
+    summary.notes.extend(followed_lines(project, diffs))
+    return Done(summary, _labels_changed(diffs))
 
 
 class MissingImagesError(UserError):
@@ -51,13 +90,18 @@ def import_labels(project: Project, paths: list[str | Path], *,
             _refuse_missing(plan.source_path, plan.images_without_file(known), len(plan.referenced_images()),
                             with_files, len(names), kind="label file")
             known |= plan.referenced_images()
-    summaries = project.write(lambda s: [apply_plan(session=s, plan=plan) for plan in plans])
+    def work(session: Session) -> tuple[list[ImportSummary], list[MistakeDiff]]:
+        return [apply_plan(session=session, plan=plan) for plan in plans], _follow_labels(session)
+
+    summaries, diffs = project.write(work)
+    if summaries:
+        summaries[-1].notes.extend(followed_lines(project, diffs))
     if with_files:
         for summary in summaries:
             if summary.images_added:
                 summary.notes.append(f"{summary.images_added} of the images added have no file "
                                      "(--add-missing-images): their labels count, no model runs on them")
-    return Done(summaries, _LABELS)
+    return Done(summaries, _labels_changed(diffs))
 
 
 @dataclass(frozen=True)
@@ -65,6 +109,7 @@ class ReviewImport:
     items: int  # reviewed mistakes stored
     images_added: int  # images the project lacked, added without a file
     project_has_files: bool
+    runs_changed: tuple[str, ...] = ()  # `followed_lines`: what the review changed in the runs' mistakes (novelty)
 
 
 def import_review(project: Project, path: str | Path, *, model: str,
@@ -78,8 +123,12 @@ def import_review(project: Project, path: str | Path, *, model: str,
     reviewed = {r.file_name for r in review.records}
     if with_files and not add_missing_images:
         _refuse_missing(str(review.path), reviewed - names, len(reviewed), with_files, len(names), kind="review")
-    items = project.write(lambda s: store_review(session=s, review=review, model=model))
-    return Done(ReviewImport(items, len(reviewed - names), bool(with_files)), _LABELS)
+    def work(session: Session) -> tuple[int, list[MistakeDiff]]:
+        return store_review(session=session, review=review, model=model), _follow_labels(session)
+
+    items, diffs = project.write(work)
+    return Done(ReviewImport(items, len(reviewed - names), bool(with_files), tuple(followed_lines(project, diffs))),
+                _labels_changed(diffs))
 
 
 def _refuse_missing(source: str, missing: set[str], total: int, with_files: int, images: int, *, kind: str) -> None:

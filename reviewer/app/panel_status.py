@@ -28,6 +28,8 @@ class ItemStatus:
     predicted: int
     phase: Phase
     state: PhaseStatus
+    runs: tuple[int, ...] = ()  # the scoped runs that made this mistake (one item, reviewed once)
+    models: tuple[str, ...] = ()  # their models, in the same order
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,14 @@ class PanelStatus:
     panelists: list[Panelist]  # the panel, the revoked left out
     phases: list[PhaseProgress]  # phase 1 then phase 2: items per state, and per panelist
     items: list[ItemStatus]  # empty unless asked for: phase 1's items, then phase 2's, in (image, predicted) order
+    scope: str = "every run"  # the panel's scope (reviewer.panel.scope), in words
+    scope_runs: tuple[int, ...] | None = None  # its runs (None: every run)
+    scope_slice: str | None = None
+    scope_items: int = 0  # distinct items in the scope
+    # Items with votes or decisions that no longer count: no longer mistakes under the current labels,
+    # or made only by runs outside the scope (their history is kept).
+    no_longer_mistakes: int = 0
+    outside_scope: int = 0
 
 
 def panel_status(project: Project, *, items: bool = False) -> PanelStatus:
@@ -47,6 +57,20 @@ def panel_status(project: Project, *, items: bool = False) -> PanelStatus:
     with project.read() as session:
         snapshot = load_snapshot(session=session)
         names = image_names(session=session, image_ids=[i.image_id for i in snapshot.items]) if items else {}
-    rows = [ItemStatus(names.get(item.image_id), item.predicted, phase, status(snapshot, item, phase))
+        models = _run_models(session)
+    rows = [ItemStatus(names.get(item.image_id), item.predicted, phase, status(snapshot, item, phase),
+                       snapshot.facts[item].runs, tuple(models.get(r, "?") for r in snapshot.facts[item].runs))
             for phase in Phase for item in phase_items(snapshot, phase)] if items else []
-    return PanelStatus(panelists=snapshot.panelists, phases=progress(snapshot), items=rows)
+    scope = snapshot.scope
+    return PanelStatus(panelists=snapshot.panelists, phases=progress(snapshot), items=rows,
+                       scope=scope.describe(models), scope_runs=scope.runs, scope_slice=scope.image_slice,
+                       scope_items=len(snapshot.facts), no_longer_mistakes=len(snapshot.retired),
+                       outside_scope=len(snapshot.outside_scope))
+
+
+def _run_models(session) -> dict[int, str]:
+    from sqlalchemy import select
+
+    from db.tables import Model, Run
+
+    return dict(session.execute(select(Run.id, Model.name).join(Model, Model.id == Run.model_id)).all())

@@ -23,7 +23,7 @@ from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.discussion import notes
 from reviewer.panel.final import read_final_decisions
-from reviewer.panel.lookup import resolve_class, resolve_image
+from reviewer.panel.lookup import ItemStanding, item_standing, resolve_class, resolve_image
 from reviewer.panel.state import current_votes, decision_history, describe_decision
 from reviewer.panel.votes import panelist_names
 from reviewer.project import Project
@@ -59,6 +59,7 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
         votes = current_votes(session=session, item=item)
         hidden = _blind_filter(session, item, viewer)
         history = decision_history(session=session, item=item)
+        item_place, making_runs = item_standing(session=session, item=item)
         standing = read_final_decisions(session=session, items=[item]).get(item)
         item_notes = notes(session=session, item=item)
         reviews = _imported_reviews(session, image_id, predicted_index)
@@ -90,6 +91,9 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
             "predicted_path": list(relation.predicted_path), "label_path": list(relation.label_path)},
         "runs": [],
         "panel": {
+            # Where the item stands for the panel: under review, outside the panel's scope, or no longer a
+            # mistake under the current labels (its history below is kept, and counts nowhere).
+            "standing": str(item_place), "made_by_runs": list(making_runs),
             "decision": describe_decision(standing, full=True) or None,
             "decision_history": [{"method": str(d.method), "verdict": d.verdict, "severity": d.severity,
                                   "category": d.category, "problematic": d.problematic, "reason": d.reason,
@@ -256,6 +260,10 @@ def format_record(record: dict) -> str:
     if not record["runs"]:
         out.append("runs        no run of this project has predicted this image")
     panel = record["panel"]
+    if panel.get("standing") and panel["standing"] != ItemStanding.IN_SCOPE:
+        counted = (" (its votes, notes and decisions are kept and count nowhere)"
+                   if panel["votes"] or panel["decision_history"] or panel["notes"] else "")
+        out.append(f"standing    {panel['standing']}{counted}")
     out.append(f"decision    {panel['decision'] or 'none standing'}")
     for v in panel["votes"]:
         if v["verdict"] == HIDDEN:  # the blind rule: nothing of the vote, not even its flag

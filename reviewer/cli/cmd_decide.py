@@ -70,20 +70,30 @@ def run_status(args: argparse.Namespace) -> int:
     result = panel_status(Project.open(args.project), items=args.items)
     if args.json:
         print(json.dumps({"panelists": [asdict(p) for p in result.panelists],
+                          "scope": {"runs": None if result.scope_runs is None else list(result.scope_runs),
+                                    "slice": result.scope_slice, "items": result.scope_items,
+                                    "no_longer_mistakes_with_history": result.no_longer_mistakes,
+                                    "outside_scope_with_history": result.outside_scope},
                           "phases": [asdict(r) for r in result.phases],
                           "items": [asdict(row) for row in result.items]}, indent=2))
         return 0
     panel = ", ".join(p.name + (" (chair)" if p.is_chair else "") for p in result.panelists) or "nobody yet"
     print(f"Panel: {panel}")
+    print(f"Scope: {result.scope}, {result.scope_items:,} item{'' if result.scope_items == 1 else 's'} "
+          "(the chair sets it: reviewer panel-scope)")
+    kept = [f"{n:,} {what}" for n, what in ((result.no_longer_mistakes, "no longer mistakes under the current labels"),
+                                          (result.outside_scope, "outside the scope")) if n]
+    if kept:
+        print(f"Not counted, their votes and decisions kept: {'; '.join(kept)}")
     for r in result.phases:
         print(f"\n{PHASE_TITLES[r.phase]}: {r.items} item{'' if r.items == 1 else 's'}: {r.voting} being voted, "
               f"{r.awaits_group} awaiting the group, {r.decided} decided")
         for p in r.panelists:
             print(f"  {p.name:20} done {p.done:5}   to do {p.to_do:5}   awaiting the group {p.awaits_group:5}")
     if result.items:
-        print("\nphase  state          predicted  image")
+        print("\nphase  state          predicted  image                            models")
         for row in result.items:
-            print(f"  {row.phase}    {row.state:13}  {row.predicted:9}  {row.image}")
+            print(f"  {row.phase}    {row.state:13}  {row.predicted:9}  {str(row.image):31}  {', '.join(row.models)}")
     return 0
 
 

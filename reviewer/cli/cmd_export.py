@@ -82,6 +82,10 @@ def run_export(args: argparse.Namespace) -> int:
     print(f"  the panel's final decisions: {reviews['decided_items']}" + (f" ({how})" if how else ""))
     if reviews["voted_not_decided"]:
         print(f"  {reviews['voted_not_decided_note']} (reviewer panel-status PROJECT --items lists them)")
+    for key, what in (("no_longer_mistakes_with_history", "no longer mistakes under the current labels"),
+                      ("outside_scope_with_history", "outside the panel's scope (reviewer panel-scope)")):
+        if reviews.get(key):
+            print(f"  not exported, their votes and decisions kept: {reviews[key]} items {what}")
     for model, info in m["models"].items():
         left = info["left_out_incomplete"] + info["left_out_second_prediction"]
         print(f"  {info['file']}: {info['mistakes']} reviewed mistakes of {model}"

@@ -108,6 +108,8 @@ def run_import_review(args: argparse.Namespace) -> int:
         print(f"  {done.images_added} images added without a file"
               + (" (--add-missing-images): their reviews count, no model runs on them" if done.project_has_files
                  else " (a project of label files)"))
+    for line in done.runs_changed:
+        print(f"  {line}")
     return 0
 
 

@@ -74,6 +74,12 @@ def review_counts(*, session: Session) -> dict:
             "voted_not_decided": len(left_out),
             "voted_not_decided_note": (f"{len(left_out)} item{'s have' if len(left_out) != 1 else ' has'} votes but no "
                                        "final decision: not in this export" if left_out else ""),
+            # The panel's scope (reviewer.panel.scope): the counts above cover its items only. Items with
+            # votes or decisions outside it, or no longer mistakes under the current labels, are not exported.
+            "scope": {"runs": None if snapshot.scope.runs is None else list(snapshot.scope.runs),
+                      "slice": snapshot.scope.image_slice, "items": len(snapshot.facts)},
+            "outside_scope_with_history": len(snapshot.outside_scope),
+            "no_longer_mistakes_with_history": len(snapshot.retired),
             "decisions": [{"image": names.get(int(r.image_id)), "predicted": int(r.predicted), "verdict": r.verdict,
                            "decided_how": r.decided_how,
                            # null, never NaN (not JSON), for a unanimous decision: no chair decided it

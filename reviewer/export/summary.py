@@ -29,6 +29,12 @@ def export_summary(result: ExportResult) -> ExportSummary:
     if reviews.get("voted_not_decided"):
         lines.append(f"{reviews['voted_not_decided_note']} (the group view, or reviewer panel-status "
                      "PROJECT --items, lists them)")
+    kept = [f"{n} {what}" for n, what in ((reviews.get("no_longer_mistakes_with_history", 0),
+                                           "no longer mistakes under the current labels"),
+                                          (reviews.get("outside_scope_with_history", 0),
+                                           "outside the panel's scope (reviewer panel-scope)")) if n]
+    if kept:
+        lines.append(f"Not exported, their votes and decisions kept: {'; '.join(kept)}")
     for model, info in m["models"].items():
         left = info["left_out_incomplete"] + info["left_out_second_prediction"]
         lines.append(f"{info['file']}: {info['mistakes']} reviewed mistakes of {model}"

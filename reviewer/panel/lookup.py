@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlmodel import Session
 
-from db.tables import Image, Mistake, Panelist
+from db.tables import Image, Mistake, Panelist, Prediction
 from reviewer.classes.vocabulary import NUM_CLASSES, load_classes
 from reviewer.errors import UserError
 from reviewer.items import Item
+from reviewer.terms import StrEnum
 
 
 class NotInProjectError(UserError):
@@ -58,13 +59,59 @@ def resolve_image(*, session: Session, text: str | int) -> int:
     return image_id
 
 
+NO_LONGER_A_MISTAKE = "no longer a mistake under the current labels"
+
+
+class OutsideScopeError(UserError):
+    """An item only runs outside the panel's scope made (`reviewer.panel.scope`)."""
+
+
+class ItemStanding(StrEnum):
+    """Where an (image, predicted class) stands for the panel, as `reviewer show`, the window
+    and the refusals say it."""
+
+    IN_SCOPE = "a mistake under review"  # a run of the panel's scope makes it
+    OUTSIDE_SCOPE = "a mistake of runs outside the panel's scope"
+    NO_LONGER_A_MISTAKE = NO_LONGER_A_MISTAKE  # a run predicts it, the current labels accept it or leave the image out
+    NOT_A_MISTAKE = "not a mistake of any run"
+
+
+def item_standing(*, session: Session, item: Item) -> tuple[ItemStanding, tuple[int, ...]]:
+    """(where the item stands, the runs that make it a mistake now)."""
+    from reviewer.panel.scope import scope_membership
+
+    runs = tuple(sorted(set(session.execute(select(Mistake.run_id).where(
+        Mistake.image_id == item.image_id, Mistake.predicted == item.predicted)).scalars())))
+    if not runs:
+        predicted = session.execute(select(Prediction.run_id).where(
+            Prediction.image_id == item.image_id, Prediction.pred_1 == item.predicted).limit(1)).first()
+        return (ItemStanding.NO_LONGER_A_MISTAKE if predicted else ItemStanding.NOT_A_MISTAKE), runs
+    membership = scope_membership(session)
+    inside = any(membership.covers(run_id, item.image_id) for run_id in runs)
+    return (ItemStanding.IN_SCOPE if inside else ItemStanding.OUTSIDE_SCOPE), runs
+
+
 def require_mistake(*, session: Session, item: Item, image: str = "") -> Item:
-    """The item, if some run of the project made that mistake; else a clear error."""
-    found = session.execute(select(func.count(Mistake.id)).where(
-        Mistake.image_id == item.image_id, Mistake.predicted == item.predicted)).scalar_one()
-    if not found:
-        raise NotInProjectError(f"image {image or item.image_id} predicted {item.predicted} is not a mistake of any "
-                                "run of this project ('reviewer panel-status PROJECT --items' lists them)")
+    """The item, if a run of the panel's scope makes that mistake under the current
+    labels; else a clear error: not a mistake, no longer one (its history is kept), or a
+    mistake of runs outside the scope."""
+    standing, runs = item_standing(session=session, item=item)
+    name = f"image {image or item.image_id} predicted {item.predicted}"
+    if standing == ItemStanding.NO_LONGER_A_MISTAKE:
+        raise NotInProjectError(f"{name} is {NO_LONGER_A_MISTAKE} (the labels imported since accept the "
+                                "prediction, or took the image out of the review): any votes, notes and decisions "
+                                "on it are kept, and nothing more is asked of the panel ('reviewer show' gives its "
+                                "history)")
+    if standing == ItemStanding.NOT_A_MISTAKE:
+        raise NotInProjectError(f"{name} is not a mistake of any run of this project ('reviewer panel-status PROJECT "
+                                "--items' lists them)")
+    if standing == ItemStanding.OUTSIDE_SCOPE:
+        from reviewer.panel.scope import read_scope
+
+        made = ", ".join(f"#{r}" for r in runs)
+        raise OutsideScopeError(f"{name} is a mistake of run{'s' if len(runs) > 1 else ''} {made}, outside the "
+                                f"panel's scope ({read_scope(session).describe()}): the chair widens it with "
+                                "'reviewer panel-scope PROJECT --add RUN'")
     return item
 
 

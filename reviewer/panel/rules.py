@@ -62,12 +62,18 @@ def read_rules(session: Session) -> PanelRules:
     return PanelRules(**{f.name: _flag(session, f.name, getattr(defaults, f.name)) for f in fields(PanelRules)})
 
 
-def set_rules(session: Session, *, chair_id: int, **changes: bool) -> PanelRules:
-    """The chair sets rules (`blind=True`, ...); returns the rules now in force."""
+def require_chair(session: Session, chair_id: int, act: str, *, error: type[UserError] = RulesError) -> Panelist:
+    """The chair's row, or `error` saying that only the chair does `act` ("sets the panel's rules")."""
     chair = session.get(Panelist, chair_id)
     if chair is None or not chair.is_chair:
         who = chair.name if chair is not None else f"panelist {chair_id}"
-        raise RulesError(f"{who} is not the chair: only the chair sets the panel's rules")
+        raise error(f"{who} is not the chair: only the chair {act}")
+    return chair
+
+
+def set_rules(session: Session, *, chair_id: int, **changes: bool) -> PanelRules:
+    """The chair sets rules (`blind=True`, ...); returns the rules now in force."""
+    require_chair(session, chair_id, "sets the panel's rules")
     for key, value in changes.items():
         if key not in RULE_KEYS:
             raise RulesError(f"no panel rule {key!r}: the rules are {', '.join(RULE_KEYS)}")

@@ -6,7 +6,13 @@ snapshot, so a screen or a report is computed from one moment of the
 database and costs a fixed number of queries however many items there are.
 
 An *item* (`reviewer.items.Item`) is one image and one predicted class taken from the
-Mistake table across all runs. The snapshot is read with the caller's session.
+Mistake table across the runs of the panel's scope (`reviewer.panel.scope`: every run
+unless the chair chose): one item however many of those runs made the mistake, its
+facts naming them. Votes, decisions and notes are kept forever, but the snapshot holds
+none of two kinds of item: one that a run still predicts but is no longer a mistake of
+any run under the current labels is `retired`, one that only runs outside the scope
+make is `outside_scope`; neither counts anywhere until the labels or the scope take it
+in again. The snapshot is read with the caller's session.
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.tables import Decision, Mistake, ProjectSetting, Vote
+from db.tables import Decision, ImportedReviewItem, Mistake, Prediction, ProjectSetting, Vote
 from reviewer.items import Item
+from reviewer.panel.scope import PanelScope, scope_membership
 from reviewer.panel.state import current_votes, is_settled, latest_decisions
 from reviewer.panel.votes import panelists, voted_fields
 from reviewer.terms import DecisionMethod, Phase
@@ -66,6 +73,11 @@ class PanelSnapshot:
     last_vote_id: int = 0
     # The project setting `unanimous_final` (reviewer.panel.final): a unanimous panel decides.
     unanimous_final: bool = True
+    scope: PanelScope = field(default_factory=PanelScope)
+    # Items with votes or decisions that no run makes under the current labels (nor an imported review
+    # lists), and items with votes or decisions made only by runs outside the scope: kept, not counted.
+    retired: frozenset[Item] = frozenset()
+    outside_scope: frozenset[Item] = frozenset()
     _names: dict[int, str] = field(default_factory=dict, repr=False)
     # values() is asked many times per item by phases and decisions: computed once.
     _values: dict[tuple[Item, str], dict[int, object]] = field(default_factory=dict, repr=False)
@@ -107,6 +119,20 @@ class PanelSnapshot:
         return decision if is_settled(decision) else None
 
 
+def _retired(session: Session, candidates: set[Item]) -> frozenset[Item]:
+    """Of items with a history that no run makes as a mistake now, those some run still
+    predicts (its top-1): mistakes once, no longer mistakes under the current labels.
+    (An item no run predicts, such as a decision on an imported review's image, is not.)"""
+    if not candidates:
+        return frozenset()
+    images = sorted({i.image_id for i in candidates})
+    predicted: set[Item] = set()
+    for start in range(0, len(images), 900):  # SQLite's bound-parameter limit
+        predicted.update(Item(i, p) for i, p in session.execute(
+            select(Prediction.image_id, Prediction.pred_1).where(Prediction.image_id.in_(images[start:start + 900]))))
+    return frozenset(candidates & predicted)
+
+
 def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> PanelSnapshot:
     """Read the panel's whole state (pass a read session: one snapshot); with `items`, the
     state of those items only (every panelist, their facts, votes and decisions): what a
@@ -127,10 +153,30 @@ def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> P
     reopened = session.execute(reopened_query).all()
     last_vote_id = session.execute(select(func.max(Vote.id))).scalar_one() or 0
     setting = session.get(ProjectSetting, "unanimous_final")
+    reviewed_query = select(ImportedReviewItem.image_id, ImportedReviewItem.predicted).distinct()
+    if images is not None:
+        reviewed_query = reviewed_query.where(ImportedReviewItem.image_id.in_(images))
+    reviewed = {Item(i, p) for i, p in session.execute(reviewed_query)}
     if wanted is not None:
         mistakes = [m for m in mistakes if Item(m[0], m[1]) in wanted]
         votes = [v for v in votes if Item(v.image_id, v.predicted) in wanted]
         reopened = [r for r in reopened if Item(r[0], r[1]) in wanted]
+
+    membership = scope_membership(session)
+    made = {Item(m[0], m[1]) for m in mistakes}
+    mistakes = [m for m in mistakes if membership.covers(m[3], m[0])]
+    scoped = {Item(m[0], m[1]) for m in mistakes}
+
+    def counted(item: Item) -> bool:  # one of the panel's items, or an imported review's that no run made
+        return item in scoped or (item not in made and item in reviewed)
+
+    history = {Item(v.image_id, v.predicted) for v in votes} | set(decisions) | {Item(i, p) for i, p in reopened}
+    retired = _retired(session, {i for i in history if i not in made and i not in reviewed})
+    outside = frozenset(i for i in history if i in made and i not in scoped)
+    if retired or outside:
+        votes = [v for v in votes if counted(Item(v.image_id, v.predicted))]
+        decisions = {i: d for i, d in decisions.items() if counted(i)}
+        reopened = [r for r in reopened if counted(Item(r[0], r[1]))]
 
     facts: dict[Item, ItemFacts] = {}
     for image_id, predicted, novel, run_id, probability, distance in mistakes:
@@ -147,4 +193,5 @@ def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> P
         by_item.setdefault(Item(vote.image_id, vote.predicted), {})[vote.panelist_id] = vote
     return PanelSnapshot(panelists=panel, facts=facts, votes=by_item, decisions=decisions,
                          reopened={Item(i, p) for i, p in reopened}, last_vote_id=last_vote_id,
-                         unanimous_final=setting is None or setting.value != "off")
+                         unanimous_final=setting is None or setting.value != "off", scope=membership.scope,
+                         retired=retired, outside_scope=outside)

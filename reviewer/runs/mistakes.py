@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from sqlalchemy import delete, insert, select
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlmodel import Session
 
-from db.tables import Image, Mistake
+from db.tables import Image, Mistake, Prediction
 from reviewer.classes.wordnet import hierarchy_levels
 from reviewer.items import Item
 from reviewer.labels.labelset import CORRECT, WRONG, LabelSet, accepted, evaluable
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.runs.predictions import RunPredictions, load_predictions
+from reviewer.runs.predictions import RunPredictions
 
 if TYPE_CHECKING:  # pandas loads with the first table (0.3 s): the window's first paint needs none
     import pandas as pd
@@ -107,21 +107,94 @@ def distances_to_labels(labels: LabelSet, positions: np.ndarray, predicted: np.n
     return out
 
 
-def store_mistakes(*, session: Session, run_id: int) -> int:
-    """Compute the run's mistakes and store them (replacing earlier ones); returns their count."""
-    labels = reviewed_labelset(session=session, after_review=False)
-    predictions = load_predictions(session=session, run_id=run_id)
+@dataclass(frozen=True)
+class MistakeDiff:
+    """What computing a run's mistakes again changed in its stored ones."""
+
+    run_id: int
+    mistakes: int  # stored now
+    gained: int  # images that are mistakes now and were not
+    lost: int  # images that were mistakes and are not now ("no longer a mistake under the current labels")
+    changed: int  # still mistakes, their novelty or WordNet distance changed
+
+    @property
+    def any(self) -> bool:
+        return bool(self.gained or self.lost or self.changed)
+
+
+def store_mistakes(*, session: Session, run_id: int, labels: LabelSet | None = None) -> MistakeDiff:
+    """Compute the run's mistakes under the project's labels as they are now and bring the
+    stored ones in line: rows of images no longer mistakes deleted, new ones inserted, a
+    changed novelty or distance updated, the rest left as they are (their ids kept).
+    `labels`: the project's labels before the panel's review (`reviewed_labelset(after_review=False)`),
+    read once by a caller that updates every run."""
+    if labels is None:
+        labels = reviewed_labelset(session=session, after_review=False)
+    conn = session.connection()
+    result = [tuple(r) for r in conn.execute(
+        select(Prediction.image_id, Prediction.pred_1, Prediction.prob_1).where(Prediction.run_id == run_id)
+        .order_by(Prediction.image_id))]
+    table = np.array(result, dtype=np.float64).reshape(len(result), 3)
+    predictions = RunPredictions(run_id=run_id, image_ids=table[:, 0].astype(np.int64),
+                                 topk=table[:, 1:2].astype(np.int16), probs=table[:, 2:3].astype(np.float32),
+                                 rows=np.zeros(len(table), np.int64))
     idx = find_mistakes(labels, predictions)
     positions = labels.positions(predictions.image_ids[idx])
     predicted = predictions.top1[idx].astype(np.int64)
     novel = novel_mask(labels, positions, predicted)
     distances = distances_to_labels(labels, positions, predicted)
-    rows = [
-        {"run_id": run_id, "image_id": int(predictions.image_ids[i]), "predicted": int(p),
-         "probability": float(predictions.probs[i, 0]), "novel": bool(n), "hierarchy_distance": d}
-        for i, p, n, d in zip(idx, predicted, novel, distances)
-    ]
-    session.execute(delete(Mistake).where(Mistake.run_id == run_id))
-    if rows:
-        session.connection().execute(insert(Mistake.__table__), rows)
-    return len(rows)
+    wanted = {int(predictions.image_ids[i]): (int(p), float(predictions.probs[i, 0]), bool(n), d)
+              for i, p, n, d in zip(idx, predicted, novel, distances)}
+    stored = {r[1]: r for r in conn.execute(
+        select(Mistake.id, Mistake.image_id, Mistake.predicted, Mistake.probability, Mistake.novel,
+               Mistake.hierarchy_distance).where(Mistake.run_id == run_id))}
+    lost = [r[0] for image_id, r in stored.items() if image_id not in wanted or wanted[image_id][0] != r[2]]
+    gained = [image_id for image_id, w in wanted.items() if image_id not in stored or stored[image_id][2] != w[0]]
+    changed = [(r[0], wanted[image_id]) for image_id, r in stored.items()
+               if image_id in wanted and wanted[image_id][0] == r[2]
+               and (bool(r[4]) != wanted[image_id][2] or r[5] != wanted[image_id][3])]
+    for start in range(0, len(lost), 900):  # SQLite's bound-parameter limit
+        session.execute(delete(Mistake).where(Mistake.id.in_(lost[start:start + 900])))
+    if gained:
+        conn.execute(insert(Mistake.__table__), [
+            {"run_id": run_id, "image_id": image_id, "predicted": wanted[image_id][0],
+             "probability": wanted[image_id][1], "novel": wanted[image_id][2],
+             "hierarchy_distance": wanted[image_id][3]} for image_id in sorted(gained)])
+    if changed:
+        conn.execute(update(Mistake.__table__).where(Mistake.__table__.c.id == bindparam("mistake_id"))
+                     .values(novel=bindparam("new_novel"), hierarchy_distance=bindparam("new_distance")),
+                     [{"mistake_id": mid, "new_novel": w[2], "new_distance": w[3]} for mid, w in changed])
+    return MistakeDiff(run_id=run_id, mistakes=len(wanted), gained=len(gained), lost=len(lost), changed=len(changed))
+
+
+MISTAKES_REVISION = "mistakes_revision"  # project setting: bumped whenever stored mistakes change in place
+
+
+def follow_labels(*, session: Session) -> list[MistakeDiff]:
+    """Every complete run's stored mistakes brought in line with the project's labels as
+    they are now (the multi-label set, problematic marks, original labels, published
+    reviews), so that a run's mistakes never depend on the order in which files and runs
+    arrived. The label imports run this in their own unit of work. Returns each run's diff
+    (runs whose mistakes did not change too). The run's report keeps the new count, and
+    the project's `mistakes_revision` setting is bumped when anything changed, so that
+    figures kept between calls know they must be computed again."""
+    from db.tables import ProjectSetting, Run
+    from reviewer.terms import RunStatus
+
+    runs = session.execute(select(Run).where(Run.status == RunStatus.COMPLETE).order_by(Run.id)).scalars().all()
+    if not runs:
+        return []
+    labels = reviewed_labelset(session=session, after_review=False)
+    diffs = []
+    for run in runs:
+        diff = store_mistakes(session=session, run_id=run.id, labels=labels)
+        if (run.report or {}).get("mistakes") != diff.mistakes:
+            run.report = {**(run.report or {}), "mistakes": diff.mistakes}
+            session.add(run)
+        diffs.append(diff)
+    if any(d.any for d in diffs):
+        setting = session.get(ProjectSetting, MISTAKES_REVISION)
+        value = str(int(setting.value or 0) + 1) if setting is not None else "1"
+        session.merge(ProjectSetting(key=MISTAKES_REVISION, value=value))
+    session.flush()
+    return diffs

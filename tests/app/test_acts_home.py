@@ -39,6 +39,7 @@ WRITES = {
                (["{p}", "--image", "a.JPEG", "--predicted", "1", "--override", "--verdict", "correct", "--reason",
                  "the label is right"], "reviewer.app.panel.override")],
     "panel-rules": [(["{p}", "--blind", "on"], "reviewer.app.panel.set_panel_rules")],
+    "panel-scope": [(["{p}", "--all"], "reviewer.app.scope.set_panel_scope")],
     "panel-setup": [(["{p}", "--chair", "ann"], "reviewer.app.roles.set_up_roles")],
     "export": [(["{p}", "{t}/out"], "reviewer.app.export.export_project")],
     "export-reviews": [(["{p}", "{t}/m.json", "--model", "m"], "reviewer.app.export.export_reviews")],
@@ -59,7 +60,7 @@ READS = {"gui", "panel-status", "agreement", "evidence", "show", "leaderboard"}
 # The domain's write functions: a front end reaches them only through reviewer.app.
 DOMAIN_WRITES = {
     "cast_vote", "amend_vote", "undo_last", "add_note", "reopen", "lock_decision", "lock_all", "override_decision",
-    "set_rules", "get_panelist", "enter_panel", "acting_panelist", "find_mistake", "export_project",
+    "set_rules", "set_scope", "get_panelist", "enter_panel", "acting_panelist", "find_mistake", "export_project",
     "write_model_mistakes", "export_probabilities", "store_evidence", "import_evidence", "adopt", "predict",
     "predict_models", "import_logits", "build_index", "build_report", "write_report", "save_split",
     "apply_split_rule", "apply_plan", "add_images", "store_review", "store_mistakes", "store_run_mistakes",
