@@ -117,3 +117,12 @@ def set_panel_scope(project: Project, *, chair_id: PanelistRef, runs: list[int] 
     touched = frozenset(r.run_id for r in change.after.runs)
     return Done(change, Changes(panel=True, decisions=True, runs=touched), by=name)
 
+
+
+def item_standing(project: Project, item):
+    """(where the item stands for the panel, the runs that make it a mistake now): under review,
+    outside the scope, no longer a mistake under the current labels (`reviewer.panel.lookup`)."""
+    from reviewer.panel.lookup import item_standing as standing
+
+    with project.read() as session:
+        return standing(session=session, item=item)

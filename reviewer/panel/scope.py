@@ -30,6 +30,9 @@ from reviewer.errors import UserError
 from reviewer.panel.rules import require_chair
 
 SCOPE_SETTING = "panel_scope"
+# The run id that names the queue of the whole scope (each item once; reviewer.review.queue_load):
+# no run has it, ids start at 1.
+SCOPE_QUEUE = 0
 
 
 class ScopeError(UserError):

@@ -17,19 +17,22 @@ from reviewer.items import Item
 from reviewer.panel.discussion import note_counts
 from reviewer.panel.phases import count_progress, empty_progress, item_progress
 from reviewer.panel.rules import read_rules
+from reviewer.panel.scope import SCOPE_QUEUE
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.review.item_state import item_state
 from reviewer.review.queue import ItemStates, ReviewQueue
 from reviewer.review.queue_entry import QueueEntry
 from reviewer.review.queue_filter import QueueFilter
-from reviewer.runs.mistakes import stored_mistakes
+from reviewer.runs.mistakes import StoredMistake, stored_mistakes
 
 
 def load_queue(*, session: Session, run_id: int, panelist_id: int | None,
                queue_filter: QueueFilter | None = None) -> ReviewQueue:
-    """The run's mistakes with the panelist's current verdicts and the decided items."""
-    mistakes = stored_mistakes(session=session, run_id=run_id)
+    """The run's mistakes with the panelist's current verdicts and the decided items; for
+    `run_id` SCOPE_QUEUE, the panel's whole scope as one list (`scope_mistakes`)."""
     snapshot = load_snapshot(session=session)
+    mistakes = (scope_mistakes(session, snapshot) if run_id == SCOPE_QUEUE
+                else stored_mistakes(session=session, run_id=run_id))
     states = _states(session, snapshot, [m.item for m in mistakes], panelist_id, notes=note_counts(session=session))
     evidence = evidence_by_pair(session, [(m.file_name, m.predicted) for m in mistakes])
     none = PairEvidence()
@@ -41,6 +44,18 @@ def load_queue(*, session: Session, run_id: int, panelist_id: int | None,
         count_progress(progress, part)
     return ReviewQueue(run_id=run_id, panelist_id=panelist_id, entries=entries,
                        filter=queue_filter or QueueFilter(), progress=progress, _parts=parts)
+
+
+def scope_mistakes(session: Session, snapshot) -> list[StoredMistake]:
+    """The panel's items (`reviewer.panel.scope`), each once, in (image, predicted) order: the
+    stored mistake of the first scoped run that made it (its run id says whose top-5 is shown;
+    `snapshot.facts[item].runs` names them all)."""
+    first: dict[Item, StoredMistake] = {}
+    for mistake in stored_mistakes(session=session, runs=snapshot.scope.runs):
+        facts = snapshot.facts.get(mistake.item)
+        if facts is not None and mistake.run_id == facts.runs[0]:
+            first.setdefault(mistake.item, mistake)
+    return [first[item] for item in sorted(first, key=lambda i: (i.image_id, i.predicted))]
 
 
 def _evidence_counts(said: PairEvidence) -> dict[str, int]:

@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 from reviewer.errors import UserError
 from reviewer.items import Item
+from reviewer.panel.scope import SCOPE_QUEUE
 from reviewer.panel.votes import VoteState
 from reviewer.redact import scrub
 from reviewer.review.queue import ReviewQueue
@@ -183,7 +184,10 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
                          priority=priority)
 
     def _load_item(self, run_id: int, item: Item, version: int, source):
-        detail = self.backend.detail(source, run_id=run_id, item=item)
+        # The queue of the panel's scope holds each item once, with the first scoped run that made it:
+        # its top-5 and probabilities are shown.
+        entry = self.queue.entry(item) if run_id == SCOPE_QUEUE and self.queue is not None else None
+        detail = self.backend.detail(source, run_id=entry.run_id if entry is not None else run_id, item=item)
         mine, others = self.backend.item_votes(item, blind=self.blind)
         return run_id, item, version, detail, mine, others
 

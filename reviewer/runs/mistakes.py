@@ -50,13 +50,16 @@ class StoredMistake:
         return Item(self.image_id, self.predicted)
 
 
-def stored_mistakes(*, session: Session, run_id: int | None = None) -> list[StoredMistake]:
-    """The stored mistakes of a run (or of every run), by run and image."""
+def stored_mistakes(*, session: Session, run_id: int | None = None,
+                    runs: tuple[int, ...] | None = None) -> list[StoredMistake]:
+    """The stored mistakes of a run (or of the given runs, or of every run), by run and image."""
     query = (select(Mistake.id, Mistake.run_id, Mistake.image_id, Mistake.predicted, Mistake.probability,
                     Mistake.novel, Mistake.hierarchy_distance, Image.file_name, Image.original_label, Image.path)
              .join(Image, Image.id == Mistake.image_id).order_by(Mistake.run_id, Mistake.image_id))
     if run_id is not None:
         query = query.where(Mistake.run_id == run_id)
+    if runs is not None:
+        query = query.where(Mistake.run_id.in_(runs or (-1,)))
     return [StoredMistake(r[0], r[1], r[2], r[3], float(r[4]), bool(r[5]), r[6], r[7], r[8], r[9] is not None)
             for r in session.connection().execute(query)]
 
