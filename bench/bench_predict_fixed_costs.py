@@ -1,11 +1,29 @@
-"""The fixed costs of a `reviewer predict` process: its start-up to the first batch and its
-work after the last one, against its steady rate.
+"""The fixed costs of a run: the work before its first batch and after its last one, at
+several sizes, for `reviewer predict` and for `reviewer import-logits` of the same rows; and
+a `reviewer predict` process's moments against its steady rate.
 
-    python bench/bench_predict_fixed_costs.py [--images 2000] [--rounds 1] [--device cpu]
+    python bench/bench_predict_fixed_costs.py [--sizes 5000,20000,50000] [--batch-size 128]
+                                              [--profile DIR] [--keep DIR] [--json FILE]
+    python bench/bench_predict_fixed_costs.py --images 2000 [--rounds 1] [--device cpu]
                                               [--profile DIR] [--digest] [--model NAME] [--predict-args "..."]
+    python bench/bench_predict_fixed_costs.py --post-run N [--batch-size 128] [--profile DIR] [--digest]
 
-Images: the 300 demo JPEGs in assets/demo, linked --images times (as bench_predict_gpu.py
-builds its set: decoding reads the page cache), in one project. Each round runs
+Sizes (the default): for each size N, a project of the first N validation images with their
+real original labels (the cleanlab index file in ../shared/data or tests/data) and a stand-in
+path each, then, each in a fresh process (bench/_stub_run.py), a `predict` whose model and
+decoding cost nothing (a table look-up for logits, 1x1 images that carry their label; the run's
+own code everywhere else: the run made and prepared, the image paths, the classifier's softmax,
+the recorder thread's top-5, float16 file, fsync and commits, the report, the mistakes, the
+lines the command prints), and `reviewer import-logits` of the same logits (an .npz naming each
+row), as a user runs it. Printed per phase: seconds at each size, and the ratio of each size's
+seconds to the smallest size's beside the ratio of their images (linear growth: the same
+ratio), with each child's wall time (from the parent) and peak memory (its VmHWM). What grows
+faster than the images is a fixed cost that will hold a fast accelerator back at 50,000.
+--profile DIR: cProfile of each child's run (predict_N.prof, import_logits_N.prof).
+
+--images N: a `reviewer predict` process, model and decoding included. Images: the 300 demo
+JPEGs in assets/demo, linked --images times (as bench_predict_gpu.py builds its set: decoding
+reads the page cache), in one project. Each round runs
 `python -m reviewer predict PROJECT --model tf_efficientnet_lite0 --rerun` as a user does
 (the bundled weights, the defaults), through a small wrapper that prints the moments of
 the process on stderr (the wrapper imports nothing the command would not; it wraps
@@ -40,9 +58,9 @@ found and stored (`end_run`), and what the command prints after (top-1 against t
 the mistakes' split); milliseconds of each, with cProfile of each under --profile, and the
 digest of what was stored.
 
---profile DIR: cProfile of the main thread from the interpreter's start to the first batch
-(start.prof) and from the last batch to the exit (end.prof), with the 25 largest cumulative
-entries of each printed. --digest: a SHA-256 of the stored top-5 rows, the probability
+With --images, --profile DIR: cProfile of the main thread from the interpreter's start to
+the first batch (start.prof) and from the last batch to the exit (end.prof), with the 25
+largest cumulative entries of each printed. --digest: a SHA-256 of the stored top-5 rows, the probability
 file and the mistakes of the last run (the same images and model give the same digest
 before and after a change that must not alter stored results).
 """
@@ -66,8 +84,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
-
-from bench_predict_gpu import make_project, replicate  # noqa: E402
 
 from reviewer.project import PROJECT_FILE  # noqa: E402
 
@@ -156,6 +172,8 @@ LINE = re.compile(r"(\d+) of (\d+) images predicted in ([\d.]+) s \(([\d.]+) ima
 
 def linked_images(root: Path, count: int) -> list[Path]:
     """`count` links to the demo JPEGs in a folder beside the project (made afresh)."""
+    from bench_predict_gpu import replicate  # torch and timm: the --images and --post-run modes only
+
     folder = root.parent / f"{root.name}_images"
     shutil.rmtree(folder, ignore_errors=True)
     return replicate(folder, count)
@@ -256,6 +274,7 @@ def post_run(root: Path, images: int, batch_size: int, profile_dir: Path | None)
     from types import SimpleNamespace
 
     import numpy as np
+    from bench_predict_gpu import make_project
     from sqlalchemy import select
 
     from db.engine import read_session, write_session
@@ -325,6 +344,122 @@ def post_run(root: Path, images: int, batch_size: int, profile_dir: Path | None)
     return figures
 
 
+# -- sizes: predict and import-logits with a model that costs nothing --------------------------
+
+def shared_file(relative: str) -> Path:
+    """A file of the shared data folder (REVIEWER_SHARED_DATA, ../shared/data), else tests/data."""
+    roots = [Path(os.environ["REVIEWER_SHARED_DATA"])] if os.environ.get("REVIEWER_SHARED_DATA") else []
+    for root in [*roots, REPO.parent / "shared" / "data", REPO / "tests" / "data"]:
+        if (root / relative).is_file():
+            return root / relative
+    raise SystemExit(f"{relative} not found in the shared data folder nor in tests/data")
+
+
+def validation_labels() -> list[int]:
+    """The 50,000 validation images' original labels in file order (from cleanlab's index of
+    the validation set by class folder: the folder is the label)."""
+    paths = json.loads(shared_file("published/label-errors/imagenet_val_set_index_to_filepath.json").read_text())
+    wnids = sorted({path.split("/")[-2] for path in paths})
+    index = {wnid: i for i, wnid in enumerate(wnids)}
+    labels = [0] * len(paths)
+    for path in paths:
+        wnid, name = path.split("/")[-2:]
+        labels[int(re.search(r"_(\d{8})\.", name).group(1)) - 1] = index[wnid]
+    return labels
+
+
+def stub_project(root: Path, images: int, labels: list[int]) -> None:
+    """A project of the first `images` validation images, their original labels and a stand-in
+    path each (the stub loader opens no file)."""
+    from sqlalchemy import insert
+
+    from db.engine import write_session
+    from db.tables import Image
+    from reviewer.project import Project
+
+    project = Project.create(root)
+    with write_session(project.engine) as session:
+        session.execute(insert(Image), [
+            {"file_name": name, "path": f"stub/{name}", "original_label": labels[i], "val_index": i}
+            for i, name in ((i, f"ILSVRC2012_val_{i + 1:08d}.JPEG") for i in range(images))])
+    project.close()
+
+
+def stub_scores(file: Path, images: int, labels: list[int]) -> None:
+    """The logits the stub model gives the project's images (image id i + 1 = row i), as an
+    .npz naming each row: import-logits of the same rows as the predict."""
+    import numpy as np
+    from _stub_run import stub_logits
+
+    ids = np.arange(1, images + 1)
+    names = np.array([f"ILSVRC2012_val_{i + 1:08d}.JPEG" for i in range(images)])
+    np.savez(file, logits=stub_logits(np.asarray(labels[:images]), ids % 256), file_names=names)
+
+
+def run_child(arguments: list[str], timeout: float) -> dict:
+    """bench/_stub_run.py ARGUMENTS in a process of its own: its JSON (its own peak memory
+    included) and wall time."""
+    load = load_average()
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, str(REPO / "bench" / "_stub_run.py"), *arguments],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+    wall = time.perf_counter() - started
+    if process.returncode != 0 or not out.strip():
+        raise RuntimeError(f"{' '.join(arguments[:2])} failed ({process.returncode}):\n{err[-3000:]}")
+    figures = json.loads(out.strip().splitlines()[-1])
+    figures.update(wall_s=wall, load=f"{load} -> {load_average()}")
+    return figures
+
+
+def sweep(sizes: list[int], batch_size: int, keep: Path | None, profile: Path | None, timeout: float) -> dict:
+    labels = validation_labels()
+    results: dict[str, dict[int, dict]] = {"predict": {}, "import-logits": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = keep or Path(tmp)
+        base.mkdir(parents=True, exist_ok=True)
+        for size in sizes:
+            root = base / f"project_{size}"
+            shutil.rmtree(root, ignore_errors=True)
+            stub_project(root, size, labels)
+            scores = base / f"scores_{size}.npz"
+            stub_scores(scores, size, labels)
+            extra = ["--profile", str(profile / f"{size}")] if profile else []
+            print(f"{size} images: predict ...", flush=True)
+            results["predict"][size] = run_child(["predict", str(root), "--batch-size", str(batch_size), *extra],
+                                                 timeout)
+            print(f"  {results['predict'][size]['printed']}\n{size} images: import-logits ...", flush=True)
+            results["import-logits"][size] = run_child(["import-logits", str(root), str(scores), *extra], timeout)
+            print(f"  {results['import-logits'][size]['printed']}", flush=True)
+    for command, by_size in results.items():
+        print_sizes(command, by_size)
+    return {command: {str(k): v for k, v in by_size.items()} for command, by_size in results.items()}
+
+
+def print_sizes(command: str, by_size: dict[int, dict]) -> None:
+    """Seconds per phase at each size, then each size's seconds over the smallest's."""
+    sizes = sorted(by_size)
+    smallest = sizes[0]
+    rows = {name: [by_size[n]["phases"][name] for n in sizes] for name in by_size[smallest]["phases"]}
+    rows["whole process (wall)"] = [by_size[n]["wall_s"] for n in sizes]
+    if command == "predict":
+        rows["fixed: all but the loop"] = [by_size[n]["wall_s"] - by_size[n]["phases"]["loop"] for n in sizes]
+    width = max(len(name) for name in rows) + 2
+    ratio_heads = [f"{n / smallest:g}x images" for n in sizes[1:]]
+    print(f"\n{command}, seconds (load {by_size[sizes[0]]['load']} ... {by_size[sizes[-1]]['load']})")
+    print(" " * width + "".join(f"{n:>10,}" for n in sizes) + "".join(f"{h:>14}" for h in ratio_heads))
+    for name, values in rows.items():
+        ratios = [f"{v / values[0]:>13.2f}x" if values[0] > 0.005 else f"{'-':>14}" for v in values[1:]]
+        print(f"{name:<{width}}" + "".join(f"{v:>10.2f}" for v in values) + "".join(ratios))
+    print(f"{'peak memory (MB)':<{width}}" + "".join(f"{by_size[n]['peak_mb']:>10.0f}" for n in sizes))
+    if command == "predict":
+        print(f"{'steady rate (images/s)':<{width}}" + "".join(f"{by_size[n]['steady_rate']:>10.0f}" for n in sizes))
+
+
 def print_profile(path: Path, title: str, entries: int = 25) -> None:
     print(f"\n{title} ({path}), main thread, by cumulative time:")
     stats = pstats.Stats(str(path))
@@ -333,7 +468,11 @@ def print_profile(path: Path, title: str, entries: int = 25) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--images", type=int, default=2000)
+    parser.add_argument("--sizes", default="5000,20000,50000",
+                        help="images of each project of the sizes mode (the default mode)")
+    parser.add_argument("--keep", type=Path, default=None, help="sizes mode: keep its projects and files here")
+    parser.add_argument("--images", type=int, default=None,
+                        help="time a whole `reviewer predict` process over this many linked demo images")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--model", default="tf_efficientnet_lite0")
     parser.add_argument("--device", default="cpu")
@@ -345,8 +484,18 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--post-run", type=int, default=None, metavar="N",
                         help="time the storing work alone on N images of made-up results (no model)")
-    parser.add_argument("--batch-size", type=int, default=128, help="batch of --post-run's commits")
+    parser.add_argument("--batch-size", type=int, default=128,
+                        help="batch of the sizes mode's predict and of --post-run's commits (128: a GPU's)")
     args = parser.parse_args()
+    if args.post_run is None and args.images is None:
+        sizes = [int(n) for n in args.sizes.split(",")]
+        print(f"predict with a model that costs nothing, and import-logits of the same rows, at "
+              f"{', '.join(f'{n:,}' for n in sizes)} images; batches of {args.batch_size}; "
+              f"{len(os.sched_getaffinity(0))} usable cores; load average {load_average()}", flush=True)
+        result = sweep(sizes, args.batch_size, args.keep, args.profile, args.timeout)
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=1))
+        return 0
     if args.post_run:
         with tempfile.TemporaryDirectory() as tmp:
             root = args.project or Path(tmp) / "project"
@@ -363,6 +512,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = args.project or Path(tmp) / "project"
         if not (root / PROJECT_FILE).exists():
+            from bench_predict_gpu import make_project
+
             make_project(root, linked_images(root, args.images)).close()
         print(f"{args.images} images, {args.model} on {args.device}, {len(os.sched_getaffinity(0))} usable cores; "
               f"load average {load_average()}", flush=True)

@@ -19,13 +19,13 @@ from typing import Callable
 
 import numpy as np
 import torch
-from sqlalchemy import insert
 
-from db.tables import Prediction, Run, utcnow
+from db.tables import Run, utcnow
 from models import Classifier, InferenceConfig, PipelineConfig, ProbabilityWriter, top_k
 from models.sources import LoadedModel
 from models.store import written_rows
 from reviewer.project import Project
+from reviewer.runs.predictions import insert_predictions
 from reviewer.runs.records import (
     RunProgress,
     RunResult,
@@ -48,10 +48,6 @@ def run_preprocessing(loaded: LoadedModel, *, fast_decode: bool, precision: str)
                   architecture=loaded.name,  # the timm name the weights load into (the zoom probe reloads it)
                   precision=precision)
     return config
-
-
-_PREDICTION_KEYS = ("run_id", "image_id", "row", *(f"pred_{k}" for k in range(1, 6)),
-                    *(f"prob_{k}" for k in range(1, 6)))
 
 
 class _Recorder:
@@ -186,11 +182,9 @@ class Attempt:
     def _commit(self, rows: np.ndarray, probs: np.ndarray) -> None:
         classes, values = top_k(probs)
         ids, run_id = self.ids, self.run.id
-        # Whole arrays to Python numbers at once (the same ints and floats as element by element),
-        # and a Core insert of plain rows: no ORM bookkeeping per prediction.
-        records = [dict(zip(_PREDICTION_KEYS, (run_id, ids[row], row, *top, *probabilities)))
-                   for row, top, probabilities in zip(rows.tolist(), classes.tolist(), values.tolist())]
-        self.project.write(lambda session: session.connection().execute(insert(Prediction.__table__), records))
+        image_ids = [ids[row] for row in rows.tolist()]
+        self.project.write(lambda session: insert_predictions(session=session, run_id=run_id, image_ids=image_ids,
+                                                              rows=rows, classes=classes, values=values))
 
     def _finish(self, status: str, done_now: int, seconds: float, *, called: float, error: str | None = None) -> dict:
         classifier_settings = self.classifier.settings() if self.classifier else {"precision": self.inference.precision}

@@ -16,7 +16,7 @@ import contextlib
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 
 from db.tables import Image, Prediction, Run, utcnow
 from models.errors import ModelInputError
@@ -27,6 +27,7 @@ from reviewer._files import sha256_file
 from reviewer.errors import InputError, UserError
 from reviewer.project import Project
 from reviewer.runs._end import end_run
+from reviewer.runs.predictions import insert_predictions
 from reviewer.runs.records import (
     RunLock,
     RunResult,
@@ -147,22 +148,13 @@ def _write_probabilities(project: Project, run_id: int, scores: ScoreFile, image
     return classes, values
 
 
-_PREDICTION_KEYS = ("run_id", "image_id", "row", *(f"pred_{k}" for k in range(1, TOP_K + 1)),
-                    *(f"prob_{k}" for k in range(1, TOP_K + 1)))
-
-
 def _insert_predictions(session, run_id: int, image_ids: np.ndarray, top: tuple[np.ndarray, np.ndarray]) -> None:
-    """The run's Prediction rows, a block at a time (a Core insert of plain rows: no ORM
-    bookkeeping per prediction; whole arrays to Python numbers at once, the same ints and
-    floats as element by element)."""
+    """The run's Prediction rows, a block at a time (run row r: image_ids[r], its top-5 top[.][r])."""
     classes, values = top
     for start in range(0, len(image_ids), CHUNK):
         stop = min(start + CHUNK, len(image_ids))
-        records = [dict(zip(_PREDICTION_KEYS, (run_id, image_id, row, *top_classes, *top_values)))
-                   for image_id, row, top_classes, top_values in zip(
-                       image_ids[start:stop].tolist(), range(start, stop), classes[start:stop].tolist(),
-                       values[start:stop].tolist())]
-        session.connection().execute(insert(Prediction.__table__), records)
+        insert_predictions(session=session, run_id=run_id, image_ids=image_ids[start:stop],
+                           rows=np.arange(start, stop), classes=classes[start:stop], values=values[start:stop])
 
 
 def _remove_run(project: Project, run_id: int) -> None:

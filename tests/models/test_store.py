@@ -47,20 +47,24 @@ def test_another_npy_is_not_taken_for_a_probability_file(tmp_path):
 
 
 def test_float16_conversion_is_numpys_bit_for_bit():
-    """The file's float16 values are what numpy's cast gives, for every float32 a softmax can
-    produce: subnormals (below 2**-14) and the rounding midpoints between them, ties to
-    even, the rounding up to the smallest normal, normals, zero, both signs, overflow."""
+    """The file's float16 values are what numpy's cast gives, for every kind of float32: the
+    float32s around each rounding midpoint of the float16s, subnormal and normal (ties to
+    even), the rounding up to the smallest normal and to inf, zero, both signs, inf and NaN."""
     from models.store import to_float16
 
-    steps = np.arange(0, 1025, dtype=np.float64)
-    midpoints = ((steps + 0.5) * 2.0 ** -24).astype(np.float32).view(np.uint32).astype(np.int64)
-    near_midpoints = (midpoints[:, None] + np.arange(-2, 3)[None, :]).ravel().astype(np.uint32).view(np.float32)
-    every_step = (steps * 2.0 ** -24).astype(np.float32)
-    strided = np.arange(0, 0x3A000000, 9973, dtype=np.uint32).view(np.float32)  # 0 to 2**-11, every ~10,000th
-    values = np.concatenate([near_midpoints, every_step, strided, _softmax_rows(50).ravel(),
-                             np.float32([0.0, 1.0, 65504.0, 65519.0, np.inf, np.nan])])
+    def around(values: np.ndarray) -> np.ndarray:  # each float32 value and its 2 neighbours each side
+        bits = values.astype(np.float32).view(np.uint32).astype(np.int64)
+        return (bits[:, None] + np.arange(-2, 3)[None, :]).ravel().astype(np.uint32).view(np.float32)
+
+    halves = np.arange(0, 0x7C00, dtype=np.uint16).view(np.float16).astype(np.float64)  # 0 to 65504
+    midpoints = np.append((halves[:-1] + halves[1:]) / 2, 65520.0)  # 65520: the midpoint to inf
+    strided = np.arange(0, 0x47800000, 997, dtype=np.uint32).view(np.float32)  # 0 to 65536, every 997th
+    values = np.concatenate([around(midpoints), around(halves), strided, _softmax_rows(20).ravel(),
+                             np.float32([1e-30, 1.0, 65504.0, 65519.99, 1e10, np.inf, np.nan])])
     for signed in (values, -values):
-        with np.errstate(over="ignore"):
-            expected = signed.astype(np.float16)
-        assert np.array_equal(to_float16(signed).view(np.uint16), expected.view(np.uint16))
-    assert to_float16(values.reshape(1, -1)).shape == (1, len(values))
+        with np.errstate(over="ignore"):  # values that round to inf: numpy warns, and so does to_float16
+            expected, got = signed.astype(np.float16), to_float16(signed)
+        assert np.array_equal(got.view(np.uint16), expected.view(np.uint16))
+        finite = signed[np.abs(signed) < 65504]  # the fast path alone, without the overflow fallback
+        assert np.array_equal(to_float16(finite).view(np.uint16), finite.astype(np.float16).view(np.uint16))
+    assert to_float16(values[:6].reshape(2, 3)).shape == (2, 3)

@@ -60,3 +60,18 @@ def test_rows_without_ties_keep_their_order():
     classes, values = top_k(probs)
     assert np.array_equal(classes, np.argsort(-probs.astype(np.float64), axis=1, kind="stable")[:, :5])
     assert (np.diff(values, axis=1) <= 0).all()
+
+
+def test_both_ways_of_ranking_follow_the_rule():
+    """top_classes ranks a few classes of finite rows by argmax passes, and other rows (an
+    infinite value, many classes) by partition and sort: the same order either way."""
+    from models.ranking import top_classes
+
+    probs = planted_ties(rows=90, seed=13)
+    as16 = probs.astype(np.float16)
+    masked = probs.copy()
+    masked[::4, :300] = -np.inf  # as ranked_classes marks the stored top-5 (sorted the other way)
+    for values in (probs, as16, masked):
+        for k in (1, 5, 8, 12):
+            expected = [sorted(range(1000), key=lambda c: (-float(row[c]), c))[:k] for row in values]
+            assert top_classes(values, k).tolist() == expected, (values.dtype, k)
