@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -34,9 +35,12 @@ def _labels_changed(diffs: list[MistakeDiff]) -> Changes:
     return Changes(labels=True, runs=frozenset(d.run_id for d in diffs if d.any))
 
 
-def _follow_labels(session: Session) -> list[MistakeDiff]:
+Progress = Callable[[int, int], None]  # (runs done, runs): a label import brings every run in line
+
+
+def _follow_labels(session: Session, progress: Progress | None = None) -> list[MistakeDiff]:
     """Every stored run's mistakes under the labels just written, in the import's own unit of work."""
-    return follow_labels(session=session)
+    return follow_labels(session=session, progress=progress)
 
 
 def followed_lines(project: Project, diffs: list[MistakeDiff]) -> list[str]:
@@ -59,11 +63,11 @@ def followed_lines(project: Project, diffs: list[MistakeDiff]) -> list[str]:
     return lines
 
 
-def import_images(project: Project, directory: str | Path) -> Done[ImportSummary]:
+def import_images(project: Project, directory: str | Path, *, progress: Progress | None = None) -> Done[ImportSummary]:
     plan = folders.scan(directory)
 
     def work(session: Session) -> tuple[ImportSummary, list[MistakeDiff]]:
-        return add_images(session=session, plan=plan), _follow_labels(session)
+        return add_images(session=session, plan=plan), _follow_labels(session, progress)
 
     summary, diffs = project.write(work)
     summary.notes.extend(followed_lines(project, diffs))
@@ -75,8 +79,8 @@ class MissingImagesError(UserError):
     them without a file is asked for explicitly (`add_missing_images`), never done silently."""
 
 
-def import_labels(project: Project, paths: list[str | Path], *,
-                  add_missing_images: bool = False) -> Done[list[ImportSummary]]:
+def import_labels(project: Project, paths: list[str | Path], *, add_missing_images: bool = False,
+                  progress: Progress | None = None) -> Done[list[ImportSummary]]:
     """Every file checked before any is written; all imported in one transaction.
     Images a file names that the project lacks are added without a file only where the
     project has no image files at all (made from label files) or `add_missing_images`."""
@@ -91,7 +95,7 @@ def import_labels(project: Project, paths: list[str | Path], *,
                             with_files, len(names), kind="label file")
             known |= plan.referenced_images()
     def work(session: Session) -> tuple[list[ImportSummary], list[MistakeDiff]]:
-        return [apply_plan(session=session, plan=plan) for plan in plans], _follow_labels(session)
+        return [apply_plan(session=session, plan=plan) for plan in plans], _follow_labels(session, progress)
 
     summaries, diffs = project.write(work)
     if summaries:
@@ -112,8 +116,8 @@ class ReviewImport:
     runs_changed: tuple[str, ...] = ()  # `followed_lines`: what the review changed in the runs' mistakes (novelty)
 
 
-def import_review(project: Project, path: str | Path, *, model: str,
-                  add_missing_images: bool = False) -> Done[ReviewImport]:
+def import_review(project: Project, path: str | Path, *, model: str, add_missing_images: bool = False,
+                  progress: Progress | None = None) -> Done[ReviewImport]:
     """A published review of `model`: how many reviewed mistakes it holds. Its images the
     project lacks are added without a file as `import_labels` says."""
     review = read_review(path)
@@ -124,7 +128,7 @@ def import_review(project: Project, path: str | Path, *, model: str,
     if with_files and not add_missing_images:
         _refuse_missing(str(review.path), reviewed - names, len(reviewed), with_files, len(names), kind="review")
     def work(session: Session) -> tuple[int, list[MistakeDiff]]:
-        return store_review(session=session, review=review, model=model), _follow_labels(session)
+        return store_review(session=session, review=review, model=model), _follow_labels(session, progress)
 
     items, diffs = project.write(work)
     return Done(ReviewImport(items, len(reviewed - names), bool(with_files), tuple(followed_lines(project, diffs))),

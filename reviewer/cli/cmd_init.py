@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 
 from reviewer.cli import CommandError
 from reviewer.errors import InputError
@@ -84,7 +85,7 @@ def run_import_images(args: argparse.Namespace) -> int:
 
     project = Project.open(args.project)
     with _nothing_imported():
-        _print_summaries([import_images(project, args.directory).value])
+        _print_summaries([import_images(project, args.directory, progress=_runs_progress).value])
     return 0
 
 
@@ -93,7 +94,8 @@ def run_import_labels(args: argparse.Namespace) -> int:
 
     project = Project.open(args.project)
     with _nothing_imported():  # every file is checked before any is written; all in one transaction
-        _print_summaries(import_labels(project, args.files, add_missing_images=args.add_missing_images).value)
+        _print_summaries(import_labels(project, args.files, add_missing_images=args.add_missing_images,
+                                       progress=_runs_progress).value)
     return 0
 
 
@@ -102,7 +104,8 @@ def run_import_review(args: argparse.Namespace) -> int:
 
     project = Project.open(args.project)
     with _nothing_imported():
-        done = import_review(project, args.file, model=args.model, add_missing_images=args.add_missing_images).value
+        done = import_review(project, args.file, model=args.model, add_missing_images=args.add_missing_images,
+                             progress=_runs_progress).value
     print(f"imported a review of {args.model}: {done.items} reviewed mistakes")
     if done.images_added:
         print(f"  {done.images_added} images added without a file"
@@ -111,6 +114,22 @@ def run_import_review(args: argparse.Namespace) -> int:
     for line in done.runs_changed:
         print(f"  {line}")
     return 0
+
+
+_said = [0.0]
+
+
+def _runs_progress(done: int, total: int) -> None:
+    """On stderr: the runs' mistakes brought in line with the new labels, one updating line on a
+    terminal, else a line every two seconds or so (and the last), so a log is not flooded."""
+    import time
+
+    words = f"the runs' mistakes under the new labels: run {done} of {total}"
+    if sys.stderr.isatty():
+        print(f"\r{words}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+    elif done == total or time.monotonic() - _said[0] > 2:
+        _said[0] = time.monotonic()
+        print(words, file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
