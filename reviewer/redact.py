@@ -41,7 +41,9 @@ def _parameter(unquoted: str) -> re.Pattern:
                       r"(?P<value>'(?:[^'\\]|\\.)*'?|" + unquoted + ")", re.IGNORECASE)
 
 
-_PARAMETER = _parameter(r"[^\s&#'\"]+")  # in a URL's query: to the next parameter
+# In a URL's query: to the next parameter, but a `)` (or several) at the very end is the one that
+# closes a URL written in parentheses, not the password's ("(postgresql://h/db?password=pw)").
+_PARAMETER = _parameter(r"[^\s&#'\"]+?(?=\)*(?:[\s&#'\"]|$))")
 _CONNINFO = _parameter(r"[^\s'\"]+")  # in a conninfo string: to white space
 _MIN_SECRET = 3  # a one- or two-letter "secret" would blank out ordinary words
 

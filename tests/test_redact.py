@@ -150,3 +150,15 @@ def test_scrubbing_a_long_message_takes_linear_time():
     for text in ("a" * 200_000, "postgresql://u:" + "p" * 200_000, "password=" + "p" * 200_000):
         scrub(text)
     assert time.perf_counter() - started < 1.0
+
+
+def test_a_url_in_parentheses_keeps_its_closing_parenthesis():
+    """Issue 36 (cosmetic): the masking took the `)` that closes a URL written in parentheses
+    for part of a `password=` query parameter."""
+    from reviewer.redact import hidden_url
+
+    assert hidden_url("refused (postgresql://h/db?user=u&password=secret) here") == \
+        "refused (postgresql://h/db?user=u&password=***) here"
+    assert hidden_url("(postgresql://h/db?sslpassword=pw&password=a)b)") == \
+        "(postgresql://h/db?sslpassword=***&password=***)"
+    assert hidden_url("postgresql://h/db?password=s3cret") == "postgresql://h/db?password=***"
