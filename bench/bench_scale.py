@@ -6,6 +6,7 @@ imported as logits, a panel of three voting with `vote --batch`.
     python bench/bench_scale.py --sizes 5000 --runs 2  # a quick look
     python bench/bench_scale.py --only report,gui      # build as always, then time only these
     python bench/bench_scale.py --table                # the table of the saved cases, no measuring
+    python bench/bench_scale.py --tree HEAD            # the commands of a commit, not of the working tree
 
 For each case (size x runs) a fresh project is made under OUT/projects and every command runs
 as the user runs it, a subprocess of the `reviewer` command: its wall time, CPU time (user +
@@ -34,7 +35,11 @@ end compares the cases (50k/5k and 20/10 ratios) with issue 34's targets at 50,0
 It prints and never asserts: a benchmark, not a test.
 
 Options: --sizes 5000,50000 --runs 10,20 --only CMD,... --repeat 3 --seed 0 --keep
---out DIR (default bench/out/scale) --timeout S (per command, default 1800) --no-gui --table.
+--out DIR (default bench/out/scale) --timeout S (per command, default 1800) --no-gui --table
+--tree REV. Run it on an idle machine for figures to compare with the targets; the load
+average beside each figure says how idle it was. On a working tree that others are editing,
+`report`'s kept figures are missed at every call (their key holds every source file's time),
+so measure with --tree there.
 """
 
 from __future__ import annotations
@@ -57,6 +62,10 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import _scale_inputs as inputs
+
+# The code the commands run: this working tree, or (--tree REV) a copy of a commit, so that
+# edits being made in the working tree meanwhile do not change what is measured.
+CODE = {"root": REPO, "label": "working tree"}
 
 COMMANDS = ("init", "import-labels", "import-logits", "panelist", "vote-batch", "vote", "show", "panel-status",
             "panel-status-json", "report", "report-json", "leaderboard", "export", "gui")
@@ -165,7 +174,7 @@ def run(step: str, argv: list[str], *, env: dict[str, str], log: Path, timeout: 
     load = os.getloadavg()[0]
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(report), *argv],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=CODE["root"],
                                start_new_session=True)
     moments: list[float] = []  # when output arrived (progress redrawn with \r counts too)
     chunks: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
@@ -214,7 +223,7 @@ def gui_first_mistake(project: Path, *, env: dict[str, str], log: Path, timeout:
     argv = [sys.executable, "-c", GUI_FIRST_MISTAKE, str(project), "--panelist", "bob", str(int(timeout))]
     load = os.getloadavg()[0]
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=REPO)
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=CODE["root"])
     paint = shown = None
     lines = []
     peak = 0.0
@@ -259,7 +268,7 @@ def measure_case(size: int, run_count: int, args, truth: inputs.Truth, runs: inp
     wanted = set(args.only) if args.only else set(COMMANDS)
     timings: list[Timing] = []
     started = time.perf_counter()
-    args.commit_at_start = _commit()  # other sessions may commit while a case runs
+    args.commit_at_start = _commit() if CODE["root"] == REPO else CODE["label"]  # others may commit meanwhile
     args.started_at = time.strftime("%Y-%m-%d %H:%M:%S")
 
     def step(name: str, argv: list[str], note: str = "") -> Timing:
@@ -317,7 +326,8 @@ def finish(case, size, run_count, timings, started, args, project, aborted: str 
     result = {"case": case, "size": size, "runs": run_count, "seed": args.seed, "aborted": aborted,
               "when": args.started_at, "total_s": time.perf_counter() - started,
               "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
-              "commit": _span(args.commit_at_start, _commit()), "timings": [asdict(t) for t in timings]}
+              "commit": _span(args.commit_at_start, _commit()) if CODE["root"] == REPO else CODE["label"],
+              "timings": [asdict(t) for t in timings]}
     path = args.out / "results" / f"{case}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=1))
@@ -326,6 +336,25 @@ def finish(case, size, run_count, timings, started, args, project, aborted: str 
         shutil.rmtree(project, ignore_errors=True)
         shutil.rmtree(args.out / "exports" / case, ignore_errors=True)
     return result
+
+
+def checkout(rev: str, out: Path) -> None:
+    """Run the commands from a copy of commit `rev` (git archive, made once under OUT/trees):
+    `python -m reviewer` imports the package from its working directory first."""
+    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO, capture_output=True, text=True, check=True)
+    sha = sha.stdout.strip()
+    tree = out / "trees" / sha
+    if not (tree / "reviewer" / "__init__.py").exists():
+        shutil.rmtree(tree, ignore_errors=True)
+        tree.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", sha], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "reviewer", "models", "db"], cwd=tree, check=False)
+    probe = subprocess.run([sys.executable, "-c", "import reviewer; print(reviewer.__file__)"], cwd=tree,
+                           capture_output=True, text=True, check=True)
+    if not probe.stdout.strip().startswith(str(tree)):
+        raise SystemExit(f"--tree: python in {tree} imports reviewer from {probe.stdout.strip()}")
+    CODE.update(root=tree, label=f"commit {sha} (--tree)")
 
 
 def _span(first: str, last: str) -> str:
@@ -494,6 +523,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per command before it is killed")
     parser.add_argument("--no-gui", action="store_true", help="do not open the window")
     parser.add_argument("--table", action="store_true", help="print the table of the saved results and stop")
+    parser.add_argument("--tree", metavar="REV", help="run the commands of this commit (a copy under OUT/trees), "
+                                                      "not of the working tree")
     args = parser.parse_args()
     args.out = args.out.resolve()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -510,6 +541,9 @@ def main() -> int:
         print_table(results)
         return 0
     started = time.perf_counter()
+    if args.tree:
+        checkout(args.tree, args.out)
+    print(f"code: {CODE['label']} ({CODE['root']})", flush=True)
     data = inputs.data_folder()
     print(f"label files from {data}; inputs, projects and logs under {args.out}", flush=True)
     truth = inputs.read_truth(data)
