@@ -25,7 +25,10 @@ visinf/beyond-accuracy, helper/benchmarks.py and helper/uncertainty.py):
 ECE uses the top-1 probability stored with each prediction (full float32
 precision); ACE reads the run's probability file, which is float16: a
 probability below float16's smallest value is 0 there and, as in the
-reference's threshold, left out. Images: every predicted image with an
+reference's threshold, left out. `adaptive_calibration_error` is the
+definition written as the reference's loop, class by class;
+`run_calibration` computes the same number, bit for bit, from histograms of
+the float16 file (`reviewer.analysis.float16_ace`), all classes at once. Images: every predicted image with an
 original label, as QUBA evaluates the whole validation split.
 
 The **multi-label variant** (`multilabel_calibration`, not QUBA's): the same
@@ -41,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from reviewer.analysis.float16_ace import histogram_ace
 from reviewer.evaluation.metrics import mla_images
 from reviewer.labels.labelset import LabelSet, accepted
 from reviewer.runs.predictions import RunPredictions
@@ -131,7 +135,7 @@ def probability_columns(probs: np.ndarray, rows: np.ndarray, *, block: int = CLA
 def run_calibration(labels: LabelSet, predictions: RunPredictions, probs: np.ndarray | None = None, *,
                     bins: int = ECE_BINS) -> Calibration:
     """QUBA's ECE, ACE and CE of a run against the original labels. `probs` is the run's
-    probability file (memory-mapped); without it ACE and CE are NaN."""
+    probability file (memory-mapped, or read into memory); without it ACE and CE are NaN."""
     positions = labels.positions(predictions.image_ids)
     known = positions >= 0
     original = np.full(len(predictions), -1, dtype=np.int64)
@@ -140,8 +144,11 @@ def run_calibration(labels: LabelSet, predictions: RunPredictions, probs: np.nda
     result = calibration(predictions.probs[use, 0], predictions.top1[use] == original[use], bins=bins)
     if probs is None or not use.any():
         return result
-    ace = adaptive_calibration_error(probability_columns(probs, predictions.rows[use]), original[use], bins=bins,
-                                     num_classes=probs.shape[1])
+    rows = predictions.rows[use]
+    ace = histogram_ace(np.asarray(probs[rows]), original[use], bins=bins) if probs.dtype == np.float16 else None
+    if ace is None:  # not a float16 probability file: the loop, class by class
+        ace = adaptive_calibration_error(probability_columns(probs, rows), original[use], bins=bins,
+                                         num_classes=probs.shape[1])
     ce = float(np.sqrt(result.ece * ace))  # the geometric mean of the two (scipy's gmean of [ece, ace])
     return Calibration(result.ece, result.images, result.bins, ace=ace, ce=ce)
 

@@ -52,8 +52,14 @@ def compared_runs(*, session: Session) -> dict[str, int]:
     return dict(sorted({name: run_id for name, run_id in rows}.items()))
 
 
-def _mistakes_of_run(session: Session, run_id: int) -> pd.DataFrame:
-    return mistakes_frame(stored_mistakes(session=session, run_id=run_id))[["image_id", "predicted", "novel"]]
+def _mistakes(session: Session, runs: dict[str, int]) -> dict[int, pd.DataFrame]:
+    """{run id: its stored mistakes (image_id, predicted, novel)}, the runs' in one read."""
+    frame = mistakes_frame(stored_mistakes(session=session))
+    wanted = set(runs.values())
+    groups = {int(run_id): group[["image_id", "predicted", "novel"]].reset_index(drop=True)
+              for run_id, group in frame.groupby("run_id") if int(run_id) in wanted}
+    empty = frame[["image_id", "predicted", "novel"]].iloc[:0]
+    return {run_id: groups.get(run_id, empty) for run_id in runs.values()}
 
 
 def _predicted_images(session: Session, run_id: int) -> np.ndarray:
@@ -61,20 +67,39 @@ def _predicted_images(session: Session, run_id: int) -> np.ndarray:
                     .scalars().all(), dtype=np.int64)
 
 
-def mistake_overlap(*, session: Session, runs: dict[str, int]) -> pd.DataFrame:
-    """One row per pair of models: the overlap of their mistakes (module docstring)."""
-    mistakes = {model: _mistakes_of_run(session, run_id) for model, run_id in runs.items()}
-    predicted = {model: _predicted_images(session, run_id) for model, run_id in runs.items()}
+def mistake_overlap(*, session: Session, runs: dict[str, int], predicted: dict[int, np.ndarray] | None = None
+                    ) -> pd.DataFrame:
+    """One row per pair of models: the overlap of their mistakes (module docstring).
+    `predicted` (run id -> the images it predicted), when the caller has them.
+
+    Every run's images and mistakes are laid over one axis of all their images, so that a
+    pair costs a few passes over boolean arrays (there are n(n - 1)/2 pairs of n runs)."""
+    mistakes = _mistakes(session, runs)
+    predicted = predicted or {}
+    images = {model: np.asarray(predicted[run_id]) if run_id in predicted else _predicted_images(session, run_id)
+              for model, run_id in runs.items()}
+    axis = np.unique(np.concatenate([np.zeros(0, np.int64), *images.values()]))
+    done, wrong = {}, {}
+    for model, run_id in runs.items():
+        done[model] = np.zeros(len(axis), bool)
+        done[model][np.searchsorted(axis, images[model])] = True
+        wrong[model] = np.full(len(axis), -1, dtype=np.int64)  # the mistake's prediction, -1: none
+        frame = mistakes[run_id]
+        at = np.searchsorted(axis, frame["image_id"].to_numpy(np.int64))
+        inside = (at < len(axis)) & (axis[np.minimum(at, len(axis) - 1)] == frame["image_id"].to_numpy(np.int64)) \
+            if len(axis) else np.zeros(len(frame), bool)
+        wrong[model][at[inside]] = frame["predicted"].to_numpy(np.int64)[inside]
     rows = []
     for a, b in combinations(runs, 2):
-        common = np.intersect1d(predicted[a], predicted[b])
-        ma = mistakes[a][mistakes[a]["image_id"].isin(common)].set_index("image_id")["predicted"]
-        mb = mistakes[b][mistakes[b]["image_id"].isin(common)].set_index("image_id")["predicted"]
-        both = ma.index.intersection(mb.index)
-        same = int((ma.loc[both] == mb.loc[both]).sum())
-        rows.append({"model_a": a, "model_b": b, "run_a": runs[a], "run_b": runs[b], "images": int(len(common)),
-                     "mistakes_a": int(len(ma)), "mistakes_b": int(len(mb)), "only_a": int(len(ma) - len(both)),
-                     "only_b": int(len(mb) - len(both)), "both_same": same, "both_different": int(len(both) - same)})
+        common = done[a] & done[b]
+        ma, mb = common & (wrong[a] >= 0), common & (wrong[b] >= 0)
+        both = ma & mb
+        same = int(np.count_nonzero(both & (wrong[a] == wrong[b])))
+        n_a, n_b, n_both = int(np.count_nonzero(ma)), int(np.count_nonzero(mb)), int(np.count_nonzero(both))
+        rows.append({"model_a": a, "model_b": b, "run_a": runs[a], "run_b": runs[b],
+                     "images": int(np.count_nonzero(common)), "mistakes_a": n_a, "mistakes_b": n_b,
+                     "only_a": n_a - n_both, "only_b": n_b - n_both, "both_same": same,
+                     "both_different": n_both - same})
     return pd.DataFrame(rows, columns=OVERLAP_COLUMNS)
 
 
@@ -82,9 +107,10 @@ def novel_judgements(*, session: Session, runs: dict[str, int], decisions: pd.Da
     """Per model: its novel mistakes and what the panel's standing decisions (`decisions_table`)
     made of them."""
     decided = decisions.set_index(["image_id", "predicted"])
+    mistakes = _mistakes(session, runs)
     rows = []
     for model, run_id in runs.items():
-        novel = _mistakes_of_run(session, run_id)
+        novel = mistakes[run_id]
         novel = novel[novel["novel"]]
         index = pd.MultiIndex.from_frame(novel[["image_id", "predicted"]])
         verdict = decided["verdict"].reindex(index)

@@ -40,16 +40,20 @@ and `reviewer.analysis.render` (Markdown or HTML with plots).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TypeVar
 
 import pandas as pd
 from sqlalchemy import select
 from sqlmodel import Session
 
-from db.tables import Run
-from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_calibration, run_calibration
-from reviewer.analysis.class_balance import ClassBalance, run_class_balance
+from db.tables import Model, Run
+from reviewer.analysis.cache import FigureCache, digest
+from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_calibration
+from reviewer.analysis.class_balance import ClassBalance
 from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
+from reviewer.analysis.inputs import label_inputs, panel_inputs, report_inputs, run_inputs
 from reviewer.analysis.leakage import Leakage, project_leakage
 from reviewer.analysis.panel_agreement import PanelAgreement, panel_agreement
 from reviewer.analysis.provisional import (
@@ -59,11 +63,13 @@ from reviewer.analysis.provisional import (
     provisional_decisions,
     with_provisional,
 )
+from reviewer.analysis.run_figures import run_figure_inputs, run_figures
 from reviewer.analysis.run_tables import mla_table, topk_table
 from reviewer.analysis.source_agreement import SourceReliability, source_agreement
 from reviewer.analysis.tables import category_by_distance, category_severity_counts, chi_square_tests, confused_pairs
 from reviewer.analysis.zoom_probe import ZoomReport, zoom_report
 from reviewer.evaluation.leaderboard import leaderboard
+from reviewer.evaluation.patchml import patchml_sets
 from reviewer.evaluation.summary import ProjectSummary, project_summary
 from reviewer.labels.labelset import load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
@@ -71,8 +77,11 @@ from reviewer.panel.final import decisions_table
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.project import Project
 from reviewer.review.reviewed_mistakes import reviewed_mistakes
-from reviewer.runs.predictions import load_predictions, run_probabilities
+from reviewer.runs.predictions import load_predictions
 from reviewer.terms import RunStatus
+
+T = TypeVar("T")
+Progress = Callable[[str, int, int], None]  # (the step that starts, steps done, steps in all)
 
 
 @dataclass(frozen=True)
@@ -165,25 +174,84 @@ def _provisional_tables(session: Session, decisions: pd.DataFrame, provisional: 
     return reviewed, counts[0].loc[models], counts[1].loc[models]
 
 
-def build_report(project: Project, options: ReportOptions = ReportOptions(), *, session: Session) -> AnalysisReport:
-    """Compute every table of the report (nothing is written), all through `session`: pass
-    a read session, one consistent snapshot of the database, so that a vote committed while
-    the report is computed is in every table or in none (`reviewer.app.report.build_report`
-    is the act that opens it)."""
+class Steps:
+    """The report's progress: each step named as it starts, with how many are done of how
+    many (`progress(what, done, total)`; a front end shows it, e.g. `reviewer report`'s bar)."""
+
+    def __init__(self, progress: Progress | None, total: int):
+        self.progress, self.total, self.done = progress, total, -1
+
+    def __call__(self, what: str) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(what, self.done, self.total)
+
+
+def build_report(project: Project, options: ReportOptions = ReportOptions(), *, session: Session,
+                 cache: FigureCache | None = None, progress: Progress | None = None) -> AnalysisReport:
+    """Compute every table of the report (nothing is written to the database), all through
+    `session`: pass a read session, one consistent snapshot of the database, so that a vote
+    committed while the report is computed is in every table or in none
+    (`reviewer.app.report.build_report` is the act that opens it).
+
+    With `cache`, figures are kept between reports (`reviewer.analysis.cache`): the whole
+    report under the key of everything it reads (`inputs.report_inputs`) and the options,
+    and apart from it what costs: each complete run's predictions (under the run's key),
+    its figures before the review (`run_figures`, under the run's and the labels' keys) and
+    the panel's agreement (under the panel's key), so that a vote recomputes neither a
+    run's calibration nor its variable top-k, and a new run computes only its own."""
+    if cache is None:
+        return _build(project, options, session=session, cache=None, keys=None, progress=progress)
+    keys = {"labels": label_inputs(session=session), "panel": panel_inputs(session=session)}
+    whole = {"report": report_inputs(project, session=session, labels=keys["labels"], panel=keys["panel"]),
+             "options": asdict(options)}
+    report = cache.get(f"report-{digest(asdict(options))[:16]}", whole,
+                       lambda: _build(project, options, session=session, cache=cache, keys=keys, progress=progress))
+    runs = {str(run.id) for run in report.summary.runs if run.metrics is not None}  # the complete ones
+    cache.forget(lambda name: not name.startswith(("run-", "predictions-")) or name.split("-")[1] in runs)
+    return report
+
+
+def _kept(cache: FigureCache | None, name: str, inputs, compute: Callable[[], T]) -> T:
+    return compute() if cache is None else cache.get(name, inputs, compute)
+
+
+def _build(project: Project, options: ReportOptions, *, session: Session, cache: FigureCache | None,
+           keys: dict | None, progress: Progress | None) -> AnalysisReport:
+    runs = {r.id: (r, m) for r, m in session.execute(
+        select(Run, Model).join(Model, Model.id == Run.model_id).where(Run.status == RunStatus.COMPLETE)
+        .order_by(Run.id)).all()}
+    step = Steps(progress, 2 * len(runs) + 7)
+    step("labels")
     base = load_labelset(session=session)  # loaded once: both label views derive from it
     before = reviewed_labelset(session=session, after_review=False, base=base)
     after = reviewed_labelset(session=session, after_review=True, base=base)
-    runs = {r.id: r for r in session.execute(select(Run).where(Run.status == RunStatus.COMPLETE)
-                                                 .order_by(Run.id)).scalars()}
-    predictions = {run_id: load_predictions(session=session, run_id=run_id) for run_id in runs}
+    patchml = patchml_sets(session=session)
+    predictions, figures = {}, {}
+    for run_id, (run, model) in runs.items():
+        run_key = run_inputs(project, run, model) if cache is not None else None
+        step(f"run {run_id} ({model.name}): predictions")
+        predictions[run_id] = _kept(cache, f"predictions-{run_id}", run_key,
+                                    lambda: load_predictions(session=session, run_id=run_id))
+        step(f"run {run_id} ({model.name}): metrics and calibration")
+        figures[run_id] = _kept(
+            cache, f"run-{run_id}-{digest([options.collapsed_mappings, options.ece_bins])[:16]}",
+            run_figure_inputs(keys["labels"], run_key, collapsed=options.collapsed_mappings, bins=options.ece_bins)
+            if cache is not None else None,
+            lambda: run_figures(project, run, before, predictions[run_id], collapsed=options.collapsed_mappings,
+                                bins=options.ece_bins, patchml=patchml))
+    step("runs' summary")
     summary = project_summary(project, session=session, before=before, after=after, predictions=predictions,
-                              collapsed=options.collapsed_mappings)
+                              collapsed=options.collapsed_mappings,
+                              before_review={run_id: f.metrics for run_id, f in figures.items()})
+    step("reviewed mistakes")
     decisions = decisions_table(session=session)
     reviewed = reviewed_mistakes(session=session, decisions=decisions)
     categories, severities = category_severity_counts(reviewed, keep_borderline=options.keep_borderline)
     snapshot = load_snapshot(session=session)
     provisional = provisional_decisions(snapshot)
     status = decision_status(snapshot, provisional)
+    step("evidence sources and zoom probe")
     reliability = source_agreement(session=session, decisions=decisions)
     zoom = zoom_report(session=session, labels=before, decisions=decisions)
     if options.provisional:
@@ -194,32 +262,35 @@ def build_report(project: Project, options: ReportOptions = ReportOptions(), *, 
     else:
         tables = (reviewed.iloc[:0], categories.iloc[:0], severities.iloc[:0])
         provisional_reliability = None
-    calibrations, balance = {}, {}
-    for run_id, preds in predictions.items():
-        probs = run_probabilities(project, runs[run_id])
-        calibrations[run_id] = run_calibration(before, preds, probs, bins=options.ece_bins)
-        if probs is not None:
-            balance[run_id] = run_class_balance(before, preds, probs)
+    step("model against model")
     compared = compared_runs(session=session)
     novel = novel_judgements(session=session, runs=compared, decisions=decisions)
-    return AnalysisReport(
+    overlap = mistake_overlap(session=session, runs=compared,
+                              predicted={run_id: p.image_ids for run_id, p in predictions.items()})
+    step("the panel's agreement")
+    panel = _kept(cache, f"panel-{options.agreement_resamples}",
+                  {"panel": keys["panel"], "resamples": options.agreement_resamples} if cache is not None else None,
+                  lambda: panel_agreement(snapshot, resamples=options.agreement_resamples))
+    step("tables and tests")
+    report = AnalysisReport(
         options=options, summary=summary, reviewed=reviewed, categories=categories, severities=severities,
         chi_categories=chi_square_tests(categories, yates=options.yates),
         chi_severities=chi_square_tests(severities, yates=options.yates),
         confusions=confused_pairs(reviewed, after), by_distance=category_by_distance(reviewed, after),
         by_distance_nearest=category_by_distance(reviewed, after, to="nearest_correct"),
-        mla=mla_table(summary), topk=topk_table(summary), calibration=calibrations,
+        mla=mla_table(summary), topk=topk_table(summary),
+        calibration={run_id: f.calibration for run_id, f in figures.items()},
         calibration_multilabel={run_id: multilabel_calibration(after, preds, bins=options.ece_bins)
                                 for run_id, preds in predictions.items()},
-        class_balance=balance, overlap=mistake_overlap(session=session, runs=compared), novel=novel,
-        novel_tests=novel_share_tests(novel, yates=options.yates),
+        class_balance={run_id: f.class_balance for run_id, f in figures.items() if f.class_balance is not None},
+        overlap=overlap, novel=novel, novel_tests=novel_share_tests(novel, yates=options.yates),
         leaderboard=leaderboard(session=session, slice_name=options.slice_name, before=before, after=after,
                                 predictions=predictions),
         status=status, provisional_reviewed=tables[0], provisional_categories=tables[1],
         provisional_severities=tables[2], source_reliability=reliability,
-        provisional_source_reliability=provisional_reliability, zoom=zoom,
-        panel=panel_agreement(snapshot, resamples=options.agreement_resamples),
+        provisional_source_reliability=provisional_reliability, zoom=zoom, panel=panel,
         leakage=project_leakage(project, session=session, labels=before, predictions=predictions,
                                 models={run.id: run.model for run in summary.runs}),
     )
-
+    step("done")
+    return report

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
+import threading
 from typing import TYPE_CHECKING
 
 from reviewer.cli import CommandError
@@ -33,7 +35,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--provisional", action="store_true",
                    help="also count the items the chair has not locked, by the majority of their current votes, "
                         "in rows marked provisional")
+    p.add_argument("--recompute", action="store_true",
+                   help="compute every figure afresh, neither reading nor keeping the figures kept in "
+                        "PROJECT/cache (they are recomputed anyway when what they read changes)")
     p.set_defaults(func=run_report)
+
+
+class ReportProgress:
+    """The report's steps as a bar on stderr (tqdm), on a terminal only: stdout stays the
+    report (`--json` pure JSON) and a piped or logged stderr gets nothing. The bar is redrawn
+    every half second while a step runs, so a long step still shows its time passing."""
+
+    TICK_S = 0.5
+
+    def __init__(self) -> None:
+        self.bar = None
+        self.stop = threading.Event()
+        self.ticker: threading.Thread | None = None
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(total=total, desc="report", unit="step", disable=None, dynamic_ncols=True,
+                            file=sys.stderr, leave=False)
+            if not self.bar.disable:
+                self.ticker = threading.Thread(target=self._tick, name="report-progress", daemon=True)
+                self.ticker.start()
+        self.bar.set_postfix_str(what, refresh=False)
+        self.bar.update(done - self.bar.n)
+
+    def _tick(self) -> None:
+        while not self.stop.wait(self.TICK_S):
+            self.bar.refresh()
+
+    def close(self) -> None:
+        self.stop.set()
+        if self.ticker is not None:
+            self.ticker.join()
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _share(count: int, total: int) -> str:
@@ -69,11 +110,17 @@ def run_report(args: argparse.Namespace) -> int:
     project = Project.open(args.project)
     options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice,
                             collapsed_mappings=args.collapsed_mappings, provisional=args.provisional)
-    if args.format:
-        path = write_report(project, options, out_dir=args.out, fmt=args.format).value
-        print(f"wrote {path} (plots beside it)")
-        return 0
-    report = build_report(project, options)
+    progress = ReportProgress()
+    try:
+        if args.format:
+            path = write_report(project, options, out_dir=args.out, fmt=args.format, keep=not args.recompute,
+                                progress=progress).value
+            progress.close()
+            print(f"wrote {path} (plots beside it)")
+            return 0
+        report = build_report(project, options, keep=not args.recompute, progress=progress)
+    finally:
+        progress.close()
     summary = report.summary
     if args.json:
         print(json.dumps(_json_safe({**summary.as_dict(), "analysis": report_json(report)}), indent=2, default=str))

@@ -25,14 +25,29 @@ from reviewer.evaluation.metrics import (
 )
 from reviewer.evaluation.patchml import PatchMLSet, patchml_sets, run_patchml
 from reviewer.evaluation.topk import VariableTopK, multilabel_variable_topk, real_variable_topk
-from reviewer.labels.labelset import LabelSet
+from reviewer.labels.labelset import CORRECT, LabelSet
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.project import Project
-from reviewer.runs.predictions import RunPredictions, load_predictions, ranked_classes
+from reviewer.runs.predictions import RunPredictions, load_predictions, ranked_classes, run_probabilities
 from reviewer.runs.records import fast_decoded, images_of_run, run_precision
 from reviewer.terms import Category, RunStatus, Severity, values
 
 TOPK_FOR_VARIABLE = 10  # ReaL lists at most 9 labels of an image
+
+
+@dataclass(frozen=True)
+class MetricsBeforeReview:
+    """A complete run's figures against the labels before the panel's review: all of
+    `RunMetrics` but `mla_after_review`. They read the run and the labels only, not the
+    panel's decisions, so `reviewer.analysis` keeps them per run (`metrics_before_review`)."""
+
+    predictions: int
+    top1: Score
+    mla: GroupScores
+    real: Score
+    variable_topk: VariableTopK
+    variable_topk_multilabel: VariableTopK
+    variable_topk_patchml: dict[str, VariableTopK] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,13 @@ class RunMetrics:
     variable_topk_multilabel: VariableTopK  # the multi-label set's correct labels (this tool's variant)
     # Per PatchML set the run predicted images of (Anzaku et al. §3.2; reviewer.evaluation.patchml)
     variable_topk_patchml: dict[str, VariableTopK] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, before: MetricsBeforeReview, mla_after_review: GroupScores) -> "RunMetrics":
+        return cls(predictions=before.predictions, top1=before.top1, mla=before.mla,
+                   mla_after_review=mla_after_review, real=before.real, variable_topk=before.variable_topk,
+                   variable_topk_multilabel=before.variable_topk_multilabel,
+                   variable_topk_patchml=before.variable_topk_patchml)
 
     def as_dict(self) -> dict:
         return {"predictions": self.predictions, "top1": self.top1.as_dict(), "mla": self.mla.as_dict(),
@@ -152,16 +174,21 @@ def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *
     `patchml` the project's PatchML sets, when the caller has them."""
     preds = load_predictions(session=session, run_id=run.id) if predictions is None else predictions
     patchml = patchml_sets(session=session) if patchml is None else patchml
-    pos_b = before.positions(preds.image_ids)
+    metrics = metrics_before_review(project, run, before, preds, collapsed=collapsed, patchml=patchml)
+    return RunMetrics.of(metrics, mla_after_review(after, preds, collapsed=collapsed))
+
+
+def metrics_before_review(project: Project, run: Run, before: LabelSet, predictions: RunPredictions, *,
+                          collapsed: bool = False, patchml: dict[str, PatchMLSet]) -> MetricsBeforeReview:
+    """Every metric of a complete run but MLA after the review (`MetricsBeforeReview`)."""
+    pos_b = before.positions(predictions.image_ids)
     known = pos_b >= 0
-    pos_b, top1 = pos_b[known], preds.top1[known]
-    pos_a = after.positions(preds.image_ids[known])
-    ranked = ranked_classes(project, run, preds, TOPK_FOR_VARIABLE)[known]
-    return RunMetrics(
-        predictions=int(len(preds)),
+    pos_b, top1 = pos_b[known], predictions.top1[known]
+    ranked = _ranked(project, run, before, predictions, known, patchml)
+    return MetricsBeforeReview(
+        predictions=int(len(predictions)),
         top1=top1_accuracy(before, pos_b, top1),
         mla=multilabel_accuracy(before, pos_b, top1, collapsed=collapsed),
-        mla_after_review=multilabel_accuracy(after, pos_a, top1, collapsed=collapsed),
         real=real_accuracy(before, pos_b, top1),
         variable_topk=real_variable_topk(before, pos_b, ranked),
         variable_topk_multilabel=multilabel_variable_topk(before, pos_b, ranked),
@@ -169,15 +196,59 @@ def run_metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *
     )
 
 
+def mla_after_review(after: LabelSet, predictions: RunPredictions, *, collapsed: bool = False) -> GroupScores:
+    """MLA with the panel's final decisions (`after`: the labels after the review)."""
+    pos_a = after.positions(predictions.image_ids)
+    known = pos_a >= 0
+    return multilabel_accuracy(after, pos_a[known], predictions.top1[known], collapsed=collapsed)
+
+
+def _ranked(project: Project, run: Run, labels: LabelSet, predictions: RunPredictions, known: np.ndarray,
+            patchml: dict[str, PatchMLSet]) -> np.ndarray:
+    """The ranked classes variable top-k reads ([images known to `labels`, TOPK_FOR_VARIABLE]).
+    An image with k valid labels reads its first k ranks only, and ranks 1-5 are the stored
+    top-5, so the probability file is read for the images with more than 5 valid labels in
+    some label set, not for all (`ranked_classes` on those); the other images' ranks 6+ are
+    -1, a class no label has, never read. Without a probability file: the stored top-5."""
+    stored = predictions.topk.astype(np.int64)[known]
+    if run_probabilities(project, run) is None:
+        return ranked_classes(project, run, predictions, TOPK_FOR_VARIABLE)[known]
+    n = len(labels)
+    correct = labels.kinds == CORRECT
+    most = np.maximum.reduce([np.bincount(labels.real_rows, minlength=n), np.bincount(labels.patchml_rows, minlength=n),
+                              np.bincount(labels.rows[correct], minlength=n)])
+    wide = np.flatnonzero(known)[most[labels.positions(predictions.image_ids[known])] > 5]
+    out = np.full((len(stored), TOPK_FOR_VARIABLE), -1, dtype=np.int64)
+    out[:, :5] = stored
+    if len(wide):
+        subset = RunPredictions(run_id=predictions.run_id, image_ids=predictions.image_ids[wide],
+                                topk=predictions.topk[wide], probs=predictions.probs[wide], rows=predictions.rows[wide])
+        out[np.searchsorted(np.flatnonzero(known), wide)] = ranked_classes(project, run, subset, TOPK_FOR_VARIABLE)
+    return out
+
+
+def _metrics(project: Project, run: Run, before: LabelSet, after: LabelSet, *, session: Session,
+             predictions: RunPredictions | None, collapsed: bool, patchml: dict[str, PatchMLSet],
+             before_review: MetricsBeforeReview | None) -> RunMetrics:
+    if before_review is None:
+        return run_metrics(project, run, before, after, session=session, predictions=predictions,
+                           collapsed=collapsed, patchml=patchml)
+    preds = load_predictions(session=session, run_id=run.id) if predictions is None else predictions
+    return RunMetrics.of(before_review, mla_after_review(after, preds, collapsed=collapsed))
+
+
 def project_summary(project: Project, *, session: Session, before: LabelSet | None = None,
                     after: LabelSet | None = None, predictions: dict[int, RunPredictions] | None = None,
-                    collapsed: bool = False) -> ProjectSummary:
+                    collapsed: bool = False, before_review: dict[int, MetricsBeforeReview] | None = None
+                    ) -> ProjectSummary:
     """Every run and imported review with its figures, read with `session` (one snapshot).
-    `before`/`after` (the labels before and after the review) and `predictions` (run id ->
-    predictions) save reloading what the caller has."""
+    `before`/`after` (the labels before and after the review), `predictions` (run id ->
+    predictions) and `before_review` (run id -> its `metrics_before_review`, which the caller
+    keeps) save reloading and recomputing what the caller has."""
     before = reviewed_labelset(session=session, after_review=False) if before is None else before
     after = reviewed_labelset(session=session, after_review=True) if after is None else after
     predictions = predictions or {}
+    before_review = before_review or {}
     conn = session.connection()
     n_images, n_files, n_problematic = conn.execute(select(
         func.count(Image.id), func.count(Image.path),
@@ -203,8 +274,8 @@ def project_summary(project: Project, *, session: Session, before: LabelSet | No
             fast_decode=fast_decoded(run), precision=run_precision(run),
             created_at=run.created_at.isoformat() if run.created_at else None,
             mistakes=MistakeCounts(total=int(total or 0), novel=int(novel or 0)),
-            metrics=(run_metrics(project, run, before, after, session=session, predictions=predictions.get(run.id),
-                                 collapsed=collapsed, patchml=patchml)
+            metrics=(_metrics(project, run, before, after, session=session, predictions=predictions.get(run.id),
+                              collapsed=collapsed, patchml=patchml, before_review=before_review.get(run.id))
                      if run.status == RunStatus.COMPLETE else None)))
     out_reviews = []
     for review, model in reviews:

@@ -1,5 +1,7 @@
 """A report taken while the panel is deciding is one moment of the database: a decision
-committed half-way through `build_report` is in every table of it or in none."""
+committed half-way through `build_report` is in every table of it or in none. Kept
+(reviewer.analysis.cache), such a report is kept under the key of its own moment, so the
+next report sees the decision."""
 
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ def _same(a: dict, b: dict) -> bool:
 
 
 def test_a_decision_committed_mid_report_is_in_no_table_of_it(project, monkeypatch):
-    before = _tables(build_report(project))
+    before = _tables(build_report(project, keep=False))
+    assert not (project.root / "cache").exists()  # nothing kept: the next report is computed
     original = report_module.decisions_table
 
     def decide_meanwhile(*, session):
