@@ -223,10 +223,7 @@ class DetailSource:
             run_id=run_id, image_id=image_id, file_name=image.file_name, image_path=path,
             image_exists=bool(path and path.is_file()),
             predicted=ClassInfo.of(predicted), probability=probability,
-            topk=tuple(RankedClass(rank=k + 1, cls=ClassInfo.of(int(c)), probability=float(p),
-                                   label_kind=panel.get(int(c), label_kind(labels, int(c))),
-                                   decided=int(c) in panel)
-                       for k, (c, p) in enumerate(zip(classes, probs))),
+            topk=ranked_classes(classes, probs, panel, labels),
             other_runs=tuple(OtherRunTop1(run_id=r, model=self.model_name(r), cls=ClassInfo.of(int(c[0])),
                                           probability=float(p[0]),
                                           label_kind=panel.get(int(c[0]), label_kind(labels, int(c[0]))),
@@ -247,11 +244,34 @@ class DetailSource:
                                                self._zoom_summary(zoom, image_id, predicted, position), neighbours)),
         )
 
+    def runs_top5(self, image_id: int) -> dict[int, tuple[RankedClass, ...]]:
+        """{run: its top-5 on the image, each class with the labels' or the panel's word}, every run
+        in one read (`reviewer show` lists them all; a `detail` per run read twenty runs' evidence,
+        zoom probes and neighbours to print their top-5)."""
+        with self.project.read() as session:
+            rows = session.connection().execute(
+                select(Prediction.run_id, *TOPK_COLUMNS, *PROB_COLUMNS)
+                .where(Prediction.image_id == image_id).order_by(Prediction.run_id)).all()
+            shown = {int(r[1 + k]) for r in rows for k in range(5)}
+            finals = read_final_decisions(session=session, items=[Item(image_id, c) for c in sorted(shown)])
+        panel = {item.predicted: str(d.verdict) for item, d in finals.items()}
+        position = int(self.labels.positions(np.array([image_id]))[0])
+        labels = self.labels.labels_of(position) if position >= 0 else {"correct": [], "wrong": [], "unclear": []}
+        return {int(r[0]): ranked_classes(r[1:6], r[6:11], panel, labels) for r in rows}
+
     def _zoom_summary(self, zoom: StoredZoom | None, image_id: int, predicted: int,
                       position: int) -> ZoomSummary | None:
         if zoom is None or position < 0:
             return None
         return summarise(zoom.result, predicted=predicted, accepted=accepted_classes(self.labels, image_id))
+
+
+def ranked_classes(classes, probs, panel: dict[int, str], labels: dict[str, list[int]]) -> tuple[RankedClass, ...]:
+    """A run's top-5, each class judged by the panel's standing final decision where there is one,
+    else by the image's labels (`label_kind`)."""
+    return tuple(RankedClass(rank=k + 1, cls=ClassInfo.of(int(c)), probability=float(p),
+                             label_kind=panel.get(int(c), label_kind(labels, int(c))), decided=int(c) in panel)
+                 for k, (c, p) in enumerate(zip(classes, probs)))
 
 
 def label_kind(labels: dict[str, list[int]], class_index: int) -> str | None:

@@ -110,14 +110,15 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
         "evidence": _evidence(project, row.file_name, predicted_index, original),
         "zoom": [],
     }
+    top5 = source.runs_top5(image_id)
     for run_id in runs:
-        detail = source.detail(run_id=run_id, image_id=image_id)
+        ranked = top5[run_id]
         mistake = mistakes.get(run_id)
         record["runs"].append({
             "run_id": run_id, "model": source.model_name(run_id), "status": str(statuses.get(run_id, "")),
-            "top1": _cls(detail.predicted), "top1_probability": detail.probability,
+            "top1": _cls(ranked[0].cls), "top1_probability": ranked[0].probability,
             "top5": [{"rank": r.rank, **_cls(r.cls), "probability": r.probability, "label": r.label_kind,
-                      "decided_by_panel": r.decided} for r in detail.topk],
+                      "decided_by_panel": r.decided} for r in ranked],
             "mistake": None if mistake is None else {"novel": mistake.novel,
                                                      "probability": mistake.probability,
                                                      "hierarchy_distance": mistake.hierarchy_distance},
