@@ -76,7 +76,10 @@ class Phases:
         self.seconds: dict[str, float] = {}
 
     def wrap(self, owner, name: str, phase: str) -> None:
-        function = getattr(owner, name)
+        """Time `owner.name` as `phase` (absent in an older tree: left out, its time in "other")."""
+        function = getattr(owner, name, None)
+        if function is None:
+            return
 
         def timed(*args, **kwargs):
             started = time.perf_counter()
