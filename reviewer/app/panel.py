@@ -14,7 +14,7 @@ work (the name and the act on it are one transaction; `Done.by` names who acted)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from sqlalchemy.exc import IntegrityError
 
@@ -27,10 +27,8 @@ from reviewer.errors import InputError, UserError
 from reviewer.items import Item, item_of
 from reviewer.panel import decisions as decisions_mod
 from reviewer.panel.discussion import add_note
-from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel, agreement_summary, item_panel, load_group
 from reviewer.panel.identity import IdentityError, uses_database_roles
 from reviewer.panel.phases import reopen
-from reviewer.panel.snapshot import PanelSnapshot
 from reviewer.panel.votes import (
     SeenVote,
     VoteState,
@@ -47,6 +45,10 @@ from reviewer.panel.votes import (
     visible_votes,
 )
 from reviewer.project import Project
+
+if TYPE_CHECKING:  # the group view's module loads numpy and the agreement's statistics: a vote needs neither
+    from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel
+    from reviewer.panel.snapshot import PanelSnapshot
 
 
 def _voted(items: Iterable[Item]) -> Changes:
@@ -323,16 +325,22 @@ def override(project: Project, *, chair_id: PanelistRef, item: ItemRef, **decisi
 def group_state(project: Project, *, viewer_id: int, field: str | None = None,
                 pair: tuple[int, int] | None = None) -> GroupState:
     """What the group view lists."""
+    from reviewer.panel.group import load_group
+
     with project.read() as session:
         return load_group(session=session, viewer_id=viewer_id, field=field, pair=pair)
 
 
 def group_item(project: Project, *, snapshot: PanelSnapshot, item: Item, viewer_id: int) -> ItemPanel:
+    from reviewer.panel.group import item_panel
+
     with project.read() as session:
         return item_panel(session=session, snapshot=snapshot, item=item, viewer_id=viewer_id)
 
 
 def agreement(project: Project, *, resamples: int = 1000, seed: int = 0) -> AgreementSummary:
+    from reviewer.panel.group import agreement_summary
+
     with project.read() as session:
         return agreement_summary(session=session, resamples=resamples, seed=seed)
 
