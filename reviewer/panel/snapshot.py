@@ -163,10 +163,11 @@ def _scoped_facts(session: Session, scope: PanelScope, images: list[int] | None)
     if images is not None:
         query = query.where(Mistake.image_id.in_(images))
     facts = {}
-    for image_id, predicted, novel, run_ids, probability, distance in session.connection().execute(query):
+    for image_id, predicted, novel, run_ids, probability, distance in session.connection().execute(query).all():
         item = Item(image_id, predicted)
-        facts[item] = ItemFacts(item, bool(novel), tuple(sorted({int(r) for r in str(run_ids).split(",")})),
-                                probability, distance)
+        run_ids = str(run_ids)
+        runs = tuple(sorted({int(r) for r in run_ids.split(",")})) if "," in run_ids else (int(run_ids),)
+        facts[item] = ItemFacts(item, bool(novel), runs, probability, distance)
     return facts
 
 
