@@ -54,12 +54,12 @@ from db.tables import (
     Vote,
     ZoomProbe,
 )
+from reviewer.neighbours.store import INDEX_FOLDER
 from reviewer.project import Project
 
 MODULUS = 2147483647  # 2**31 - 1: each row's mix stays below it, a sum of 2**32 rows fits 63 bits
 MULTIPLIER = 1000003
 LETTERS = ("c", "e")  # text's signature: its length and its lengths without each of these
-NEIGHBOUR_INDEX = "index"  # reviewer.neighbours.store.INDEX_FOLDER (not imported: neighbours is a sibling)
 
 SMALL_TABLES = (ProjectSetting, LabelSource, Model, Run, Panelist, ImportedReview, EvidenceSource)
 APPEND_ONLY = (Vote, Decision, DiscussionNote)
@@ -97,14 +97,12 @@ def _mix(table) -> object:
     return mix
 
 
-def _large(session: Session, table, *, where=None, group=None) -> object:
+def _large(session: Session, table, *, group=None) -> object:
     """[count, largest id, checksum, latest time] of a large table (per `group` value when given)."""
     times = [c for c in table.__table__.columns if isinstance(c.type, DateTime)]
     columns = [func.count(), func.max(table.__table__.c.id), func.sum(_mix(table)),
                *(func.max(c) for c in times)]
     query = select(*columns) if group is None else select(group, *columns).group_by(group).order_by(group)
-    if where is not None:
-        query = query.where(where)
     rows = [[_plain(v) for v in row] for row in session.execute(query).all()]
     return rows[0] if group is None else {str(row[0]): row[1:] for row in rows}
 
@@ -167,10 +165,19 @@ def _row(row, *, leave_out: tuple[str, ...] = ()) -> list:
     return [_plain(getattr(row, c.name)) for c in type(row).__table__.columns if c.name not in leave_out]
 
 
+def reader(*, session: Session) -> str | None:
+    """Who reads: on PostgreSQL, the database role, whose row-level security may hide
+    others' votes (a blind panel); None on SQLite, where everyone reads every row."""
+    if session.connection().dialect.name != "postgresql":
+        return None
+    return str(session.execute(select(func.current_user())).scalar_one())
+
+
 def panel_inputs(*, session: Session) -> dict:
-    """What the panel's figures read: panelists, the append-only history, every run's stored
-    mistakes (the panel's items) and the settings (its rules)."""
-    return {"settings": setting_inputs(session=session), "panelist": _whole(session, Panelist),
+    """What the panel's figures read: panelists, the append-only history (as the reader may
+    see it), every run's stored mistakes (the panel's items) and the settings (its rules)."""
+    return {"reader": reader(session=session), "settings": setting_inputs(session=session),
+            "panelist": _whole(session, Panelist),
             **{t.__tablename__: _count_and_last(session, t) for t in APPEND_ONLY},
             "mistake": _large(session, Mistake, group=Mistake.run_id)}
 
@@ -179,7 +186,7 @@ def report_inputs(project: Project, *, session: Session, labels: dict, panel: di
     """Everything the report reads (`TABLES_READ`, the probability files, the neighbour index)
     and the project's folder, which the report names; `labels` and `panel` are
     `label_inputs` and `panel_inputs` of the same session."""
-    index = project.root / NEIGHBOUR_INDEX
+    index = project.root / INDEX_FOLDER
     index_files = sorted(_file(Path(folder) / name) for folder, _, names in os.walk(index) for name in names) \
         if index.is_dir() else []
     runs = session.execute(select(Run).order_by(Run.id)).scalars().all()

@@ -57,13 +57,16 @@ class ReportProgress:
         from tqdm import tqdm
 
         if self.bar is None:
-            self.bar = tqdm(total=total, desc="report", unit="step", disable=None, dynamic_ncols=True,
+            self.bar = tqdm(total=total or None, desc="report", unit="step", disable=None, dynamic_ncols=True,
                             file=sys.stderr, leave=False)
             if not self.bar.disable:
                 self.ticker = threading.Thread(target=self._tick, name="report-progress", daemon=True)
                 self.ticker.start()
+        if total and self.bar.total != total:
+            self.bar.total = total
         self.bar.set_postfix_str(what, refresh=False)
         self.bar.update(done - self.bar.n)
+        self.bar.refresh()
 
     def _tick(self) -> None:
         while not self.stop.wait(self.TICK_S):
@@ -100,18 +103,18 @@ def _json_safe(value):
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from reviewer.analysis.report import ReportOptions
-    from reviewer.analysis.report_json import report_json
-    from reviewer.app.report import build_report, write_report
-
     if args.out and not args.format:
         # It would print the text and write nothing: say so before the report is built.
         raise CommandError("--out names the folder of a written report: add --format markdown or --format html")
-    project = Project.open(args.project)
-    options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice,
-                            collapsed_mappings=args.collapsed_mappings, provisional=args.provisional)
     progress = ReportProgress()
+    progress("loading", 0, 0)  # on a terminal at once: the modules and the project take a second or two
     try:
+        from reviewer.analysis.report import ReportOptions
+        from reviewer.app.report import build_report, write_report
+
+        project = Project.open(args.project)
+        options = ReportOptions(keep_borderline=args.keep_borderline, yates=args.yates, slice_name=args.slice,
+                                collapsed_mappings=args.collapsed_mappings, provisional=args.provisional)
         if args.format:
             path = write_report(project, options, out_dir=args.out, fmt=args.format, keep=not args.recompute,
                                 progress=progress).value
@@ -123,6 +126,8 @@ def run_report(args: argparse.Namespace) -> int:
         progress.close()
     summary = report.summary
     if args.json:
+        from reviewer.analysis.report_json import report_json
+
         print(json.dumps(_json_safe({**summary.as_dict(), "analysis": report_json(report)}), indent=2, default=str))
         return 0
     p = summary.project
