@@ -13,6 +13,7 @@ top-5 (10 numbers an image), so a 50,000-row import holds a few blocks, not the 
 from __future__ import annotations
 
 import contextlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -49,12 +50,16 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
     are left out of the run; a file name the project does not know is an error.
     """
     path = Path(path).expanduser().resolve()
-    try:
-        scores = read_scores(path, kind=kind)
-    except ModelInputError as exc:
-        raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
-    image_ids, score_rows = _match_images(project, scores)
-    sha = sha256_file(path)
+    # The file's hash (its identity as the model's weights) is read on a thread of its own beside
+    # the checks and the matching: hashlib computes without the GIL, and a second core is free.
+    with ThreadPoolExecutor(1, thread_name_prefix="hash") as pool:
+        hashing = pool.submit(sha256_file, path)
+        try:
+            scores = read_scores(path, kind=kind)
+        except ModelInputError as exc:
+            raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
+        image_ids, score_rows = _match_images(project, scores)
+        sha = hashing.result()
 
     def find_runs(session):
         """The model's row (made when new), its runs, and a complete one's predictions."""
@@ -133,7 +138,11 @@ def _write_probabilities(project: Project, run_id: int, scores: ScoreFile, image
     run_row[score_rows] = np.arange(len(image_ids))
     classes = np.zeros((len(image_ids), TOP_K), dtype=np.int64)
     values = np.zeros((len(image_ids), TOP_K), dtype=np.float32)
-    with ProbabilityWriter.create(project.root / probs_relpath(run_id), len(image_ids)) as writer:
+    # Each block's float16 rows are rounded and written on a thread of their own while the next
+    # block's softmax is computed (numpy's loops run without the GIL); one block in flight.
+    with ProbabilityWriter.create(project.root / probs_relpath(run_id), len(image_ids)) as writer, \
+            ThreadPoolExecutor(1, thread_name_prefix="write") as pool:
+        writing = None
         for start, block in scores.array.blocks(CHUNK):
             rows = run_row[start:start + len(block)]
             wanted = rows >= 0
@@ -142,8 +151,12 @@ def _write_probabilities(project: Project, run_id: int, scores: ScoreFile, image
             if not len(rows):
                 continue
             probs = scores.probabilities(block)
-            writer.write(rows, probs)
+            if writing is not None:
+                writing.result()  # the block before is written (its error raised here)
+            writing = pool.submit(writer.write, rows, probs)
             classes[rows], values[rows] = top_k(probs)
+        if writing is not None:
+            writing.result()
         writer.sync()
     return classes, values
 
