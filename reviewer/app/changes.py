@@ -22,8 +22,9 @@ from typing import Generic, TypeVar
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from db.tables import Decision, DiscussionNote, EvidenceSource, LabelSource, Panelist, Run, Vote
+from db.tables import Decision, DiscussionNote, EvidenceSource, LabelSource, Panelist, ProjectSetting, Run, Vote
 from reviewer.items import Item, item_of
+from reviewer.panel.scope import SCOPE_SETTING
 
 T = TypeVar("T")
 
@@ -70,6 +71,7 @@ class Cursor:
     evidence_source_id: int = 0
     runs: frozenset[tuple[int, str]] = field(default_factory=frozenset)  # (run id, status)
     chairs: frozenset[int] = field(default_factory=frozenset)
+    scope: str = ""  # the panel's scope as stored (reviewer.panel.scope): the chair may change it anywhere
 
 
 def latest_cursor(*, session: Session) -> Cursor:
@@ -81,7 +83,9 @@ def latest_cursor(*, session: Session) -> Cursor:
                   panelist_id=top(Panelist.id), label_source_id=top(LabelSource.id),
                   evidence_source_id=top(EvidenceSource.id),
                   runs=frozenset(tuple(row) for row in session.execute(select(Run.id, Run.status)).all()),
-                  chairs=frozenset(session.execute(select(Panelist.id).where(Panelist.is_chair)).scalars().all()))
+                  chairs=frozenset(session.execute(select(Panelist.id).where(Panelist.is_chair)).scalars().all()),
+                  scope=session.execute(select(ProjectSetting.value).where(
+                      ProjectSetting.key == SCOPE_SETTING)).scalar_one_or_none() or "")
 
 
 def changes_since(*, session: Session, cursor: Cursor, known_votes: frozenset[int] = frozenset()
@@ -102,8 +106,10 @@ def changes_since(*, session: Session, cursor: Cursor, known_votes: frozenset[in
     changed_runs = frozenset(run_id for run_id, _ in now.runs - cursor.runs)
     changes = Changes(
         items=frozenset([*new_votes, *(item_of(r) for r in [*new_decisions, *new_notes])]),
-        votes=bool(new_votes), decisions=bool(new_decisions), notes=bool(new_notes), runs=changed_runs,
+        votes=bool(new_votes), notes=bool(new_notes), runs=changed_runs,
         # (published evidence imported: the facts of any item may read differently, as with labels)
         labels=now.label_source_id != cursor.label_source_id or now.evidence_source_id != cursor.evidence_source_id,
-        panel=now.panelist_id != cursor.panelist_id or now.chairs != cursor.chairs)
+        # (a new scope: every window's to-do and counts change, as set_panel_scope's own record says)
+        panel=now.panelist_id != cursor.panelist_id or now.chairs != cursor.chairs or now.scope != cursor.scope,
+        decisions=bool(new_decisions) or now.scope != cursor.scope)
     return changes, now

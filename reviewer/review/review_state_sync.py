@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from reviewer.items import Item
+from reviewer.panel.scope import SCOPE_QUEUE
 from reviewer.review.queue import ReviewQueue
 from reviewer.review.review_protocols import ReviewEvent
 
@@ -53,8 +54,9 @@ class ReviewStateSync:
         else:
             # Votes only: the facts stand; the votes of these items are read again when shown.
             self._votes_stale |= stale - set(self.pending)
-        if changes.labels or changes.panel or self.run_id in changes.runs:
-            self._reload_queue()  # the whole queue: its mistakes or the panel changed
+        if changes.labels or changes.panel or self.run_id in changes.runs or (self.run_id == SCOPE_QUEUE
+                                                                              and changes.runs):
+            self._reload_queue()  # the whole queue: its mistakes (the scope's: any run's) or the panel changed
         elif changes.votes or changes.decisions or changes.notes:
             # Only the items named: milliseconds, where the whole queue takes a few hundred
             # (and would hold the interpreter while keys come in). An item with more of this
