@@ -72,8 +72,16 @@ def join_panel(project: Project, name: str, *, join: bool = False) -> Done[Panel
     """The panelist the window acts as (reviewer.panel.membership.enter_panel): the panelist
     of that name, or the connection's role on a panel of database roles; a new name only
     with `join` on an open panel (NotOnPanel says so, and whether it may join)."""
-    from reviewer.panel.membership import enter_panel
+    from reviewer.panel.membership import enter_panel, member_named
 
+    # A panelist on the panel already opens it with a read: no write transaction, which waits while
+    # another process writes (a batch of votes), and no integrity check before the window's first
+    # mistake (0.03 s on a checkpointed 128 MB database of 50,000 images and 20 runs, 0.6 s while its
+    # WAL still holds an import's pages); the first write makes the check (Project.write).
+    with project.read() as session:
+        member = member_named(session=session, name=name)
+    if member is not None:
+        return Done(member, Changes())
     return Done(_write_once(project, lambda session: enter_panel(session=session, name=name, join=join)),
                 Changes(panel=True))
 

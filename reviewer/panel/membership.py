@@ -32,15 +32,24 @@ class NotOnPanel(IdentityError):
         self.name, self.can_join = name, can_join
 
 
+def member_named(*, session: Session, name: str) -> Panelist | None:
+    """The panelist of that name on a panel of names (None: not one, or a panel of database
+    roles): who `enter_panel` lets in without writing anything, so a read session may ask."""
+    if uses_database_roles(session):
+        return None
+    name = name.strip()
+    return next((member for member in panelists(session=session) if member.name == name), None)
+
+
 def enter_panel(*, session: Session, name: str, join: bool = False) -> Panelist:
     """The panelist `name` acts as (module docstring); `join` adds a new name to an open panel."""
     if uses_database_roles(session):
         return acting_panelist(session=session, name=None)
+    member = member_named(session=session, name=name)
+    if member is not None:
+        return member
     name = name.strip()
     members = panelists(session=session)
-    for member in members:
-        if member.name == name:
-            return member
     if not members:
         return get_panelist(session=session, name=name)  # the first panelist founds the panel
     listed = ", ".join(m.name for m in members)
