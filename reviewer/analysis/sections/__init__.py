@@ -13,6 +13,7 @@ chi-square on small expected counts) is a section's warning.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from reviewer.analysis.plots import LIGHT, PlotStyle
@@ -37,9 +38,11 @@ from reviewer.analysis.sections.zoom import zoom_section
 __all__ = ["Section", "report_sections"]
 
 
-def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle = LIGHT) -> list[Section]:
+def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle = LIGHT,
+                    plot_runs: Collection[int] | None = None) -> list[Section]:
     """The report's sections; writes their PNG files into `out_dir`, coloured by `style`
-    (the file report's light default, or a window's theme)."""
+    (the file report's light default, or a window's theme). `plot_runs`: the runs whose
+    plots of their own are drawn (None: every run's)."""
     return [
         project_section(report),
         mla_section(report),
@@ -50,7 +53,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
         comparison_section(report),
         topk_section(report, out_dir, style),
         patchml_section(report),
-        calibration_section(report, out_dir, style),
+        calibration_section(report, out_dir, style, plot_runs=plot_runs),
         leaderboard_section(report, out_dir, style),
         panel_section(report.panel),
         source_section(report, out_dir, style),

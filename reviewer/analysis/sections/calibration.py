@@ -3,6 +3,7 @@ with reliability diagrams (`reviewer.analysis.calibration`, `reviewer.analysis.c
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +15,10 @@ from reviewer.analysis.sections.cells import pct, plot_names
 from reviewer.analysis.sections.section import Section
 
 
-def calibration_section(report: AnalysisReport, out_dir: Path, style: PlotStyle) -> Section:
+def calibration_section(report: AnalysisReport, out_dir: Path, style: PlotStyle, *,
+                        plot_runs: Collection[int] | None = None) -> Section:
+    """The table of every run, and the reliability diagram of each run in `plot_runs` (None:
+    every run; a window with twenty runs draws the one model chosen, a second or two each)."""
     o = report.options
     names = {run.id: run.model for run in report.summary.runs}
     section = Section("Calibration and class balance", short="Calibration", text=(
@@ -37,9 +41,13 @@ def calibration_section(report: AnalysisReport, out_dir: Path, style: PlotStyle)
                                                 if balance else "–"),
                      "authors' code": f"{balance.code_class_balance:.3f}" if balance else "–",
                      "multi-label ECE": pct(ml.ece, 2) if ml else "–"})
-        section.images += plot_names(plots.plot_reliability(result, out_dir / f"reliability_run{run_id}.png",
-                                                       title=f"{names.get(run_id, '')} (run {run_id})",
-                                                       style=style))
+        if plot_runs is not None and run_id not in plot_runs:
+            section.runs_not_drawn.append(run_id)
+            continue
+        drawn = plot_names(plots.plot_reliability(result, out_dir / f"reliability_run{run_id}.png",
+                                                  title=f"{names.get(run_id, '')} (run {run_id})", style=style))
+        section.images += drawn
+        section.image_runs.update(dict.fromkeys(drawn, run_id))
     if rows:
         section.tables.append(("", pd.DataFrame(rows)))
     return section

@@ -17,6 +17,10 @@ class Section:
     short: str = ""  # a tab's title in the GUI
     warnings: list[str] = field(default_factory=list)  # shown before the text, marked
     empty: str = ""  # why there is no table or plot yet, said where they would be
+    # A plot of one run's (a reliability diagram): its PNG name -> the run. A window with many runs
+    # shows the chosen model's; `runs_not_drawn` are the runs whose plot was left out (`plot_runs`).
+    image_runs: dict[str, int] = field(default_factory=dict)
+    runs_not_drawn: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.short = self.short or self.title
