@@ -55,7 +55,8 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
                   QMainWindow):
     project_opened = Signal()
     reviewed_listed = Signal(int)  # a project without a run: its reviewed mistakes are listed (how many)
-    run_opened = Signal(int)
+    run_opened = Signal(int)  # a run's id, or SCOPE_QUEUE (0): the panel's scope as one list
+    scope_read = Signal()  # the panel's scope and its counts are read (the run selector and the page follow)
     exported = Signal(str)  # the export folder written
     export_failed = Signal(str)  # the reason, also shown in the status bar
 
@@ -76,6 +77,9 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
         self.bridge: ReviewBridge | None = None
         self.watcher: ProjectWatcher | None = None
         self.runs: list[tuple[int, str, str, int]] = []
+        # The panel's scope (reviewer.app.scope.ScopeView) and status (app.panel_status), once read.
+        self.scope_view = self.scope_status = None
+        self._scope_reading = self._scope_stale = self._scope_waits = False
         self.worker = Worker(threads=1, name="window", parent=self)
         self.setWindowTitle("ImageNet mistake reviewer")
         self._place_window()
@@ -114,6 +118,7 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
             # A vote is a new act: a word about the one before it ("Undone: …") no longer applies.
             # (An error stays until its time is up: it may be about a vote not recorded.)
             page.voted.connect(self._clear_message_after_vote)
+            page.mistake_shown.connect(self._first_mistake_shown)  # the scope's counts are read then
             self.stack.addWidget(page)
             self.help.raise_()  # the overlay stays above the page
             self._page = page

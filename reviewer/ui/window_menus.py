@@ -31,7 +31,7 @@ class WindowMenus:
         self.addToolBar(bar)
         self.project_label, self.panelist_label = bar.project_label, bar.panelist_label
         self.run_combo, self.run_model_button, self.blind_box = bar.run_combo, bar.run_model_button, bar.blind_box
-        self.run_combo.activated.connect(lambda i: self.open_run(self.run_combo.itemData(i)))
+        self.run_combo.run_chosen.connect(self.open_run)
         self.blind_box.toggled.connect(self.set_blind)
         self.toolbar = bar
         bar.setVisible(False)

@@ -99,6 +99,7 @@ class WindowProjects:
         identity, roles, rules = result.identity, result.database_roles, result.rules
         self.close_project()
         self.project, self.panelist, self.runs = project, panelist, runs
+        self.scope_view = self.scope_status = None
         self.status_text.clear()
         self.start.show_error("")
         if panelist.name != self.one_off_panelist:  # a one-off --panelist is not remembered
@@ -113,6 +114,7 @@ class WindowProjects:
         self.bridge.undo_changed.connect(self._undo_changed)
         self.bridge.queue_loaded.connect(settle_heap)  # the project's long-lived objects, out of the collector's way
         self.page.set_bridge(self.bridge)
+        self._scope_waits = True  # read once the first mistake is on screen (window_runs)
         self.setWindowTitle(f"{project.name} · ImageNet mistake reviewer")
         self.project_label.setText(project.name)
         # Who the database says acts, and how far it vouches for it (reviewer.panel.identity).
@@ -138,7 +140,8 @@ class WindowProjects:
     def _show_reviewed(self, project: Project, listed) -> None:
         """A project without a run: its reviewed mistakes, read-only, in place of the empty
         review page (which still says what to do when there are none)."""
-        if project is not self.project or not listed.rows or self.bridge is None or self.bridge.state.run_id:
+        if project is not self.project or not listed.rows or self.bridge is None \
+                or self.bridge.state.run_id is not None:
             return
         if self.reviewed is None:
             from reviewer.ui.review.qt_reviewed_list import QtReviewedList
@@ -158,7 +161,9 @@ class WindowProjects:
         if changes.runs and self.project is not None:
             from reviewer.app.runs import run_list
 
-            self.worker.submit(run_list, self.project, on_done=self._runs_listed)
+            self.worker.submit(run_list, self.project, on_done=self._runs_listed)  # the scope is read after
+        elif (changes.panel or changes.labels) and self.project is not None:
+            self.read_scope()  # the scope, or what the labels make a mistake, changed
         analysis = self.side.get("analysis")
         if analysis is not None and (changes.votes or changes.decisions or changes.runs or changes.labels):
             analysis.refresh()

@@ -63,3 +63,50 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/ui/" in item.nodeid.replace("\\", "/") or item.nodeid.startswith("ui/"):
             item.add_marker(pytest.mark.gui)
+
+
+@pytest.fixture
+def window_on(qtbot):
+    """window_on(project, panelist="ann") -> the main window opened on `project` (its
+    panelist on the panel already), shown at 1280x800, its first mistake on screen, with the
+    panel's scope read (the run selector's counts, the lines about the scope)."""
+    from reviewer.app.preferences import load_preferences
+    from reviewer.ui.app import create_app
+    from reviewer.ui.qt_main_window import QtMainWindow
+
+    create_app()
+    windows = []
+
+    def make(project, panelist: str = "ann"):
+        prefs = load_preferences()  # what an earlier window of the test remembered (the last queue)
+        prefs.panelist_name = panelist
+        window = QtMainWindow(preferences=prefs)
+        qtbot.addWidget(window)
+        window.resize(1280, 800)
+        window.show()
+        qtbot.waitExposed(window)
+        with qtbot.waitSignals([window.page.mistake_shown, window.scope_read], timeout=30_000):
+            window.open_project(str(project.root))
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+
+
+@pytest.fixture
+def choose_in_combo(qtbot):
+    """choose_in_combo(combo, index): pick an entry as a user does, opening the list and
+    clicking the entry (which emits `activated`, as a setCurrentIndex does not)."""
+    from PySide6.QtCore import Qt
+
+    def choose(combo, index: int) -> None:
+        combo.showPopup()
+        view = combo.view()
+        qtbot.waitUntil(view.isVisible)
+        model_index = view.model().index(index, combo.modelColumn(), view.rootIndex())
+        view.scrollTo(model_index)
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(model_index).center())
+
+    return choose

@@ -39,8 +39,9 @@ class QtProgressStrip(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(2 * self.ROW)
 
-    def set_progress(self, phases: list, panelist_id: int | None) -> None:
-        """`phases`: `progress(...)` of the run's mistakes; `panelist_id`: me."""
+    def set_progress(self, phases: list, panelist_id: int | None, *, of: str = "of the run's mistakes") -> None:
+        """`phases`: `progress(...)` of the queue's items; `panelist_id`: me; `of`: what they are
+        ("of the run's mistakes", "of the panel's scope"), as the tooltip says."""
         before = self._lines
         self._lines, tips = [], []
         for report in phases:
@@ -54,12 +55,14 @@ class QtProgressStrip(QWidget):
             self._lines.append((PHASE_TITLES[report.phase], text, done / mine_total if mine_total else 0.0,
                                 report.decided / report.items if report.items else 0.0,
                                 report.awaits_group / report.items if report.items else 0.0))
-            tips.append(f"Phase {report.phase}: {report.items} of the run's mistakes; I voted {done}, "
+            tips.append(f"Phase {report.phase}: {report.items} items {of}; I voted {done}, "
                         f"{waiting} wait for my vote; the panel decided {report.decided}, {report.awaits_group} "
                         f"await the group (voted by all, not unanimous), {report.voting} still being voted")
+        tip = "\n".join(tips)
         if self._lines != before:  # called on every vote: paint only when it reads differently
-            self.setToolTip("\n".join(tips))
             self.update()
+        if tip != self.toolTip():
+            self.setToolTip(tip)
 
     def text_lines(self) -> list[str]:
         """'Phase 2 · rating: me 0/1 · panel 0/1' per phase, as the strip reads."""

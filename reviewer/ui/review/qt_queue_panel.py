@@ -41,6 +41,7 @@ from reviewer.review.queue_filter import QueueEvidence, QueueFilter, QueueSort, 
 from reviewer.terms import Verdict
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_progress_strip import QtProgressStrip
+from reviewer.ui.review.qt_scope_notes import QtScopeNotes
 from reviewer.ui.theme import ACCENT, ERROR, KIND_COLOURS, MUTED, WARNING, style_headline, style_muted
 
 
@@ -218,6 +219,8 @@ class QtQueuePanel(QWidget):
         layout.addWidget(self.counts)
         self.progress = QtProgressStrip()
         layout.addWidget(self.progress)
+        self.scope_notes = QtScopeNotes()  # a run outside the panel's scope; items that no longer count
+        layout.addWidget(self.scope_notes)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(0, 0, 0, 0)

@@ -22,6 +22,7 @@ from reviewer.app.keymap import Keymap
 from reviewer.app.mistake_detail import Exemplar, MistakeDetail
 from reviewer.classes.vocabulary import load_classes
 from reviewer.items import Item
+from reviewer.panel.scope import SCOPE_QUEUE
 from reviewer.review.queue_entry import QueueEntry
 from reviewer.review.review_state import ReviewState
 from reviewer.terms import Phase
@@ -39,6 +40,7 @@ from reviewer.ui.review.review_bridge import ReviewBridge
 from reviewer.ui.review.review_page_actions import ReviewPageActions
 from reviewer.ui.review.review_page_image import ReviewPageImage
 from reviewer.ui.review.review_page_votes import ReviewPageVotes
+from reviewer.ui.review.standing_check import StandingCheck, outside_run_reason
 from reviewer.ui.theme import MUTED, WARNING
 
 
@@ -81,6 +83,10 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self.vote_panel.text_cancelled.connect(self._text_cancelled)
         self.details = QtDetailPanel()
         self.notes = QtNotesPanel()  # the panel's notes on the shown mistake (hidden when it has none)
+        # Whether votes on the shown item count (a run outside the panel's scope, a stale queue).
+        self.standing = StandingCheck(self)
+        self.standing.known.connect(self._standing_known)
+        self._scope_view = self._scope_status = None  # as the window last read them (set_scope)
 
         self.splitter, self._centre, self._right = lay_out_columns(
             self, queue=self.queue_panel,
@@ -107,12 +113,16 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
                            self.bridge.states_changed):
                 signal.disconnect()
             self.queue_panel.filter_changed.disconnect()
+            self.bridge.watcher.changed.disconnect(self._project_changed)
         self.bridge = bridge
         self.review = bridge.state if bridge is not None else None
         self.queue_panel.model.set_queue(None)
         self.notes.set_source(bridge.project if bridge else None, bridge.panelist.id if bridge else None,
                               blind=(lambda: bridge.state.blind) if bridge else True,
                               watcher=bridge.watcher if bridge else None)
+        self.standing.set_project(bridge.project if bridge else None)
+        self._scope_view = self._scope_status = None
+        self.queue_panel.scope_notes.show_scope(None, None, None)
         if bridge is None:
             return
         bridge.queue_loaded.connect(self._queue_loaded)
@@ -123,6 +133,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         bridge.states_changed.connect(self._states_changed)
         bridge.message.connect(self.status_message)
         self.queue_panel.filter_changed.connect(self.review.set_filter)
+        bridge.watcher.changed.connect(self._project_changed)
 
     def set_keymap(self, keymap: Keymap) -> None:
         self.vote_panel.set_keymap(keymap)
@@ -130,12 +141,41 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
     def _queue_loaded(self) -> None:
         self.queue_panel.model.set_queue(self.review.queue)
         self._update_counts()
+        self.standing.queue_read(self.review.run_id)
+        self.queue_panel.scope_notes.show_scope(self.review.run_id, self._scope_view, self._scope_status)
 
     def _update_counts(self) -> None:
         queue = self.review.queue if self.bridge else None
         self.queue_panel.counts.setText(queue.counts().describe() if queue is not None else "No run")
-        self.queue_panel.progress.set_progress(queue.progress if queue is not None else [],
-                                               self.bridge.panelist.id if self.bridge else None)
+        self.queue_panel.progress.set_progress(
+            queue.progress if queue is not None else [], self.bridge.panelist.id if self.bridge else None,
+            of="of the panel's scope" if queue is not None and queue.run_id == SCOPE_QUEUE else "of the run's mistakes")
+
+    # -- the panel's scope ------------------------------------------------------------
+    def set_scope(self, view, status) -> None:
+        """The panel's scope (`reviewer.app.scope.ScopeView`) and status (`app.panel_status`) as
+        the window read them: the lines above the queue, and whether votes on the shown item count."""
+        self._scope_view, self._scope_status = view, status
+        self.standing.set_scope(view)
+        run_id = self.review.run_id if self.review is not None else None
+        self.queue_panel.scope_notes.show_scope(run_id, view, status)
+        self._show_standing(self.review.current() if self.review is not None else None)
+
+    def _project_changed(self, changes) -> None:
+        self.standing.changed(changes)
+        if changes.labels or changes.panel or changes.runs:
+            self._show_standing(self.review.current() if self.review is not None else None)
+
+    def _show_standing(self, entry: QueueEntry | None) -> None:
+        """The vote panel closed, saying why, where votes on the shown item would count nowhere."""
+        reason = self.standing.reason(entry.item) if entry is not None else ("", "")
+        if reason is None:  # being asked: a run outside the scope takes no votes meanwhile
+            reason = outside_run_reason(self.review.run_id) if self.standing.outside_run() else ("", "")
+        self.vote_panel.set_closed(*reason)
+
+    def _standing_known(self, item, reason: tuple[str, str]) -> None:
+        if self.review is not None and item == self.review.current_item():
+            self.vote_panel.set_closed(*reason)
 
     def _list_moved(self, current, _previous) -> None:
         if not self._syncing and current.isValid() and self.bridge is not None:
@@ -161,6 +201,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self._show_flags(entry)
         self._show_vote(entry.item)
         self._show_others(entry.item)
+        self._show_standing(entry)
         detail = self.review.detail(entry.item)
         if detail is not None:
             self._show_detail(detail)
@@ -175,6 +216,8 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
                  "novel" if entry.novel else "previously reviewed"]
         if entry.hierarchy_distance is not None:
             flags.append(f"WordNet distance {entry.hierarchy_distance}")
+        if self.review.run_id == SCOPE_QUEUE:  # one item however many runs made it: whose top-5 is shown
+            flags.append(f"top-5 of run #{entry.run_id}")
         if Phase.RATING in entry.to_do:
             # Second, after the position: a long file name must not push it out of sight.
             flags.insert(1, f'<span style="color:{WARNING}">phase 2: rate severity and category</span>')
@@ -250,7 +293,11 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         # unanimous panel decides). Not read again as the mistake is shown: a decision made
         # since the facts were read comes with its change record, which reads the facts again.
         self.vote_panel.show_decision(self._decision_of(key))
-        self.zoom.show_mistake(self.bridge.project, self.review.run_id, Item(*key), self.bridge.panelist.id)
+        # The zoom probe runs the model of the run that made the mistake: in the scope's queue, the
+        # entry's run (the first scoped run that made it), not the queue's id.
+        shown = self.review.queue.entry(Item(*key)) if self.review.queue is not None else None
+        self.zoom.show_mistake(self.bridge.project, shown.run_id if shown is not None else None, Item(*key),
+                               self.bridge.panelist.id)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
         QTimer.singleShot(0, lambda d=detail: self._show_exemplars(d))
@@ -295,6 +342,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
     def shutdown(self) -> None:
         """Stop decoding images (the session is closed by its owner)."""
         self.notes.shutdown()
+        self.standing.shutdown()
         self.loader.shutdown()
         self.thumbnails.shutdown()
         self.zoom.shutdown()

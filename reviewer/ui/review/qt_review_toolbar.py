@@ -1,14 +1,16 @@
-"""The window's toolbar while a project is open: project, run, Run model…,
-blind mode, who is reviewing, and the keys."""
+"""The window's toolbar while a project is open: project, the queue under review (the
+panel's scope or one run: `qt_run_selector`), Run model…, blind mode, who is reviewing,
+and the keys."""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QSizePolicy, QToolBar, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QSizePolicy, QToolBar, QWidget
 
 from reviewer.ui.plain import text_label
+from reviewer.ui.qt_run_selector import QtRunSelector
 from reviewer.ui.theme import set_font
 
 
@@ -23,11 +25,8 @@ class QtReviewToolbar(QToolBar):
         set_font(self.project_label, bold=True)
         self.project_label.setContentsMargins(8, 0, 8, 0)
         self.addWidget(self.project_label)
-        self.addWidget(QLabel("Run:"))
-        self.run_combo = QComboBox()
-        self.run_combo.setMinimumWidth(260)
-        self.run_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.run_combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the review page
+        self.addWidget(QLabel("Review:"))
+        self.run_combo = QtRunSelector()  # the panel's scope, then each run
         self.addWidget(self.run_combo)
         self.run_model_button = self.addAction("Run model…", lambda: trigger("run_model"))
         self.addSeparator()

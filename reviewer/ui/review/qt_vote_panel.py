@@ -8,6 +8,10 @@ and the keyboard never has to leave for the mouse.
 A suggested category and severity (`show_suggestion`) outlines its two buttons
 with a dashed line and says why under the grid; it checks nothing and casts
 nothing: a vote is always the panelist's own key press.
+
+An item whose votes would count nowhere (a mistake only of runs outside the panel's
+scope, or no longer a mistake under the current labels: `reviewer.app.scope.item_standing`)
+is closed to votes (`set_closed`): the buttons are off and a line above them says why.
 """
 
 from __future__ import annotations
@@ -35,7 +39,18 @@ from reviewer.panel.votes import VoteState
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
-from reviewer.ui.theme import ACCENT, CHECKED_TINTS, ERROR, MUTED, QtCard, chip, muted, tint_when_checked
+from reviewer.ui.theme import (
+    ACCENT,
+    CHECKED_TINTS,
+    ERROR,
+    MUTED,
+    WARNING,
+    QtCard,
+    chip,
+    muted,
+    set_text_colour,
+    tint_when_checked,
+)
 
 SUGGESTION_LINES = 3  # the suggestion's reasons shown; the tooltip has them whole
 OTHERS_LINES = 8  # the other panelists' votes shown before their box scrolls
@@ -115,6 +130,15 @@ class QtVotePanel(QtCard):
         self.status = QLabel()  # rich: its chips and colours; every stored string through escape
         header.addWidget(self.status)
         layout.addLayout(header)
+        # Why votes on the shown item would count nowhere (set_closed); hidden while they count.
+        self.closed = text_label()
+        self.closed.setObjectName("votes_closed")
+        self.closed.setWordWrap(True)
+        set_text_colour(self.closed, WARNING)
+        self.closed.setVisible(False)
+        layout.addWidget(self.closed)
+        self._closed_reason = ""
+        self._judged_wrong = False
         grid = QGridLayout()
         grid.setSpacing(4)
         for column in range(6):
@@ -197,10 +221,8 @@ class QtVotePanel(QtCard):
             checked.add("toggle_problematic")
         for name, button in self.buttons.items():
             button.setChecked(name in checked)
-        rate = state.can_rate(judged_wrong=judged_wrong)
-        for name, button in self.buttons.items():
-            if name.startswith(("severity_", "category_")):
-                button.setEnabled(rate)
+        self._shown_state, self._judged_wrong = state, judged_wrong
+        self._enable_buttons()
         parts = []
         if judged_wrong and state.verdict != Verdict.WRONG and not (state.severity and state.category):
             parts.append(chip("wrong", "Phase 2") + " the panel judged it wrong: rate severity and category")
@@ -214,6 +236,28 @@ class QtVotePanel(QtCard):
         self._decision = decision  # the shown mistake's: never the one shown before it
         self.set_status("superseded" if status == "recorded" and self._superseded() else status)
         self._show_decision()
+
+    def set_closed(self, reason: str, tip: str = "") -> None:
+        """Votes on the shown item would count nowhere, for `reason` (said above the buttons,
+        which are off; `tip` says more); "": they count."""
+        if reason == self._closed_reason:
+            return
+        self._closed_reason = reason
+        self.closed.setText(reason)
+        self.closed.setToolTip(plain_tip(tip))
+        self.closed.setVisible(bool(reason))
+        self._enable_buttons()
+
+    @property
+    def closed_reason(self) -> str:
+        return self._closed_reason
+
+    def _enable_buttons(self) -> None:
+        """Severity and category once the item can be rated; none while it is closed to votes."""
+        state = self._shown_state
+        rate = state is None or state.can_rate(judged_wrong=self._judged_wrong)
+        for name, button in self.buttons.items():
+            button.setEnabled(not self._closed_reason and (rate or not name.startswith(("severity_", "category_"))))
 
     def show_suggestion(self, category: str | None, severity: str | None, reasons: str = "", *,
                         hidden: bool = False) -> None:

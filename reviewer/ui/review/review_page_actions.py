@@ -40,6 +40,11 @@ class ReviewPageActions:
         key = review.current_item()
         if key is None:
             return False
+        if self.vote_panel.closed_reason:  # votes on it would count nowhere: say why, record nothing
+            if name in VOTE_ACTIONS or name in ("toggle_problematic", "edit_note", f"category_{Category.FINE_GRAINED_OOV}"):
+                self.status_message.emit(self.vote_panel.closed_reason, False)
+                return True
+            return False
         state = review.my_vote(key)
         if name == "toggle_problematic":
             self.voted.emit()
