@@ -28,10 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from sqlalchemy import select
 from sqlmodel import Session
 
-from db.tables import Image, Label
 from reviewer.classes.collapsed import acceptance_matrix
 from reviewer.terms import Verdict
 
@@ -143,30 +141,40 @@ def evaluable(labels: LabelSet, positions: np.ndarray) -> np.ndarray:
     return ok[np.asarray(positions, dtype=np.int64)]
 
 
+_IMAGES_SQL = ("SELECT id, COALESCE(original_label, -1), CASE WHEN problematic THEN 1 ELSE 0 END, "
+               "CASE WHEN multilabel THEN 1 ELSE 0 END, CASE WHEN val_index IS NULL THEN 0 ELSE 1 END "
+               "FROM image ORDER BY id")
+# kind: correct 0 | wrong 1 | unclear 2 (KIND_CODES; anything else reads as correct); label set: 1 ReaL, 2 PatchML
+_LABELS_SQL = ("SELECT image_id, class_index, CASE kind WHEN 'wrong' THEN 1 WHEN 'unclear' THEN 2 ELSE 0 END, "
+               "CASE label_set WHEN 'real' THEN 1 WHEN 'patchml' THEN 2 ELSE 0 END FROM label")
+
+
+def _int_table(session: Session, sql: str, columns: int) -> np.ndarray:
+    """A query of integer columns as one int64 array, read through the driver's own cursor: 50,000
+    images and 140,000 labels as Python tuples into numpy in a tenth of the time row objects take."""
+    cursor = session.connection().connection.cursor()
+    try:
+        cursor.execute(sql)
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    return np.array(rows, dtype=np.int64).reshape(len(rows), columns)
+
+
 def load_labelset(*, session: Session) -> LabelSet:
     """Read all images and labels of the project (one query per table)."""
-    conn = session.connection()
-    images = [tuple(r) for r in conn.execute(
-        select(Image.id, Image.original_label, Image.problematic, Image.multilabel, Image.val_index)
-        .order_by(Image.id))]
-    labels = [tuple(r) for r in conn.execute(
-        select(Label.image_id, Label.class_index, Label.kind, Label.label_set))]
-    image_ids = np.fromiter((r[0] for r in images), np.int64, len(images))
-    original = np.fromiter((-1 if r[1] is None else r[1] for r in images), np.int16, len(images))
-    problematic = np.fromiter((bool(r[2]) for r in images), bool, len(images))
-    multilabel = np.fromiter((bool(r[3]) for r in images), bool, len(images))
-    validation = np.fromiter((r[4] is not None for r in images), bool, len(images))
-    if labels:
-        lab_img = np.fromiter((r[0] for r in labels), np.int64, len(labels))
-        lab_cls = np.fromiter((r[1] for r in labels), np.int16, len(labels))
-        lab_kind = np.fromiter((KIND_CODES.get(r[2], CORRECT) for r in labels), np.int8, len(labels))
-        is_real = np.fromiter((r[3] == "real" for r in labels), bool, len(labels))
-        is_patchml = np.fromiter((r[3] == "patchml" for r in labels), bool, len(labels))
-    else:
-        lab_img = np.zeros(0, np.int64)
-        lab_cls = np.zeros(0, np.int16)
-        lab_kind = np.zeros(0, np.int8)
-        is_real = is_patchml = np.zeros(0, bool)
+    images = _int_table(session, _IMAGES_SQL, 5)
+    labels = _int_table(session, _LABELS_SQL, 4)
+    image_ids = images[:, 0]
+    original = images[:, 1].astype(np.int16)
+    problematic = images[:, 2].astype(bool)
+    multilabel = images[:, 3].astype(bool)
+    validation = images[:, 4].astype(bool)
+    lab_img = labels[:, 0]
+    lab_cls = labels[:, 1].astype(np.int16)
+    lab_kind = labels[:, 2].astype(np.int8)
+    is_real = labels[:, 3] == 1
+    is_patchml = labels[:, 3] == 2
     rows = np.searchsorted(image_ids, lab_img).astype(np.int32)
     ml = ~is_real & ~is_patchml
     labelset = LabelSet(
