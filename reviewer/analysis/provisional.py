@@ -44,9 +44,21 @@ class DecisionStatus:
     locked: int  # items with a final decision (locked, or unanimous: reviewer.panel.final)
     voted: int  # items with votes and no final decision (not counted in the final tables)
     provisional: int  # items with a provisional decision (the voted ones, and locked "wrong" ones still rated)
+    # Items with votes or decisions that count nowhere (reviewer.panel.snapshot): no longer mistakes under
+    # the current labels, or made only by runs outside the panel's scope.
+    no_longer_mistakes: int = 0
+    outside_scope: int = 0
 
     def note(self, *, provisional_shown: bool) -> str:
         """What the final tables leave out, in words ('' when they count all the panel has done)."""
+        kept = [f"{n} item{'s' if n != 1 else ''} with votes or decisions: {what}; not counted (reviewer show "
+                "gives their history)." for n, what in ((self.no_longer_mistakes, "no longer a mistake under the "
+                                                        "current labels"),
+                                                       (self.outside_scope, "outside the panel's scope")) if n]
+        head = self._head(provisional_shown=provisional_shown)
+        return " ".join(filter(None, [head, *kept]))
+
+    def _head(self, *, provisional_shown: bool) -> str:
         have = f"{self.voted} item{'s have' if self.voted != 1 else ' has'} votes"
         if not self.items or (self.locked and not self.voted):
             return ""
@@ -70,7 +82,8 @@ def decision_status(snapshot: PanelSnapshot, provisional: pd.DataFrame) -> Decis
     locked = len(decided)
     voted = sum(bool(snapshot.votes.get(item)) and item not in decided for item in snapshot.facts)
     return DecisionStatus(items=len(snapshot.facts), locked=locked, voted=voted,
-                          provisional=len(provisional))
+                          provisional=len(provisional), no_longer_mistakes=len(snapshot.retired),
+                          outside_scope=len(snapshot.outside_scope))
 
 
 def _phase_2_open(decision) -> bool:

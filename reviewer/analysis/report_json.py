@@ -57,7 +57,10 @@ def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
                     "provisional": o.provisional},
         "decision_status": {"panel_items": report.status.items, "locked": report.status.locked,
                             "voted_not_locked": report.status.voted,
-                            "provisional_items": report.status.provisional, "note": report.note},
+                            "provisional_items": report.status.provisional,
+                            # Items with votes or decisions that no longer count (kept, not counted).
+                            "no_longer_mistakes_with_history": report.status.no_longer_mistakes,
+                            "outside_scope_with_history": report.status.outside_scope, "note": report.note},
         "reviewed_mistakes": {str(m): {"total": int(len(g)), "imported": int((g["source"] == "imported").sum()),
                                        "panel": int((g["source"] == "panel").sum())}
                               for m, g in report.reviewed.groupby("model")},

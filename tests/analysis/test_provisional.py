@@ -131,6 +131,7 @@ def test_partial_votes_are_provisional_everywhere_they_appear(panel, tmp_path, c
     data = report_json(report)
     assert data["options"]["provisional"] is True
     assert data["decision_status"] == {"panel_items": 5, "locked": 1, "voted_not_locked": 1, "provisional_items": 1,
+                                       "no_longer_mistakes_with_history": 0, "outside_scope_with_history": 0,
                                        "note": report.note}
     assert data["provisional"]["reviewed_mistakes"] == {"model-A": {"total": 1, "provisional": 1}}
     assert data["provisional"]["severities"]["model-A"]["major"] == {"count": 1, "share": 1.0}

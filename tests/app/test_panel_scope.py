@@ -165,6 +165,8 @@ def test_an_item_the_labels_now_accept_keeps_its_history_and_counts_nowhere(proj
                            "--json"))["panel"]["standing"] == NO_LONGER_A_MISTAKE
     with pytest.raises(UserError, match=NO_LONGER_A_MISTAKE):
         acts.vote(project, panelist_id=acts.ByName("bob"), item=item, verdict="unclear")
+    status = json.loads(_cli("report", str(project.root), "--json"))["analysis"]["decision_status"]
+    assert status["no_longer_mistakes_with_history"] == 1 and NO_LONGER_A_MISTAKE in status["note"]
     out = _cli("export", str(project.root), str(project.root.parent / "out"))
     assert "1 items no longer mistakes under the current labels" in out
     manifest = json.loads(next((project.root.parent / "out").glob("*/manifest.json")).read_text())
