@@ -6,8 +6,9 @@ the session): the model's row and its runs, the run started, the predictions and
 
 numpy only, no torch or timm: the file is read a block of rows at a time
 (`models.logits`), each block's softmax and top-5 (`models.ranking.top_k`) computed and
-its probabilities written before the next is read; what is held for the whole run is its
-top-5 (10 numbers an image), so a 50,000-row import holds a few blocks, not the matrix.
+its float16 rows written (on a thread, while the next block is computed); what is held
+for the whole run is its top-5 (10 numbers an image), so a 50,000-row import holds a few
+blocks, not the matrix.
 """
 
 from __future__ import annotations
