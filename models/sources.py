@@ -175,7 +175,7 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
             where, f"holds Python objects besides tensors ({found.group(1)}); they are not loaded because "
             "unpickling them could run arbitrary code",
             hint="save only model.state_dict() with torch.save, or convert the file to .safetensors") from exc
-    except (RuntimeError, EOFError, OSError, ValueError) as exc:
+    except Exception as exc:  # weights_only: other bytes fail in many ways (IndexError, KeyError, struct.error...)
         raise ModelInputError(where, f"is not a PyTorch checkpoint or is damaged ({exc})") from exc
     return _unwrap_state_dict(data, where)
 

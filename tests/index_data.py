@@ -2,7 +2,8 @@
 reviewer/neighbours/store.py), for tests whose answers must not hang on a model: the
 window's neighbours strip, the grouped review, the leakage section.
 
-Importable from any test as `from index_data import write_index`.
+Importable from any test as `from index_data import write_index`. Its manifest records
+every file's size and checksum, as a build's does (`reviewer.neighbours.integrity`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def write_index(project_root: Path, *, train_root: Path, train: list[tuple[str, 
                           "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                           "counts": {"train": len(train), "project": len(project)}})
     return files
+
+
+def record_files(files: IndexFiles) -> None:
+    """Record the index's files as they are now in its manifest, as a build does at its end
+    (a test that changes a file as a rebuild would)."""
+    manifest = {k: v for k, v in files.read_manifest().items() if k not in ("files", "checksum")}
+    files.write_manifest(manifest)
 
 
 def duplicate(image: str, kind: str, *, train_root: Path, path: str, wnid: str, row: int = 0,

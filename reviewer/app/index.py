@@ -22,7 +22,8 @@ def build_index(project: Project, *, images: str | Path, model: str | None = Non
                 progress: Callable[[str], None] | None = None, approximate: bool = False,
                 nprobe: int | None = None) -> Done:
     """Build (or resume) the index of the training folder `images` beside the project;
-    None: the default model (the bundled EfficientNet-Lite0) and k (10, as the paper).
+    None: the default model (the bundled EfficientNet-Lite0) and k (10, as the paper, or
+    every training image of a smaller set; a larger k is refused with the set's size).
     `approximate`: the neighbours from an approximate index (faiss IVF-PQ, `nprobe` cells
     scanned per query) instead of exact search."""
     from reviewer.errors import UserError
@@ -30,6 +31,8 @@ def build_index(project: Project, *, images: str | Path, model: str | None = Non
 
     if k is not None and k < 1:
         raise UserError("--k must be at least 1")
+    if batch_size < 1:
+        raise UserError("--batch-size must be at least 1")
     if nprobe is not None and (not approximate or nprobe < 1):
         raise UserError("--nprobe needs --approximate and is at least 1")
     settings = None

@@ -15,15 +15,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "stored in PROJECT/index/MODEL/), finds exact duplicates (identical decoded pixels) and near "
                     "duplicates (perceptual hash, embedding similarity) of the project's images, and stores the K "
                     "nearest training images (exact search) of every mistake of every complete run. Resumable: "
-                    "run it again after a kill, or after new runs, and it does only what is missing.")
+                    "run it again after a kill, or after new runs, and it does only what is missing. Every file an "
+                    "earlier build left is checked first (the manifest records each one's size and checksum) and a "
+                    "damaged one is computed again.")
     p.add_argument("project", help="the project folder")
     p.add_argument("--images", required=True, metavar="TRAIN_DIR", help="the training images (one folder per wnid)")
     p.add_argument("--model", default="tf_efficientnet_lite0", metavar="NAME",
                    help="timm model whose features embed the images (default: the bundled tf_efficientnet_lite0, "
                         "offline)")
     p.add_argument("--checkpoint", metavar="FILE", help="the model's weights from a local file")
-    p.add_argument("--k", type=int, default=10, metavar="K", help="nearest training images kept per mistake "
-                   "(default 10, as the paper)")
+    p.add_argument("--k", type=int, default=None, metavar="K", help="nearest training images kept per mistake "
+                   "(default 10, as the paper, or every training image of a smaller set; at most the number of "
+                   "training images)")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N, mps or auto")
     p.add_argument("--batch-size", type=int, default=16, metavar="N", help="images per forward pass (default 16)")
     p.add_argument("--approximate", action="store_true",
@@ -39,7 +42,7 @@ def run_index(args: argparse.Namespace) -> int:
     from reviewer.app.index import build_index
     from reviewer.project import Project
 
-    if args.k < 1:
+    if args.k is not None and args.k < 1:
         from reviewer.cli import CommandError
 
         raise CommandError("--k must be at least 1")
@@ -47,6 +50,8 @@ def run_index(args: argparse.Namespace) -> int:
     summary = build_index(project, images=Path(args.images), model=args.model, checkpoint=args.checkpoint, k=args.k,
                           device=args.device, batch_size=args.batch_size, approximate=args.approximate,
                           nprobe=args.nprobe, progress=lambda line: print(line, file=sys.stderr, flush=True)).value
+    for name, problem in summary.repaired:
+        print(f"repaired: {name} {problem}: computed again")
     for name, count in summary.counts.items():
         skipped = summary.skipped.get(name, [])
         print(f"{name}: {count} images, {len(skipped)} skipped")

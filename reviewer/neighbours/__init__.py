@@ -4,5 +4,7 @@ images, stored beside the project (`reviewer index`), the K nearest training ima
 every mistake of every complete run precomputed there, and exact and near duplicates.
 
 Headless: `build.build_index` writes the index, `lookup.read_neighbour_evidence` reads
-what the review page and `reviewer show` say about one image.
+what the review page and `reviewer show` say about one image. The index checks its own
+files (`integrity`): a damaged one is named with the command that rebuilds it, and a
+rebuild computes it again (`repair`).
 """

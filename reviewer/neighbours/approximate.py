@@ -36,13 +36,15 @@ class ApproximateSettings:
     training_points: int = 64  # k-means training vectors per cell (at most all of them)
     seed: int = 0
 
-    def resolved(self, rows: int, dim: int) -> "ApproximateSettings":
-        """Settings for `rows` vectors of `dim`: the cells about sqrt(rows) (each trained on
-        39 points at least, faiss's rule), the code a divisor of `dim`, and fewer bits where
-        the training sample is smaller than the 256 centroids of 8 bits."""
-        nlist = self.nlist or max(1, min(int(math.sqrt(rows)), rows // 39 or 1))
+    def resolved(self, rows: int, dim: int, *, usable: int | None = None) -> "ApproximateSettings":
+        """Settings for `rows` vectors of `dim`, `usable` of them indexed (the others: skipped
+        files): the cells about sqrt(rows) (each trained on 39 points at least, faiss's rule),
+        the code a divisor of `dim`, and fewer bits where the training sample is smaller than
+        the 256 centroids of 8 bits (k-means needs as many points as centroids)."""
+        usable = rows if usable is None else usable
+        nlist = self.nlist or max(1, min(int(math.sqrt(rows)), rows // 39 or 1, usable))
         code = max(m for m in range(1, min(self.code_bytes, dim) + 1) if dim % m == 0)
-        sample = min(rows, nlist * self.training_points)
+        sample = min(usable, nlist * self.training_points)
         bits = max(1, min(self.bits, int(math.log2(max(sample, 2)))))
         return ApproximateSettings(nlist=nlist, code_bytes=code, bits=bits, nprobe=min(self.nprobe, nlist),
                                    rerank=self.rerank, training_points=self.training_points, seed=self.seed)
@@ -70,8 +72,8 @@ def build_ivfpq(base: np.ndarray, settings: ApproximateSettings, *, valid: np.nd
     faiss = _faiss()
     say = progress or (lambda line: None)
     rows, dim = base.shape
-    s = settings.resolved(rows, dim)
     keep = np.arange(rows) if valid is None else np.flatnonzero(valid)
+    s = settings.resolved(rows, dim, usable=len(keep))
     rng = np.random.default_rng(s.seed)
     sample = np.sort(rng.choice(keep, size=min(len(keep), s.nlist * s.training_points), replace=False))
     train = np.asarray(base[sample], dtype=np.float32)

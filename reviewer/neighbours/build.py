@@ -11,6 +11,10 @@ Search: exact by default, as the paper's (`search.knn`); with `approximate` (set
 `approximate.ApproximateSettings`), an IVF-PQ index of the training embeddings is built
 (kept as train.ivfpq.faiss, reused while the embeddings and settings stay the same) and
 the neighbours come from it, re-scored exactly. Changing the search recomputes them.
+
+Checked: what an earlier build left is checked before it is used (`repair.repair_index`),
+and a damaged file computed again; the complete index's manifest records every file's
+size and digest for the readers to check (`integrity`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from reviewer.errors import UserError
+from reviewer.errors import InputError, UserError
 from reviewer.neighbours.store import IndexFiles, write_json
 
 DEFAULT_MODEL = "tf_efficientnet_lite0"
@@ -45,6 +49,7 @@ class IndexSummary:
     skipped: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # collection -> [(path, reason)]
     neighbours_computed: int = 0  # project images whose neighbours this build computed
     duplicates: dict[str, int] = field(default_factory=dict)  # kind -> pairs
+    repaired: list[tuple[str, str]] = field(default_factory=list)  # (file, what was wrong): computed again
     search: str = "exact"  # how the neighbours were found, in words
     seconds: float = 0.0
 
@@ -96,25 +101,30 @@ def _listing_sha(files: list[tuple[str, str]]) -> str:
 
 
 def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint: Path | None = None,
-                k: int = DEFAULT_K, device: str | None = "cpu", batch_size: int = 16, chunk: int = CHUNK,
+                k: int | None = None, device: str | None = "cpu", batch_size: int = 16, chunk: int = CHUNK,
                 progress: Progress | None = None, stop_after_chunks: int | None = None,
                 approximate=None) -> IndexSummary:
     """Build (or resume) the index of `images` beside `project`; see the module's docstring.
-    `stop_after_chunks` stops after that many chunks embedded (tests of the resume);
+    `k`: None, the paper's 10 (fewer on a smaller training set); more than the training
+    images is refused. `stop_after_chunks` stops after that many chunks embedded (tests of the resume);
     `approximate`: an `approximate.ApproximateSettings` (None: exact search)."""
-    from models.embedding import Embedder
-    from models.sources import load_model
     from reviewer.neighbours.duplicates import DUPLICATE_SETTINGS, find_duplicates
     from reviewer.neighbours.precompute import precompute_neighbours, read_neighbours
+    from reviewer.neighbours.repair import repair_index
 
     say = progress or (lambda line: None)
     started = time.perf_counter()
     images = Path(images).resolve()
     files = IndexFiles.of(project.root, model)
+    train = list_training_images(images)
+    if k is None:  # the default: the paper's 10, or every training image of a smaller set
+        k = min(DEFAULT_K, len(train))
+    elif k > len(train):  # refused before anything is computed: K rows and similarities per mistake
+        raise InputError(f"--k {k}", f"is more than the {len(train)} training images under {images}",
+                         hint=f"K is at most {len(train)}")
+    loaded, embedder = _load_embedder(model, checkpoint=checkpoint, device=device)
     files.folder.mkdir(parents=True, exist_ok=True)
-    loaded = load_model(model, checkpoint=checkpoint, device=device)
-    embedder = Embedder(loaded)
-    collections = {"train": list_training_images(images), "project": list_project_images(project)}
+    collections = {"train": train, "project": list_project_images(project)}
     manifest = {
         "model": model, "checkpoint": str(checkpoint) if checkpoint else None,
         "weights_sha256": loaded.weights_sha256, "source": loaded.source,
@@ -125,20 +135,10 @@ def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint
         "listings": {name: _listing_sha(listing) for name, listing in collections.items()},
         **DUPLICATE_SETTINGS,
     }
-    old = files.read_manifest()
-    if old is not None:
-        same = all(old.get(key) == manifest[key] for key in ("weights_sha256", "data_config", "images", "dim"))
-        if not same:
-            raise UserError(f"{files.folder} holds an index of other images or another model "
-                            f"({old.get('model')} over {old.get('images')}); delete it to build a new one")
-        for name, sha in manifest["listings"].items():
-            if old.get("listings", {}).get(name) != sha:  # files added or removed: that collection starts again
-                for path in (files.rows_path(name), files.embeddings_path(name)):
-                    path.unlink(missing_ok=True)
-                if name == "train":
-                    files.approximate_settings_path.unlink(missing_ok=True)
-    files.write_manifest({**manifest, "complete": False})
-    summary = IndexSummary(folder=files.folder)
+    repair = repair_index(files, manifest, listed={name: len(listing) for name, listing in collections.items()},
+                          approximate=approximate is not None, progress=say)
+    kept = repair.kept
+    summary = IndexSummary(folder=files.folder, repaired=repair.damaged)
     chunks_left = [stop_after_chunks]
     for name, listing in collections.items():
         files.write_files(name, listing)
@@ -152,7 +152,7 @@ def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint
         summary.skipped[name] = [(listing[i][0], r["error"]) for i, r in enumerate(rows) if r.get("error")]
     search = _search(files, approximate, say)
     summary.search = search.describe()
-    files.write_manifest({**manifest, "complete": False, "search": search.record})
+    files.write_manifest({**manifest, "complete": False, "search": search.record, "files": kept})
     summary.neighbours_computed = precompute_neighbours(project, files, k=k, progress=say, search=search)
     say("duplicates: equal pixels, perceptual hashes, embedding similarity")
     pairs = find_duplicates(files, images_root=images, file_names=project_file_names(project),
@@ -166,6 +166,44 @@ def build_index(project, *, images: Path, model: str = DEFAULT_MODEL, checkpoint
                           "counts": summary.counts,
                           "skipped": {n: [{"path": p, "reason": r} for p, r in s] for n, s in summary.skipped.items()}})
     return summary
+
+
+def _load_embedder(model: str, *, checkpoint: Path | None, device: str | None):
+    """The model and its embedder; a model, checkpoint or device that cannot be used is a
+    clear error (the option and what is wrong), never a traceback."""
+    from models.embedding import Embedder
+    from models.errors import ModelInputError
+    from models.sources import load_model
+
+    _check_device_ordinal(device)
+    try:
+        loaded = load_model(model, checkpoint=checkpoint, device=device)
+    except ModelInputError as exc:
+        raise InputError(exc.source, exc.problem, hint=exc.hint) from exc
+    try:
+        return loaded, Embedder(loaded)
+    except RuntimeError as exc:  # torch: the model cannot run on the device (memory, driver)
+        raise InputError(f"--device {device}", f"the model {model} cannot run there ({exc})") from exc
+
+
+def _check_device_ordinal(device: str | None) -> None:
+    """`cuda:N` names a GPU this machine has (torch accepts any N until the model moves)."""
+    text = (device or "").strip().lower()
+    if not text.startswith("cuda:"):
+        return
+    import torch
+
+    try:
+        ordinal = int(text[len("cuda:"):])
+    except ValueError:
+        return  # models.sources.resolve_device says what is wrong with it
+    if not torch.cuda.is_available():
+        return  # resolve_device: no CUDA on this machine
+    count = torch.cuda.device_count()
+    if not 0 <= ordinal < count:
+        raise InputError(f"--device {device}", f"this machine has {count} CUDA device{'s' if count != 1 else ''}"
+                         + (f" (cuda:0 to cuda:{count - 1})" if count > 1 else " (cuda:0)" if count else ""),
+                         hint="use --device cuda for the first, or --device cpu")
 
 
 def _embed_collection(files: IndexFiles, name: str, listing: list[tuple[str, str]], root: Path | None,
@@ -266,16 +304,25 @@ def _search(files: IndexFiles, approximate, say: Progress) -> _Search:
     from reviewer.neighbours.approximate import build_ivfpq, load_index, save_index
 
     train = files.open_embeddings("train")
-    settings = approximate.resolved(*train.shape)
+    valid = valid_rows(files, "train")
+    if not valid.any():
+        raise UserError("the approximate index needs usable training images: every one was skipped")
+    settings = approximate.resolved(*train.shape, usable=int(valid.sum()))
     try:
         old = json.loads(files.approximate_settings_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, ValueError, UnicodeDecodeError):
         old = None
     if old == settings.as_dict() and files.approximate_path.exists():
-        say(f"approximate index: {settings.describe()} (built already)")
-        return _Search(files, settings, load_index(files.approximate_path))
+        try:  # checked against the manifest when it recorded it (repair), else here by what it holds
+            index = load_index(files.approximate_path)
+            if index.ntotal == int(valid.sum()) and index.d == train.shape[1]:
+                say(f"approximate index: {settings.describe()} (built already)")
+                return _Search(files, settings, index)
+        except RuntimeError:  # faiss: not an index file, or a damaged one
+            pass
+        say(f"{files.approximate_path} is damaged: built again")
     files.approximate_settings_path.unlink(missing_ok=True)
-    index, settings = build_ivfpq(train, settings, valid=valid_rows(files, "train"), progress=say)
+    index, settings = build_ivfpq(train, settings, valid=valid, progress=say)
     save_index(index, files.approximate_path)
     write_json(files.approximate_settings_path, settings.as_dict())  # after the index: it vouches for it
     say(f"approximate index: {settings.describe()}")

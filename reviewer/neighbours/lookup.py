@@ -9,6 +9,11 @@ training paths are never held in memory); `facts(file_name)` is then a dictionar
 look-up, cheap enough for the review window's worker to ask for every mistake it
 prefetches. `stale()` says whether a newer build replaced the files (a few stat
 calls), so a window follows a `reviewer index` run in another process.
+
+Every file is checked against the manifest before it is read (`integrity`): a damaged
+one opens as a `DamagedIndex`, whose facts carry the error in place of neighbours (the
+window goes on without them and says which file and how to rebuild it), and whose
+other reads raise it (`reviewer show`, the report, the grouped review by similarity).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reviewer.neighbours.integrity import IndexDamaged, neighbours_problem, npy_problem, record_problem
 from reviewer.neighbours.store import IndexFiles, find_indexes
 
 KIND_WORDS = {"exact": "exact duplicate", "perceptual": "near duplicate (perceptual hash)",
@@ -87,6 +93,7 @@ class NeighbourFacts:
     neighbours: tuple[TrainingNeighbour, ...]
     duplicates: tuple[Duplicate, ...]
     lines: tuple[str, ...]
+    problem: str | None = None  # a damaged index: which file, and the command that rebuilds it (also the line)
 
     @property
     def training_duplicates(self) -> tuple[Duplicate, ...]:
@@ -99,43 +106,108 @@ class NeighbourFacts:
                 "duplicates": [d.as_dict() for d in self.duplicates], "lines": list(self.lines)}
 
 
+def _stat_stamp(paths) -> tuple:
+    out = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+            out.append((st.st_mtime_ns, st.st_size))
+        except (FileNotFoundError, NotADirectoryError):
+            out.append(None)
+    return tuple(out)
+
+
 class NeighbourIndex:
-    """One complete index beside a project, its small files read once."""
+    """One complete index beside a project, its small files read once, each checked first."""
 
     def __init__(self, files: IndexFiles) -> None:
         self.files = files
         self._stamp = self._stamp_now()
         self.manifest = files.read_manifest() or {}
-        self.model = self.manifest.get("model", files.folder.name)
-        self.root = Path(self.manifest.get("images", ""))
-        stored = _read_json(files.neighbours_path, {"k": None, "images": {}})
+        self._check_recorded()
+        self.model = str(self.manifest.get("model", files.folder.name))
+        self.root = Path(str(self.manifest.get("images", "")))
+        stored = self._json(files.neighbours_path)
+        problem = neighbours_problem(stored, train_rows=None)  # the rows: against the listing, below
+        if problem is not None:
+            raise self._damaged(files.neighbours_path.name, problem)
         self.k = int(stored.get("k") or self.manifest.get("k") or 0)
-        self._neighbours: dict[str, list] = stored.get("images", {})
+        self._neighbours: dict[str, list] = stored["images"]
         self._duplicates: dict[str, list[dict]] = {}
-        for pair in _read_json(files.duplicates_path, []):
+        pairs = self._json(files.duplicates_path)
+        if not isinstance(pairs, list) or not all(_is_pair(p) for p in pairs):
+            raise self._damaged(files.duplicates_path.name, "is damaged: not a list of duplicates")
+        for pair in pairs:
             self._duplicates.setdefault(pair["image"], []).append(pair)
         wanted = {row for near in self._neighbours.values() for row, _ in near}
-        self._train = _training_rows(files, wanted)
+        self._check(files.files_csv("train"))
+        try:
+            self._train = _training_rows(files, wanted)
+        except (ValueError, KeyError, TypeError, csv.Error, UnicodeDecodeError) as exc:
+            raise self._damaged(files.files_csv("train").name, f"is damaged: {exc}") from exc
+        if len(self._train) != len(wanted):
+            raise self._damaged(files.files_csv("train").name, "is damaged: it lacks training rows the neighbours name")
 
     @classmethod
-    def open(cls, project_root: Path) -> "NeighbourIndex | None":
-        """The most recently built complete index beside the project, or None."""
-        indexes = find_indexes(project_root)
-        return cls(indexes[0]) if indexes else None
+    def open(cls, project_root: Path) -> "NeighbourIndex | DamagedIndex | None":
+        """The most recently built complete index beside the project (a `DamagedIndex` when a
+        file of it failed its check), or None."""
+        for attempt in (1, 2):
+            stamp = None
+            try:
+                indexes = find_indexes(project_root)
+                if not indexes:
+                    return None
+                stamp = _stat_stamp((indexes[0].manifest_path,))
+                return cls(indexes[0])
+            except IndexDamaged as exc:
+                # A build that started meanwhile rewrites the manifest before it touches any other
+                # file: then the index is being rebuilt, not damaged, and is looked for again.
+                if attempt == 1 and stamp is not None and _stat_stamp((indexes[0].manifest_path,)) != stamp:
+                    continue
+                return DamagedIndex(exc)
+        return None
 
     def _stamp_now(self) -> tuple:
-        out = []
-        for path in (self.files.manifest_path, self.files.neighbours_path, self.files.duplicates_path):
-            try:
-                st = os.stat(path)
-                out.append((st.st_mtime_ns, st.st_size))
-            except FileNotFoundError:
-                out.append(None)
-        return tuple(out)
+        return _stat_stamp((self.files.manifest_path, self.files.neighbours_path, self.files.duplicates_path))
 
     def stale(self) -> bool:
         """A build since this was read changed its files."""
         return self._stamp_now() != self._stamp
+
+    def _damaged(self, name: str, problem: str) -> IndexDamaged:
+        return IndexDamaged(self.files, name, problem, manifest=self.manifest)
+
+    def _check_recorded(self) -> None:
+        """The manifest records every file, and each has its size and, if written since, its digest
+        (as a rule stat calls only)."""
+        records = self.manifest.get("files")
+        if not isinstance(records, dict) or "checksum" not in self.manifest:
+            raise self._damaged(self.files.manifest_path.name, "records no sizes and checksums of the index's "
+                                "files (an index built before they were checked)")
+        self._records = records
+        optional = (self.files.approximate_path.name, self.files.approximate_settings_path.name)
+        for name in self.files.data_names():
+            if name in optional and name not in records:
+                continue
+            if name not in records:
+                raise self._damaged(name, "is not recorded in the manifest")
+            problem = record_problem(self.files.folder / name, records[name], unless_unmodified=True)
+            if problem is not None:
+                raise self._damaged(name, problem)
+
+    def _check(self, path: Path) -> None:
+        """The file's size and digest are those the manifest recorded."""
+        problem = record_problem(path, self._records.get(path.name))
+        if problem is not None:
+            raise self._damaged(path.name, problem)
+
+    def _json(self, path: Path):
+        self._check(path)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise self._damaged(path.name, f"is damaged: not JSON ({exc})") from exc
 
     def __contains__(self, file_name: str) -> bool:
         return file_name in self._neighbours or file_name in self._duplicates
@@ -143,8 +215,17 @@ class NeighbourIndex:
     def image_vectors(self, file_names: set[str]) -> dict[str, np.ndarray]:
         """{file name: its embedding, float32} of the project's images asked for that the index
         embedded (a skipped file's zero row is left out): the grouped review's neighbourhoods."""
+        self._check(self.files.files_csv("project"))
+        self._check(self.files.embeddings_path("project"))
+        try:
+            listing = self.files.read_files("project")
+        except (ValueError, KeyError, csv.Error, UnicodeDecodeError) as exc:
+            raise self._damaged(self.files.files_csv("project").name, f"is damaged: {exc}") from exc
+        problem = npy_problem(self.files.embeddings_path("project"), rows=len(listing), dim=None)
+        if problem is not None:
+            raise self._damaged(self.files.embeddings_path("project").name, problem)
         wanted = {}
-        for row, (path, _) in enumerate(self.files.read_files("project")):
+        for row, (path, _) in enumerate(listing):
             name = Path(path).name if path else ""
             if name in file_names:
                 wanted[name] = row
@@ -183,11 +264,48 @@ class NeighbourIndex:
                               lines=tuple(evidence_lines(neighbours, duplicates, predicted=predicted)))
 
 
-def _read_json(path: Path, default):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return default
+class DamagedIndex:
+    """Stands in for the newest index beside the project when one of its files failed its
+    check: `facts` carry the error instead of neighbours (so the window goes on and says
+    which file and how to rebuild it), every other read raises it."""
+
+    def __init__(self, error: IndexDamaged) -> None:
+        self.error = error
+        self.files = error.files
+        self.model = error.files.folder.name
+        self.k = 0
+        self._paths = (self.files.manifest_path, error.path)
+        self._stamp = _stat_stamp(self._paths)
+
+    @property
+    def manifest(self) -> dict:
+        raise self.error
+
+    def stale(self) -> bool:
+        """The manifest or the damaged file changed since (a rebuild, a deletion)."""
+        return _stat_stamp(self._paths) != self._stamp
+
+    def __contains__(self, file_name: str) -> bool:
+        return False
+
+    def facts(self, file_name: str, *, predicted: int | None = None) -> NeighbourFacts:
+        """No neighbours, the error as the one line (the strip shows it where the duplicates go);
+        `computed`: not "no mistake when the index was built", which is not known."""
+        return NeighbourFacts(index=self.model, k=self.k, computed=True, neighbours=(), duplicates=(),
+                              lines=(str(self.error),), problem=str(self.error))
+
+    def all_duplicates(self) -> dict[str, tuple[Duplicate, ...]]:
+        raise self.error
+
+    def image_vectors(self, file_names: set[str]) -> dict[str, np.ndarray]:
+        raise self.error
+
+
+def _is_pair(pair) -> bool:
+    other = pair.get("other") if isinstance(pair, dict) else None
+    return (isinstance(pair.get("image") if isinstance(pair, dict) else None, str) and pair.get("kind") in KIND_ORDER
+            and isinstance(other, dict) and other.get("collection") in WHERE
+            and all(isinstance(other.get(k), str) for k in ("path", "file_name", "wnid")))
 
 
 def _training_rows(files: IndexFiles, wanted: set[int]) -> dict[int, tuple[str, str]]:
@@ -217,6 +335,8 @@ def read_neighbour_evidence(project_root: Path, file_name: str, *, predicted: in
     index = NeighbourIndex.open(project_root)
     if index is None:
         return {"index": None, "neighbours": [], "duplicates": [], "lines": []}
+    if isinstance(index, DamagedIndex):
+        raise index.error
     return index.facts(file_name, predicted=predicted).as_dict()
 
 

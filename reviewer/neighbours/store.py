@@ -12,6 +12,9 @@
   how they were found ("search": exact, or the approximate index's settings);
 - train.ivfpq.faiss: with `reviewer index --approximate`, the approximate index;
 - duplicates.json: exact and near duplicates of the project's images.
+
+A complete index's manifest records every other file's size and digest and its own
+digest (`integrity`): `read_manifest` refuses a damaged one, naming it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from reviewer._files import atomic_write_text
+from reviewer.neighbours.integrity import IndexDamaged, file_record, parse_manifest, sealed
 
 INDEX_FOLDER = "index"
 COLLECTIONS = ("train", "project")
@@ -73,14 +79,35 @@ class IndexFiles:
         """The settings the approximate index was built with, written once it is complete."""
         return self.folder / "train.ivfpq.json"
 
+    def data_names(self) -> list[str]:
+        """The names of every file of an index but its manifest, in a stable order."""
+        names = [n for c in COLLECTIONS for n in (f"{c}_files.csv", f"{c}.npy", f"{c}_rows.jsonl")]
+        return names + ["neighbours.json", "duplicates.json", self.approximate_path.name,
+                        self.approximate_settings_path.name]
+
+    def present_names(self) -> list[str]:
+        return [n for n in self.data_names() if (self.folder / n).exists()]
+
     def read_manifest(self) -> dict | None:
+        """The manifest (None: no index here, or one whose build has not written it yet);
+        `IndexDamaged` when it is damaged, or missing beside the index's other files."""
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = self.manifest_path.read_bytes()
         except FileNotFoundError:
+            if self.present_names():
+                raise IndexDamaged(self, self.manifest_path.name, "is missing (the index's other files are there)")
             return None
+        manifest, problem = parse_manifest(data)
+        if problem is not None:
+            raise IndexDamaged(self, self.manifest_path.name, problem)
+        return manifest
 
     def write_manifest(self, manifest: dict) -> None:
-        write_json(self.manifest_path, manifest)
+        """Written whole or not at all, with its own digest; a complete index's manifest also
+        records every other file's size and digest (`"files"`, unless given)."""
+        if manifest.get("complete") and "files" not in manifest:
+            manifest = {**manifest, "files": {n: file_record(self.folder / n) for n in self.present_names()}}
+        write_json(self.manifest_path, sealed(manifest))
 
     def read_files(self, collection: str) -> list[tuple[str, str]]:
         """[(path, wnid)] in row order."""
@@ -96,7 +123,8 @@ class IndexFiles:
         os.replace(tmp, self.files_csv(collection))
 
     def read_rows(self, collection: str) -> list[dict]:
-        """The rows done so far; a torn last line (a kill while writing) is cut off the file."""
+        """The rows done so far; a torn last line (a kill while writing) is cut off the file,
+        and so is every line from the first that is not a row (those rows are done again)."""
         path = self.rows_path(collection)
         if not path.exists():
             return []
@@ -106,9 +134,12 @@ class IndexFiles:
                 if not line.endswith(b"\n"):
                     break
                 try:
-                    rows.append(json.loads(line))
+                    row = json.loads(line)
                 except ValueError:
                     break
+                if not _is_row(row):
+                    break
+                rows.append(row)
                 good_bytes += len(line)
         if good_bytes != path.stat().st_size:
             with open(path, "r+b") as f:
@@ -130,20 +161,30 @@ class IndexFiles:
         return np.load(path, mmap_mode=mode)
 
 
+def _is_row(row) -> bool:
+    """A progress line: {"sha": hex, "dhash": int} of an embedded file, or {"error": reason}."""
+    if not isinstance(row, dict):
+        return False
+    if "error" in row:
+        return isinstance(row["error"], str) and bool(row["error"])
+    return isinstance(row.get("sha"), str) and isinstance(row.get("dhash"), int)
+
+
 def write_json(path: Path, data) -> None:
-    """Written whole or not at all (a temporary file, then a rename)."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    """Written whole or not at all (a temporary file, synced, then a rename)."""
+    atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False))
 
 
 def find_indexes(project_root: Path) -> list[IndexFiles]:
-    """The complete indexes beside a project, the most recently built first."""
+    """The complete indexes beside a project, the most recently built first; `IndexDamaged`
+    when one's manifest is damaged (which index is newest cannot be told then)."""
     root = Path(project_root) / INDEX_FOLDER
     found = []
-    for folder in root.iterdir() if root.is_dir() else ():
+    for folder in sorted(root.iterdir()) if root.is_dir() else ():
+        if not folder.is_dir():
+            continue
         files = IndexFiles(folder)
         manifest = files.read_manifest()
         if manifest and manifest.get("complete"):
-            found.append((manifest.get("built_at", ""), files))
+            found.append((str(manifest.get("built_at", "")), files))
     return [f for _, f in sorted(found, key=lambda x: x[0], reverse=True)]

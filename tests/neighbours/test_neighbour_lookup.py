@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 
-from index_data import duplicate, write_index
+from index_data import duplicate, record_files, write_index
 
 from reviewer.neighbours.lookup import NeighbourIndex, read_neighbour_evidence
 
@@ -60,6 +60,7 @@ def test_only_the_training_rows_named_are_held_and_a_rebuild_is_seen(tmp_path):
     stored["images"]["v3.JPEG"] = [[3, 0.8]]
     files.neighbours_path.write_text(json.dumps(stored))
     os.utime(files.neighbours_path, ns=(1, 1))  # another mtime, whatever the clock's resolution
+    record_files(files)  # as a build's end does
     assert index.stale()
     assert NeighbourIndex.open(tmp_path / "project").facts("v3.JPEG").neighbours[0].name == "Chihuahua"
 
