@@ -11,8 +11,10 @@ set up before it, so an upgraded panel is as closed as a new one.
   (scope 1, its panelist id), the chair's also the decisions' row (scope 2); the
   migration and evidence rows are the owner's (who bypasses row-level security);
 - vote, read: while the chair's blind rule is on (project_setting blind = on), a
-  panelist's role reads another's vote on an item only once its own vote on the item
-  exists or the item's standing decision settles it; the chair's role reads all (the
+  panelist's role reads another's vote on an item only once its own current vote on the
+  item holds a verdict (or, in phase 2, both severity and category), or the item's standing
+  decision settles it (revision 0013: a vote with only the problematic flag, or a retracted
+  one, unlocks nothing); the chair's role reads all (the
   meeting needs them). A unanimous item is voted by all, so its votes are readable to
   every panelist who voted it. `panel_may_read_vote` runs as the owner (SECURITY
   DEFINER) so that the policy can look at other votes without recursing into itself;
@@ -54,9 +56,11 @@ def may_read_vote(people: str = PEOPLE, person_id: str = PERSON_ID) -> str:
 RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
     SELECT NOT EXISTS (SELECT 1 FROM project_setting s WHERE s.key = 'blind' AND s.value = 'on')
         OR v_panelist = (SELECT r.id FROM {people} r WHERE r.name = viewer)
-        OR EXISTS (SELECT 1 FROM vote o JOIN {people} r ON r.id = o.{person_id}
-                   WHERE r.name = viewer AND o.image_id = v_image AND o.predicted = v_predicted
-                     AND NOT o.retracted)
+        OR EXISTS (SELECT 1 FROM vote o
+                   WHERE o.id = (SELECT max(m.id) FROM vote m JOIN {people} r ON r.id = m.{person_id}
+                                 WHERE r.name = viewer AND m.image_id = v_image AND m.predicted = v_predicted)
+                     AND NOT o.retracted
+                     AND (o.verdict IS NOT NULL OR (o.severity IS NOT NULL AND o.category IS NOT NULL)))
         OR EXISTS (SELECT 1 FROM decision d WHERE d.image_id = v_image AND d.predicted = v_predicted
                      AND d.method <> 'reopened'
                      AND d.id = (SELECT max(e.id) FROM decision e
@@ -64,10 +68,17 @@ RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, p
 $$"""
 
 
+# The history tables whose ids the server draws (revision 0013 on: no USAGE on their sequences).
+SERVER_ID_TABLES = ("vote", "decision", "discussion_note", "zoom_probe")
+
+
 def policy_statements(panel_group: str, chair_group: str, *, people: str = PEOPLE,
-                      person_id: str = PERSON_ID) -> list[str]:
+                      person_id: str = PERSON_ID, server_ids: bool = True) -> list[str]:
     """The statements, each safe to run again. `people`, `person_id`: the panel's table and
-    vote's column of its ids, as the schema names them (see PEOPLE)."""
+    vote's column of its ids, as the schema names them (see PEOPLE). `server_ids`: the schema
+    draws the history's ids itself (revision 0013 on), so the panel's roles get no USAGE on
+    their sequences (they could exhaust them); False for the revisions before, whose inserts
+    take the columns' nextval defaults."""
     panel, chair = quoted(panel_group), is_chair(chair_group)
     rules = ", ".join(literal(k) for k in RULE_KEYS)
     own = own_id(people)
@@ -95,7 +106,8 @@ def policy_statements(panel_group: str, chair_group: str, *, people: str = PEOPL
         f"CREATE POLICY own_inserts ON decision FOR INSERT WITH CHECK (decided_by = {own} AND {chair})",
         f"REVOKE UPDATE, DELETE, TRUNCATE ON zoom_probe FROM {panel}",
         f"GRANT SELECT, INSERT ON zoom_probe TO {panel}",
-        f"GRANT USAGE ON SEQUENCE zoom_probe_id_seq TO {panel}",
+        (f"REVOKE USAGE ON SEQUENCE {', '.join(t + '_id_seq' for t in SERVER_ID_TABLES)} FROM {panel}"
+         if server_ids else f"GRANT USAGE ON SEQUENCE zoom_probe_id_seq TO {panel}"),
         "ALTER TABLE zoom_probe ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS panel_reads ON zoom_probe",
         "CREATE POLICY panel_reads ON zoom_probe FOR SELECT USING (true)",

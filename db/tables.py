@@ -14,12 +14,18 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Optional
 
-from sqlalchemy import JSON, BigInteger, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, Integer, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
+
+
+# The history's ids (migration 0013): bigint on PostgreSQL, drawn by the server (a trigger), so a
+# panelist can neither exhaust nor choose one; SQLite's INTEGER PRIMARY KEY is 64-bit already (and
+# only INTEGER is its rowid).
+HISTORY_ID = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class ProjectSetting(SQLModel, table=True):
@@ -181,7 +187,7 @@ class Vote(SQLModel, table=True):
     __tablename__ = "vote"
     __table_args__ = (Index("ix_vote_item", "image_id", "predicted", "panelist_id"),
                       Index("uq_vote_panelist_batch_key", "panelist_id", "batch_key", unique=True))
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: Optional[int] = Field(default=None, primary_key=True, sa_type=HISTORY_ID)
     image_id: int = Field(foreign_key="image.id")
     predicted: int
     panelist_id: int = Field(foreign_key="panelist.id", index=True)
@@ -193,7 +199,7 @@ class Vote(SQLModel, table=True):
     note: str = Field(default="")
     retracted: bool = False
     # Set on a row written by an undo: the id of the vote row it reverses.
-    undoes: Optional[int] = Field(default=None, foreign_key="vote.id")
+    undoes: Optional[int] = Field(default=None, foreign_key="vote.id", sa_type=HISTORY_ID)
     # Set on a row cast by `vote --batch`: the row's key (given, or the file's hash and line),
     # unique per panelist, so a batch sent again records nothing twice.
     batch_key: Optional[str] = Field(default=None, max_length=200)
@@ -209,7 +215,7 @@ class Decision(SQLModel, table=True):
 
     __tablename__ = "decision"
     __table_args__ = (Index("ix_decision_item", "image_id", "predicted"),)
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: Optional[int] = Field(default=None, primary_key=True, sa_type=HISTORY_ID)
     image_id: int = Field(foreign_key="image.id")
     predicted: int
     verdict: Optional[str] = Field(default=None, max_length=8)
@@ -226,7 +232,7 @@ class Decision(SQLModel, table=True):
 class DiscussionNote(SQLModel, table=True):
     __tablename__ = "discussion_note"
     __table_args__ = (Index("ix_note_item", "image_id", "predicted"),)
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: Optional[int] = Field(default=None, primary_key=True, sa_type=HISTORY_ID)
     image_id: int = Field(foreign_key="image.id")
     predicted: int
     panelist_id: int = Field(foreign_key="panelist.id")
@@ -310,7 +316,7 @@ class ZoomProbe(SQLModel, table=True):
     __tablename__ = "zoom_probe"
     __table_args__ = (Index("ix_zoom_probe_item", "image_id", "predicted"),
                       Index("ix_zoom_probe_run_image", "run_id", "image_id", "probe_version"))
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: Optional[int] = Field(default=None, primary_key=True, sa_type=HISTORY_ID)
     run_id: int = Field(foreign_key="run.id")
     image_id: int = Field(foreign_key="image.id")
     predicted: int  # the run's top-1 for the image

@@ -4,7 +4,7 @@ the panel (`reviewer.panel.roles` holds the SQL and its rules)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reviewer.app.changes import Changes, Done
 from reviewer.project import Project
@@ -17,6 +17,9 @@ class RoleSetup:
     revoked: tuple[str, ...]
     statements: list[str]  # the SQL run (or, with print_only, to be run)
     applied: bool
+    # What the panel's roles may still store beyond their bounded rows (temporary tables, large
+    # objects), each with the SQL that closes it: only a superuser may refuse large objects.
+    left_open: tuple[str, ...] = ()
 
 
 def set_up_roles(project: Project, *, chair: str, panelists: list[str] = (), revoke: list[str] = (),
@@ -42,4 +45,5 @@ def set_up_roles(project: Project, *, chair: str, panelists: list[str] = (), rev
         return Done(setup, Changes())
     panel_roles.check_login_roles(project.engine, list(roles.panelists))
     panel_roles.apply(project.engine, statements)
-    return Done(setup, Changes(panel=True))
+    left_open = tuple(panel_roles.storage_left_open(project.engine, roles))
+    return Done(replace(setup, left_open=left_open), Changes(panel=True))

@@ -21,7 +21,7 @@ from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model,
 from reviewer.app.mistake_detail import ClassInfo, DetailSource, label_kind, wordnet_relation
 from reviewer.errors import UserError
 from reviewer.items import Item
-from reviewer.panel.discussion import notes
+from reviewer.panel.discussion import notes, shown_text
 from reviewer.panel.final import read_final_decisions
 from reviewer.panel.lookup import ItemStanding, item_standing, resolve_class, resolve_image
 from reviewer.panel.state import current_votes, decision_history, describe_decision
@@ -182,10 +182,10 @@ def _blind_filter(session, item: Item, viewer: str | None) -> dict[int, frozense
     if seen is None:
         return dict.fromkeys(others, frozenset(VOTE_FIELDS))
     out = {}
-    for s in seen:
-        if s.hidden:
-            masked = set(s.hidden) | ({"oov_name"} if "category" in s.hidden else set())
-            out[s.panelist_id] = frozenset(masked | ({"note"} if "verdict" in s.hidden else set()))
+    for s in seen:  # every field the viewer may not see, null or not, so a blank tells nothing
+        if s.masked:
+            masked = set(s.masked) | ({"oov_name"} if "category" in s.masked else set())
+            out[s.panelist_id] = frozenset(masked | ({"note"} if "verdict" in s.masked else set()))
     return out
 
 
@@ -273,9 +273,9 @@ def format_record(record: dict) -> str:
         fields = [v["verdict"] or "no verdict",
                   *dict.fromkeys(x for x in (v["severity"], v["category"], v["oov_name"]) if x)]
         out.append(f"    vote of {v['panelist']}: {', '.join(fields)}" + (", problematic" if v["problematic"] is True else "")
-                   + (f"; note: {v['note']}" if v["note"] and v["note"] != HIDDEN else ""))
+                   + (f"; note: {shown_text(v['note'])}" if v["note"] and v["note"] != HIDDEN else ""))
     for n in panel["notes"]:
-        out.append(f"    note by {n['by']}: {n['text']}")
+        out.append(f"    note by {n['by']}: {shown_text(n['text'])}")
     if record["imported_reviews"]:
         out.append("published reviews (reviewer import-review)")
         for r in record["imported_reviews"]:

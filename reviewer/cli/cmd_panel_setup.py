@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from reviewer.project import Project
 
@@ -38,4 +39,6 @@ def run_panel_setup(args: argparse.Namespace) -> int:
           + (f"; revoked {', '.join(setup.revoked)}" if setup.revoked else ""))
     print(f"each panelist connects as their role: PGUSER=ROLE reviewer gui {project.root}  "
           "(set passwords with ALTER ROLE ROLE PASSWORD ..., kept in each panelist's ~/.pgpass)")
+    for gap in setup.left_open:  # docs/panel.md, "What the server enforces"
+        print(f"warning: {gap}", file=sys.stderr)
     return 0

@@ -23,6 +23,17 @@ from reviewer.panel.votes import VoteState, panelist_names, visible_votes, vote_
 from reviewer.terms import Category, DecisionMethod, Severity, Verdict
 
 NOTE_MAX_CHARS = 20_000
+# What a line of text shows of a note, a vote's note or a reason (`reviewer show`, the window): the
+# database holds up to 131,072 characters of a vote's note (reviewer.panel.votes.NOTE_MAX_CHARS).
+SHOWN_MAX_CHARS = 2_000
+
+
+def shown_text(text: str, limit: int = SHOWN_MAX_CHARS) -> str:
+    """`text` as a display shows it: whole up to `limit` characters, else cut there, saying how
+    many characters were left out (never the whole of a note someone made huge)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [cut: {len(text) - limit:,} more characters]"
 
 
 class NoteError(UserError):

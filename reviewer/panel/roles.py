@@ -16,10 +16,14 @@ project and owns its tables), it makes:
   the panelist row named like the inserting role (`current_user`), an undo only
   reverses the role's own vote; a decision (a lock, an override or a reopening)
   goes in only under the inserting role and only from a member of `<db>_chair`.
-  Reading stays open to the panel (blind review is the app's courtesy, not a secret);
-  a zoom result goes in only under the inserting role and is never updated; the
-  app's locks (rows of app_lock) are taken only on one's own row, and on the
-  decisions' by the chair, so no panelist can make another's acts wait;
+  Reading: every table but vote is open to the panel; another's vote only as the
+  chair's blind rule allows (db.panel_policies); a zoom result goes in only under
+  the inserting role and is never updated; the app's locks (rows of app_lock) are
+  taken only on one's own row, and on the decisions' by the chair, so no panelist can make another's acts wait;
+- no temporary tables and no large objects for the panel (the latter only where
+  panel-setup runs as a superuser: `storage_left_open` says what is left to the
+  server's administrator), and no USAGE on the history's sequences (the server
+  draws the ids: migration 0013);
 - the panelist rows (one chair) and the project setting
   `identity = database-roles`, from which the app takes the acting panelist from
   the connection (`reviewer.panel.identity`).
@@ -48,9 +52,12 @@ RESERVED_ROLES = frozenset({"none", "public", "current_user", "current_role", "s
                             "system_user", "all", "default", "postgres"})
 # The project setting listing the panelists taken off the panel (a JSON list of role names).
 REVOKED_SETTING = "panel_revoked"
-# Tables a panelist writes, and the serial sequences behind their ids.
+# Tables a panelist writes (their ids come from the server: migration 0013).
 # (Decisions, reopenings included, only from the chair's group: the row-level security policy below.)
 PANEL_INSERTS = ("vote", "discussion_note", "decision")
+# The server's functions that make a large object (lo_import's are a superuser's already).
+LARGE_OBJECT_MAKERS = ("lo_creat(integer)", "lo_create(oid)", "lo_from_bytea(oid, bytea)", "lo_import(text)",
+                       "lo_import(text, oid)")
 
 
 class PanelSetupError(UserError):
@@ -142,7 +149,14 @@ def setup_statements(roles: PanelRoles) -> list[str]:
         _create_role(roles.chair_group, "NOLOGIN"),
         f"GRANT {panel} TO {chair}",
         f"REVOKE ALL ON DATABASE {db} FROM PUBLIC",
-        f"GRANT CONNECT, TEMPORARY ON DATABASE {db} TO {panel}",
+        # CONNECT only: no temporary tables (a role could fill the disk with them while connected).
+        f"GRANT CONNECT ON DATABASE {db} TO {panel}",
+        f"REVOKE TEMPORARY ON DATABASE {db} FROM {panel}",
+        # Large objects outlive the session and their maker's membership: nobody here makes them.
+        # Only a superuser may revoke EXECUTE on the server's own functions; otherwise panel-setup
+        # says what is still open and docs/panel.md what the server's administrator runs.
+        f"DO $$ BEGIN IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN "
+        f"REVOKE EXECUTE ON FUNCTION {', '.join(LARGE_OBJECT_MAKERS)} FROM PUBLIC; END IF; END $$",
         "REVOKE ALL ON SCHEMA public FROM PUBLIC",
         f"GRANT USAGE ON SCHEMA public TO {panel}",
         "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC",
@@ -150,7 +164,7 @@ def setup_statements(roles: PanelRoles) -> list[str]:
         f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {panel}",
         f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {panel}",
         f"GRANT INSERT ON {', '.join(PANEL_INSERTS)} TO {panel}",
-        f"GRANT USAGE ON SEQUENCE {', '.join(t + '_id_seq' for t in PANEL_INSERTS)} TO {panel}",
+        # (no USAGE on the history's sequences: the server draws the ids, db.panel_policies)
     ]
     # Row-level security on the history: anyone may read, an insert must be the role's own.
     policies = {
@@ -203,6 +217,26 @@ def revoke_statements(roles: PanelRoles, names: list[str]) -> list[str]:
                 f"UPDATE project_setting SET value = ((value::jsonb - {lit(name)}) || jsonb_build_array({lit(name)}))"
                 f"::text WHERE key = '{REVOKED_SETTING}'"]
     return out
+
+
+def storage_left_open(engine: Engine, roles: PanelRoles) -> list[str]:
+    """What the panel's group role may still do to store data outside its own bounded rows
+    (empty when nothing): each a sentence naming the SQL that closes it, for the server's
+    administrator where only a superuser may run it."""
+    open_ = []
+    with engine.connect() as conn:
+        group, db = roles.panel_group, roles.database
+        if conn.exec_driver_sql("SELECT has_database_privilege(%(g)s, %(d)s, 'TEMPORARY')",
+                                {"g": group, "d": db}).scalar():
+            open_.append(f"the panel may create temporary tables: run REVOKE TEMPORARY ON DATABASE {q(db)} FROM "
+                         f"PUBLIC, {q(group)}")
+        able = [f for f in LARGE_OBJECT_MAKERS if conn.exec_driver_sql(
+            "SELECT has_function_privilege(%(g)s, %(f)s, 'EXECUTE')", {"g": group, "f": f}).scalar()]
+        if able:
+            open_.append(f"the panel may create large objects ({', '.join(a.split('(')[0] for a in able)}); only a "
+                         f"superuser can refuse it: have the server's administrator run, connected to {db}, "
+                         f"REVOKE EXECUTE ON FUNCTION {', '.join(able)} FROM PUBLIC")
+    return open_
 
 
 def apply(engine: Engine, statements: list[str]) -> None:

@@ -102,15 +102,22 @@ def check_fields(*, verdict=None, severity=None, category=None, error: type[User
 
 
 OOV_NAME_MAX_CHARS = 255  # the column's size (db.tables.Vote.oov_name)
+# A vote's note and a decision's reason: a batch cell's cap (the csv module's field limit), which is
+# also what one command-line argument holds on Linux; the server checks it too (migration 0013).
+NOTE_MAX_CHARS = 131_072
 PANELIST_NAME_MAX_CHARS = 128  # db.tables.Panelist.name
 
 
 def check_text(*, note=None, oov_name=None, error: type[UserError] = VoteError) -> None:
     """Raise `error` for text no database takes as written: a NUL character (PostgreSQL's
-    text holds none) or an object's name longer than its column."""
+    text holds none), a note longer than NOTE_MAX_CHARS or an object's name longer than its
+    column (the server's bounds, migration 0013)."""
     for name, value in (("the note", note), ("the object's name (oov_name)", oov_name)):
         if isinstance(value, str) and "\x00" in value:
             raise error(f"{name} holds a NUL character (\\x00), which the database cannot store: remove it")
+    if isinstance(note, str) and len(note) > NOTE_MAX_CHARS:
+        raise error(f"the note holds at most {NOTE_MAX_CHARS:,} characters; this one has {len(note):,} (a text "
+                    "that long belongs in a file of its own)")
     if isinstance(oov_name, str) and len(oov_name) > OOV_NAME_MAX_CHARS:
         raise error(f"the object's name (oov_name) holds at most {OOV_NAME_MAX_CHARS} characters; this one has "
                     f"{len(oov_name)}")
@@ -314,6 +321,9 @@ class SeenVote:
     note: str | None
     created_at: datetime
     hidden: frozenset[str] = frozenset()  # fields masked until the viewer votes them (blind review)
+    # Every field the viewer may not see yet, whether the other voted it or not: what a view masks,
+    # alike for a value and for a blank (a blank shown beside a masked value tells who voted what).
+    masked: frozenset[str] = frozenset()
 
 
 def voted_fields(vote: Vote | VoteState | None) -> frozenset[str]:
@@ -344,7 +354,8 @@ def seen_vote(vote: Vote, viewer_fields: frozenset[str] | None) -> SeenVote:
         created_at=vote.created_at,
         # Hidden: a field the other voted that the viewer may not see yet (one never voted is not hidden).
         hidden=frozenset(f for f in ("verdict", "problematic", "severity", "category")
-                         if not show(f) and f in voted_fields(vote)))
+                         if not show(f) and f in voted_fields(vote)),
+        masked=frozenset(f for f in ("verdict", "problematic", "severity", "category") if not show(f)))
 
 
 ALL_FIELDS = frozenset(("verdict", "problematic", "severity", "category"))

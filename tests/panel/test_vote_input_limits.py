@@ -123,3 +123,18 @@ def test_an_override_with_an_overlong_object_name_is_a_clear_error(voting, capsy
                  "--oov-name", "n" * 300, "--reason", "a toy", "--force"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Traceback" not in err and ("255" in err or "longer" in err)
+
+
+def test_a_note_past_the_servers_bound_is_a_clear_error_before_the_server(voting, capsys):
+    """Issue 36, H2: the database bounds a vote's note at a batch cell's 131,072 characters
+    (migration 0013); the app says so first, and records nothing."""
+    project, names, _ = voting
+    vote = ["vote", str(project.root), "--panelist", "bob", "--image", names[0], "--predicted", "10",
+            "--verdict", "wrong"]
+    assert main([*vote, "--note", "n" * 131_073]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: the note holds at most 131,072 characters") and "Traceback" not in err
+    assert vote_rows(project) == 0
+    assert main([*vote, "--note", "n" * 131_072]) == 0
+    assert vote_rows(project) == 1
+    capsys.readouterr()

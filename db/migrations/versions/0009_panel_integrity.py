@@ -75,7 +75,7 @@ def _tighten_panel(bind) -> None:
     groups = installed_groups(bind)
     if groups is None:
         return  # no panel of database roles: nothing to tighten
-    for statement in policy_statements(*groups, people="reviewer", person_id="reviewer_id"):
+    for statement in policy_statements(*groups, people="reviewer", person_id="reviewer_id", server_ids=False):
         op.execute(statement)
 
 

@@ -52,7 +52,7 @@ def _rename(source: dict[str, str], target: dict[str, str]) -> None:
         if groups is not None:
             from db.panel_policies import policy_statements
 
-            for statement in policy_statements(*groups, **target):
+            for statement in policy_statements(*groups, **target, server_ids=False):  # 0013 takes them
                 op.execute(statement)
     else:
         op.execute(f"DROP INDEX ix_vote_{old_column}")

@@ -17,11 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlmodel import Session
 
 from db.tables import Image, Model, Panelist, Prediction, Run, ZoomProbe, utcnow
 from reviewer.runs.zoom.result import PROBE_VERSION, ZoomFormatError, ZoomResult, from_json, to_json
+
+# The longest payload the server stores (migration 0013): a full probe of the paper's grid at
+# top-5 is about 20,000 characters.
+PAYLOAD_MAX_CHARS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -80,13 +84,17 @@ def save_zoom(*, session: Session, run_id: int, image: int | str, predicted: int
                                                            Prediction.image_id == image_id)).scalar_one_or_none()
     if top1 is not None and top1 != predicted:
         raise ValueError(f"run {run_id} predicted class {top1} for image {image_id}, not {predicted}")
+    payload = to_json(result)
+    if len(payload) > PAYLOAD_MAX_CHARS:
+        raise ValueError(f"the zoom result is {len(payload):,} characters as stored, more than the "
+                         f"{PAYLOAD_MAX_CHARS:,} the database holds (a smaller top-k)")
     mine = ZoomProbe.computed_by.is_(None) if computed_by is None else ZoomProbe.computed_by == computed_by
     if not result.complete and session.execute(select(ZoomProbe.id).where(
             ZoomProbe.run_id == run_id, ZoomProbe.image_id == image_id,
             ZoomProbe.probe_version == result.params.version, ZoomProbe.complete.is_(True), mine)).first():
         return False  # a partial result never shadows one's own complete one
     session.add(ZoomProbe(run_id=run_id, image_id=image_id, predicted=int(predicted),
-                          probe_version=result.params.version, complete=result.complete, payload=to_json(result),
+                          probe_version=result.params.version, complete=result.complete, payload=payload,
                           computed_at=utcnow(), computed_by=computed_by))
     session.flush()
     return True
@@ -147,12 +155,62 @@ class ChosenZoom:
     computed_by: int | None
 
 
+def counting_ids(session: Session) -> set[int]:
+    """The panelists whose zoom results count in the report and the splits besides the project's
+    owner's (computed_by None): the chair's. Any other panelist's result serves their own window
+    (and is shown to others with their name) but counts nowhere: on a panel of database roles a
+    panelist's role can insert a well-formed result under its own name, computed or not."""
+    return set(session.execute(select(Panelist.id).where(Panelist.is_chair.is_(True))).scalars())
+
+
+def is_counted(row: ZoomProbe, counting: set[int]) -> bool:
+    """Whether the stored result counts in the report and the splits (`counting_ids`)."""
+    return row.computed_by is None or row.computed_by in counting
+
+
+@dataclass(frozen=True)
+class ZoomProvenance:
+    """Whose zoom results a figure counts: the project's owner's and the chair's, and how many
+    results of other panelists it leaves out."""
+
+    counted: tuple[str, ...]  # "the project's owner" and the chair's name(s), where they stored results
+    left_out: int = 0  # stored results of other panelists, not counted
+    left_out_by: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        whose = " and ".join(self.counted) if self.counted else "the project's owner and the chair (none stored)"
+        out = f"counts the zoom results computed by {whose}"
+        if self.left_out:
+            out += (f"; {self.left_out} result(s) computed by {', '.join(self.left_out_by)} are not counted (a "
+                    "panelist's own probe serves their window; the owner or the chair recomputes it to count it)")
+        return out
+
+    def as_dict(self) -> dict:
+        return {"counted": list(self.counted), "left_out": self.left_out, "left_out_by": list(self.left_out_by)}
+
+
+def zoom_provenance(*, session: Session, run_ids: list[int] | None = None) -> ZoomProvenance:
+    """Whose stored results of the runs `run_ids` (None: every run) count, and whose do not."""
+    query = select(ZoomProbe.computed_by, func.count(ZoomProbe.id)).group_by(ZoomProbe.computed_by)
+    if run_ids is not None:
+        query = query.where(ZoomProbe.run_id.in_(list(run_ids)))
+    by = dict(session.execute(query).all())
+    counting = counting_ids(session)
+    names = dict(session.execute(select(Panelist.id, Panelist.name)).all())
+    counted = (["the project's owner"] if None in by else []) + sorted(
+        f"the chair {names.get(i, i)}" for i in by if i is not None and i in counting)
+    others = {i: n for i, n in by.items() if i is not None and i not in counting}
+    return ZoomProvenance(counted=tuple(counted), left_out=sum(others.values()),
+                          left_out_by=tuple(sorted(str(names.get(i, i)) for i in others)))
+
+
 def run_zooms(*, session: Session, run_id: int, reader_id: int | None = None,
-              version: int = PROBE_VERSION) -> dict[tuple[int, int], ChosenZoom]:
+              version: int = PROBE_VERSION, counted_only: bool = False) -> dict[tuple[int, int], ChosenZoom]:
     """{(image id, predicted class): the result `reader_id` takes} for every stored probe of the
     run, by the rules of `load_zoom` (its own first, then the owner's or the chair's, then
     another's; complete before partial; the newest), in one query: what `reviewer zoom`
-    resumes from and the zoom-hard split reads. Damaged rows and other models' results are
+    resumes from. `counted_only`: only the results that count (`counts`: the owner's and the
+    chair's), as the zoom-hard split reads them. Damaged rows and other models' results are
     passed over."""
     run = session.get(Run, run_id)
     if run is None:
@@ -162,9 +220,11 @@ def run_zooms(*, session: Session, run_id: int, reader_id: int | None = None,
     for row in session.execute(select(ZoomProbe).where(ZoomProbe.run_id == run_id,
                                                        ZoomProbe.probe_version == version)).scalars():
         rows.setdefault((int(row.image_id), int(row.predicted)), []).append(row)
-    chairs = set(session.execute(select(Panelist.id).where(Panelist.is_chair.is_(True))).scalars())
+    chairs = counting_ids(session)
     out = {}
     for key, candidates in rows.items():
+        if counted_only:
+            candidates = [row for row in candidates if is_counted(row, chairs)]
         for row in choose(candidates, reader_id=reader_id, trusted=chairs):
             result = readable(row, model)
             if result is not None:
