@@ -44,7 +44,7 @@ import pandas as pd
 from sqlalchemy import and_, select
 from sqlmodel import Session
 
-from db.tables import Mistake, Model, Panelist, Run, ZoomProbe
+from db.tables import Mistake, Model, Run, ZoomProbe
 from reviewer.evaluation.zoom_hard import ZoomHardSlice, zoom_hard_slices
 from reviewer.labels.labelset import LabelSet
 from reviewer.runs.zoom.result import (
@@ -56,7 +56,7 @@ from reviewer.runs.zoom.result import (
     summarise,
     taesiri_accepted_classes,
 )
-from reviewer.runs.zoom.store import choose, readable
+from reviewer.runs.zoom.store import ZoomProvenance, choose, counting_ids, is_counted, readable, zoom_provenance
 from reviewer.terms import Category, RunStatus, Severity, Verdict
 
 UNDECIDED = "undecided"
@@ -131,6 +131,8 @@ class ZoomReport:
     real_labels: bool = True  # the project has ReaL labels (without, both rules go without them)
     # The zoom-hard splits saved as slices (`reviewer zoom-split --save`), with their rules.
     splits: tuple[ZoomHardSlice, ...] = ()
+    # Whose results the counts are (the owner's and the chair's) and how many others' are left out.
+    provenance: ZoomProvenance | None = None
 
     @property
     def note(self) -> str:
@@ -141,6 +143,7 @@ class ZoomReport:
         return {"note": self.note, "unreadable": self.unreadable, "accepted_rule": ACCEPTED_RULE,
                 "taesiri_rule": TAESIRI_RULE, "paper_optimal_zoom": dict(PAPER_OPTIMAL_ZOOM),
                 "real_labels": self.real_labels, "models": [m.as_dict() for m in self.models],
+                "counted_results": self.provenance.as_dict() if self.provenance else None,
                 "zoom_hard_splits": [{"slice": z.name, "images": z.images, "runs": z.runs,
                                       "labels": z.rule.get("labels"), "counts": z.rule.get("counts", {})}
                                      for z in self.splits]}
@@ -178,12 +181,15 @@ def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) 
                             Mistake.predicted == ZoomProbe.predicted))
         .where(complete_run)).all()
     # Per model and mistake, the result the project's owner would read (reviewer.runs.zoom.store:
-    # the owner's or the chair's before another panelist's, complete before partial, the newest;
+    # the owner's or the chair's, complete before partial, the newest;
     # a damaged payload or another model's result passed over and counted as unreadable).
+    # Only the results that count (the owner's and the chair's: reviewer.runs.zoom.store.is_counted); a
+    # panelist's own result serves their window, and the report says how many it leaves out.
+    chairs = counting_ids(session)
     grouped: dict[tuple[str, int, int], list] = {}
     for model, row in rows:
-        grouped.setdefault((model.name, int(row.image_id), int(row.predicted)), []).append((model, row))
-    chairs = set(session.execute(select(Panelist.id).where(Panelist.is_chair.is_(True))).scalars())
+        if is_counted(row, chairs):
+            grouped.setdefault((model.name, int(row.image_id), int(row.predicted)), []).append((model, row))
     chosen: dict[tuple[str, int, int], ZoomResult | None] = {}
     for mistake, pairs in grouped.items():
         model_of = {id(row): model for model, row in pairs}
@@ -232,4 +238,6 @@ def zoom_report(*, session: Session, labels: LabelSet, decisions: pd.DataFrame) 
                              by_verdict=m.by_verdict, by_severity=m.by_severity, by_category=m.by_category,
                              crosstab=m.crosstab, by_group=m.by_group))
     return ZoomReport(models=tuple(out), unreadable=unreadable, real_labels=bool(len(labels.real_rows)),
-                      splits=tuple(zoom_hard_slices(session=session)))
+                      splits=tuple(zoom_hard_slices(session=session)),
+                      provenance=zoom_provenance(session=session,
+                                                 run_ids=sorted({r for rs in runs.values() for r in rs})))

@@ -27,7 +27,7 @@ from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.project import Project
 from reviewer.runs.zoom.grid import open_image
 from reviewer.runs.zoom.result import ZoomCell, ZoomResult, ZoomSummary, accepted_classes, summarise, zoom_cells
-from reviewer.runs.zoom.store import load_zoom, save_zoom
+from reviewer.runs.zoom.store import ZoomProvenance, load_zoom, save_zoom, zoom_provenance
 
 if TYPE_CHECKING:  # pandas: only where a split is made, not for the window's probe
     from reviewer.evaluation.zoom_hard import ZoomHardResult
@@ -360,6 +360,7 @@ def _covers(result: ZoomResult, scales, params) -> bool:
 class ZoomHardOutcome:
     result: ZoomHardResult
     saved: int | None  # images stored as the slice (`save`), else None
+    provenance: ZoomProvenance | None = None  # whose probes the split counts (the owner's and the chair's)
 
 
 def zoom_hard_split(project: Project, *, runs: list[str], labels: str = "in-real", save: str | None = None,
@@ -376,7 +377,8 @@ def zoom_hard_split(project: Project, *, runs: list[str], labels: str = "in-real
         rule = ZoomHardRule(resolve_runs(session=session, specs=runs), labels=labels)
         result = split_of(session=session, rule=rule)
         size = save_zoom_hard(session=session, result=result, name=save, replace=replace) if save else None
-        return ZoomHardOutcome(result, size)
+        whose = zoom_provenance(session=session, run_ids=[run for run, _ in rule.runs])
+        return ZoomHardOutcome(result, size, whose)
 
     from reviewer.app.split import run_split, write_candidates
     from reviewer.evaluation.zoom_hard import UNCLASSIFIABLE

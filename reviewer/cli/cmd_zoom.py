@@ -193,6 +193,8 @@ def run_zoom_split(args: argparse.Namespace) -> int:
           f"unclassifiable, {counts[CORRECTED]} corrected by some crop, {counts[NEEDS_PROBE]} need a complete "
           f"probe, {counts[CLASSIFIED]} classified correctly by a run, {counts[NOT_PREDICTED]} without a "
           f"prediction of every run" + (f", {counts[NO_LABELS]} without labels" if counts[NO_LABELS] else ""))
+    if outcome.provenance is not None:
+        print(f"  the split {outcome.provenance.text()}")
     show = {"unclassifiable": UNCLASSIFIABLE, "needs-probe": NEEDS_PROBE}.get(args.show)
     if show:
         for name in result.images(show):

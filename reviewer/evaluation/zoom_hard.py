@@ -28,9 +28,9 @@ applies:
   --run N` computes them);
 - `UNCLASSIFIABLE`: every run's complete probe has no correct crop: the split.
 
-Each run's probe is the result the project's owner reads (`runs.zoom.store`:
-the owner's or the chair's before another panelist's, complete before
-partial). The statuses of the candidates add up to the candidates.
+Each run's probe is the result the project's owner reads among those that
+count (`runs.zoom.store.is_counted`: the owner's or the chair's, never another
+panelist's; complete before partial). The statuses of the candidates add up to the candidates.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def zoom_hard_split(*, session: Session, rule: ZoomHardRule, labels: LabelSet | 
     for run_id, model in rule.runs:
         column = run_column(run_id, model)
         predicted_by.append((column, set(load_predictions(session=session, run_id=run_id).image_ids.tolist())))
-        zooms = run_zooms(session=session, run_id=run_id)
+        zooms = run_zooms(session=session, run_id=run_id, counted_only=True)  # the owner's and the chair's
         for mistake in stored_mistakes(session=session, run_id=run_id):
             image = int(mistake.image_id)
             if image not in accepted_of:

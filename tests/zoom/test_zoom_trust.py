@@ -92,3 +92,28 @@ def test_an_oversized_or_foreign_payload_is_passed_over_not_allocated(tmp_path, 
     with project.read() as session:
         assert len(session.execute(select(ZoomProbe.id)).all()) == 6
     project.close()
+
+
+def test_only_the_owners_and_the_chairs_results_count_and_the_count_says_so(tmp_path, add_mistakes):
+    """Issue 36, H4: a well-formed result inserted under a panelist's own id was counted by the
+    report and the zoom-hard split, unnamed. It still serves its maker's window; it counts nowhere."""
+    from reviewer.runs.zoom.store import run_zooms, zoom_provenance
+
+    project, run_id, item = mistake_project(tmp_path / "p", add_mistakes)
+    ann, bob = panelists(project, ("ann", True), ("bob", False))
+    store(project, run_id, item, result_of("demo-model", done=27, first_class=42), bob)
+    with project.read() as session:
+        assert run_zooms(session=session, run_id=run_id, counted_only=True) == {}
+        assert run_zooms(session=session, run_id=run_id, reader_id=bob)[(item.image_id, 42)].computed_by == bob
+        whose = zoom_provenance(session=session)
+    assert whose.counted == () and whose.left_out == 1 and whose.left_out_by == ("bob",)
+    assert "1 result(s) computed by bob are not counted" in whose.text()
+    store(project, run_id, item, result_of("demo-model", done=27, first_class=100), ann)
+    store(project, run_id, item, result_of("demo-model", done=27, first_class=200), None)
+    with project.read() as session:
+        counted = run_zooms(session=session, run_id=run_id, counted_only=True)[(item.image_id, 42)]
+        whose = zoom_provenance(session=session, run_ids=[run_id])
+    assert counted.computed_by in (None, ann)
+    assert whose.counted == ("the project's owner", "the chair ann") and whose.left_out == 1
+    assert whose.text().startswith("counts the zoom results computed by the project's owner and the chair ann")
+    project.close()

@@ -90,6 +90,8 @@ def zoom_section(zoom: ZoomReport) -> Section:
         "324 crops correct), the ImageNet-Hard criterion; 'reviewer zoom PROJECT --run N' probes every mistake of a "
         "run and 'reviewer zoom-split' saves those of one or several runs as a slice"
         + (f" ({', '.join(repr(z.name) for z in zoom.splits)} here)." if zoom.splits else "."))
+    if zoom.provenance is not None:
+        section.text += f" This section {zoom.provenance.text()}."
     if not zoom.real_labels:
         section.warnings.append("The project has no ReaL labels: both rules go without them (Taesiri et al.'s is "
                                 "then the original label alone). Import ReaL (reviewer import-labels) to compare.")
