@@ -34,13 +34,14 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from reviewer._files import atomic_write_bytes
-from reviewer.paths import REPO_ROOT, user_data
+from reviewer.paths import ASSETS_DIR, REPO_ROOT, user_data
 
 T = TypeVar("T")
 FOLDER = Path("cache") / "figures"
 MAGIC = b"reviewer figures 1\n"
 SECRET_FILE = "figure-cache.key"
 CODE_PACKAGES = ("reviewer", "models", "db")
+SOURCE_FILES = (".py", ".json", ".csv", ".txt")
 LIBRARIES = ("numpy", "pandas", "scipy", "statsmodels", "krippendorff", "sqlalchemy")
 _MISSING = object()
 
@@ -53,13 +54,14 @@ def digest(inputs) -> str:
 
 def code_fingerprint() -> str:
     """This code and the libraries that compute the figures: every source file of the
-    app's packages by path, size and modification time, and the libraries' versions.
+    app's packages and its shipped tables by path, size and modification time, and the
+    libraries' versions.
     A changed metric's definition is a new key, whatever the version number says."""
     files = []
-    for package in CODE_PACKAGES:
-        for folder, _, names in os.walk(REPO_ROOT / package):
+    for package in (*(REPO_ROOT / p for p in CODE_PACKAGES), ASSETS_DIR):  # assets: WordNet, collapsed mappings
+        for folder, _, names in os.walk(package):
             for name in names:
-                if name.endswith(".py"):
+                if name.endswith(SOURCE_FILES):
                     stat = os.stat(os.path.join(folder, name))
                     files.append((os.path.relpath(os.path.join(folder, name), REPO_ROOT), stat.st_size,
                                   stat.st_mtime_ns))
@@ -74,8 +76,8 @@ def code_fingerprint() -> str:
 
 def _secret() -> bytes | None:
     """The user's signing secret, made on first use (None when it cannot be kept)."""
-    path = user_data() / SECRET_FILE
     try:
+        path = user_data() / SECRET_FILE
         data = path.read_bytes()
         if len(data) >= 32:
             return data
@@ -144,7 +146,7 @@ class FigureCache:
             payload = pickle.dumps((name, key, value), protocol=pickle.HIGHEST_PROTOCOL)
             signature = hmac.new(self.secret, payload, hashlib.sha256).digest()
             atomic_write_bytes(self.path(name), MAGIC + signature + payload)
-        except (OSError, pickle.PicklingError):
+        except Exception:  # best effort: a figure that cannot be kept is computed again next time
             pass
 
     def get(self, name: str, inputs, compute: Callable[[], T]) -> T:

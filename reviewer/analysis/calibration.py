@@ -145,7 +145,12 @@ def run_calibration(labels: LabelSet, predictions: RunPredictions, probs: np.nda
     if probs is None or not use.any():
         return result
     rows = predictions.rows[use]
-    ace = histogram_ace(np.asarray(probs[rows]), original[use], bins=bins) if probs.dtype == np.float16 else None
+    if probs.dtype == np.float16:  # the file's rows in order, in memory already: no copy
+        whole = isinstance(probs, np.ndarray) and not isinstance(probs, np.memmap) and len(rows) == len(probs) \
+            and np.array_equal(rows, np.arange(len(probs)))
+        ace = histogram_ace(probs if whole else np.asarray(probs[rows]), original[use], bins=bins)
+    else:
+        ace = None
     if ace is None:  # not a float16 probability file: the loop, class by class
         ace = adaptive_calibration_error(probability_columns(probs, rows), original[use], bins=bins,
                                          num_classes=probs.shape[1])

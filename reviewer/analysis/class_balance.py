@@ -44,8 +44,6 @@ import numpy as np
 from reviewer.labels.labelset import LabelSet
 from reviewer.runs.predictions import RunPredictions
 
-ROW_BLOCK = 8192
-
 
 @dataclass(frozen=True)
 class ClassBalance:
@@ -103,9 +101,6 @@ def run_class_balance(labels: LabelSet, predictions: RunPredictions, probs: np.n
     original = np.full(len(predictions), -1, dtype=np.int64)
     original[known] = labels.original[positions[known]]
     use = np.flatnonzero(original >= 0)
-    target = np.empty(len(use), dtype=np.float64)
-    for start in range(0, len(use), ROW_BLOCK):
-        part = use[start:start + ROW_BLOCK]
-        block = np.asarray(probs[predictions.rows[part]], dtype=np.float64)
-        target[start:start + ROW_BLOCK] = block[np.arange(len(part)), original[part]]
+    # Each image's probability of its label, one value a row (not whole rows made float64 first).
+    target = np.asarray(probs[predictions.rows[use], original[use]], dtype=np.float64)
     return class_balance(original[use], predictions.top1[use], target)

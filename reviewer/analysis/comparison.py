@@ -52,8 +52,9 @@ def compared_runs(*, session: Session) -> dict[str, int]:
     return dict(sorted({name: run_id for name, run_id in rows}.items()))
 
 
-def _mistakes(session: Session, runs: dict[str, int]) -> dict[int, pd.DataFrame]:
-    """{run id: its stored mistakes (image_id, predicted, novel)}, the runs' in one read."""
+def run_mistakes(*, session: Session, runs: dict[str, int]) -> dict[int, pd.DataFrame]:
+    """{run id: its stored mistakes (image_id, predicted, novel)}, the runs' in one read (pass
+    them to `mistake_overlap` and `novel_judgements`, which read them otherwise)."""
     frame = mistakes_frame(stored_mistakes(session=session))
     wanted = set(runs.values())
     groups = {int(run_id): group[["image_id", "predicted", "novel"]].reset_index(drop=True)
@@ -67,14 +68,15 @@ def _predicted_images(session: Session, run_id: int) -> np.ndarray:
                     .scalars().all(), dtype=np.int64)
 
 
-def mistake_overlap(*, session: Session, runs: dict[str, int], predicted: dict[int, np.ndarray] | None = None
-                    ) -> pd.DataFrame:
+def mistake_overlap(*, session: Session, runs: dict[str, int], predicted: dict[int, np.ndarray] | None = None,
+                    mistakes: dict[int, pd.DataFrame] | None = None) -> pd.DataFrame:
     """One row per pair of models: the overlap of their mistakes (module docstring).
-    `predicted` (run id -> the images it predicted), when the caller has them.
+    `predicted` (run id -> the images it predicted) and `mistakes` (`run_mistakes`), when
+    the caller has them.
 
     Every run's images and mistakes are laid over one axis of all their images, so that a
     pair costs a few passes over boolean arrays (there are n(n - 1)/2 pairs of n runs)."""
-    mistakes = _mistakes(session, runs)
+    mistakes = run_mistakes(session=session, runs=runs) if mistakes is None else mistakes
     predicted = predicted or {}
     images = {model: np.asarray(predicted[run_id]) if run_id in predicted else _predicted_images(session, run_id)
               for model, run_id in runs.items()}
@@ -103,11 +105,12 @@ def mistake_overlap(*, session: Session, runs: dict[str, int], predicted: dict[i
     return pd.DataFrame(rows, columns=OVERLAP_COLUMNS)
 
 
-def novel_judgements(*, session: Session, runs: dict[str, int], decisions: pd.DataFrame) -> pd.DataFrame:
+def novel_judgements(*, session: Session, runs: dict[str, int], decisions: pd.DataFrame,
+                     mistakes: dict[int, pd.DataFrame] | None = None) -> pd.DataFrame:
     """Per model: its novel mistakes and what the panel's standing decisions (`decisions_table`)
-    made of them."""
+    made of them; `mistakes` (`run_mistakes`) when the caller has them."""
     decided = decisions.set_index(["image_id", "predicted"])
-    mistakes = _mistakes(session, runs)
+    mistakes = run_mistakes(session=session, runs=runs) if mistakes is None else mistakes
     rows = []
     for model, run_id in runs.items():
         novel = mistakes[run_id]

@@ -52,7 +52,13 @@ from db.tables import Model, Run
 from reviewer.analysis.cache import FigureCache, digest
 from reviewer.analysis.calibration import ECE_BINS, Calibration, multilabel_calibration
 from reviewer.analysis.class_balance import ClassBalance
-from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_judgements, novel_share_tests
+from reviewer.analysis.comparison import (
+    compared_runs,
+    mistake_overlap,
+    novel_judgements,
+    novel_share_tests,
+    run_mistakes,
+)
 from reviewer.analysis.inputs import label_inputs, panel_inputs, report_inputs, run_inputs
 from reviewer.analysis.leakage import Leakage, project_leakage
 from reviewer.analysis.panel_agreement import PanelAgreement, panel_agreement
@@ -264,8 +270,9 @@ def _build(project: Project, options: ReportOptions, *, session: Session, cache:
         provisional_reliability = None
     step("model against model")
     compared = compared_runs(session=session)
-    novel = novel_judgements(session=session, runs=compared, decisions=decisions)
-    overlap = mistake_overlap(session=session, runs=compared,
+    mistakes = run_mistakes(session=session, runs=compared)
+    novel = novel_judgements(session=session, runs=compared, decisions=decisions, mistakes=mistakes)
+    overlap = mistake_overlap(session=session, runs=compared, mistakes=mistakes,
                               predicted={run_id: p.image_ids for run_id, p in predictions.items()})
     step("the panel's agreement")
     panel = _kept(cache, f"panel-{options.agreement_resamples}",
