@@ -235,7 +235,7 @@ def storage_left_open(engine: Engine, roles: PanelRoles) -> list[str]:
         if able:
             open_.append(f"the panel may create large objects ({', '.join(a.split('(')[0] for a in able)}); only a "
                          f"superuser can refuse it: have the server's administrator run, connected to {db}, "
-                         f"REVOKE EXECUTE ON FUNCTION {', '.join(able)} FROM PUBLIC")
+                         f"REVOKE EXECUTE ON FUNCTION {', '.join(able)} FROM PUBLIC, {q(group)}")
     return open_
 
 
