@@ -124,14 +124,18 @@ def final_decision(snapshot: PanelSnapshot, item: Item) -> Decision | None:
     if locked is not None:
         # The chair locked the verdict (a majority, a tie) and the panel then rated it alike: the
         # decision is still the lock's (the manifest says "majority", not "unanimous"), rated.
-        return Decision(image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=problematic,
-                        severity=severity, category=category, oov_name=oov_name, method=locked.method,
-                        reason="; ".join(filter(None, (locked.reason, f"severity and category {unanimous}"))),
-                        decided_by=locked.decided_by,
-                        created_at=max((t for t in (created_at, locked.created_at) if t is not None), default=None))
-    return Decision(image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=problematic,
-                    severity=severity, category=category, oov_name=oov_name, method=DecisionMethod.UNANIMOUS,
-                    reason=unanimous, decided_by=None, created_at=created_at)
+        return Decision.model_construct(
+            image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=problematic,
+            severity=severity, category=category, oov_name=oov_name, method=locked.method,
+            reason="; ".join(filter(None, (locked.reason, f"severity and category {unanimous}"))),
+            decided_by=locked.decided_by,
+            created_at=max((t for t in (created_at, locked.created_at) if t is not None), default=None))
+    # Built without validation (the values come from stored rows): thousands of unanimous decisions are read
+    # at every count, and a validated table object cost 0.36 ms each.
+    return Decision.model_construct(
+        image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=problematic,
+        severity=severity, category=category, oov_name=oov_name, method=DecisionMethod.UNANIMOUS,
+        reason=unanimous, decided_by=None, created_at=created_at)
 
 
 def final_decisions(snapshot: PanelSnapshot, items: Iterable[Item] | None = None) -> dict[Item, Decision]:

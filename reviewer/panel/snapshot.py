@@ -61,6 +61,9 @@ def field_value(vote: Vote | None, name: str):
     return getattr(vote, name)
 
 
+_UNVOTED: dict[str, tuple[dict[int, object], bool | None]] = {f: ({}, None) for f in FIELDS}
+
+
 @dataclass
 class PanelSnapshot:
     panelists: list[Panelist]
@@ -102,6 +105,8 @@ class PanelSnapshot:
         voted the field, then whether they all gave one value."""
         found = self._per_item.get(item)
         if found is None:
+            if item not in self.votes:  # most items: nobody has voted yet (shared, never changed)
+                return _UNVOTED
             per_field: dict[str, dict[int, object]] = {f: {} for f in FIELDS}
             for rid, vote in self.votes.get(item, {}).items():
                 for f in voted_fields(vote):
