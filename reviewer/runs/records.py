@@ -230,7 +230,7 @@ def top1_counts(*, session: Session, run_id: int) -> tuple[int, int]:
 
 def store_run_mistakes(*, session: Session, run_id: int) -> int:
     """What ends a complete run: its mistakes found and stored, their count kept in the run's
-    report (`reviewer.runs.compute.end_run` runs it as its own unit of work)."""
+    report (`reviewer.runs._end.end_run` runs it as its own unit of work)."""
     from reviewer.runs.mistakes import store_mistakes
 
     count = store_mistakes(session=session, run_id=run_id).mistakes

@@ -67,7 +67,8 @@ DOMAIN_WRITES = {
     "write_setting", "save_zoom", "save_zoom_hard", "save_slice",
 }
 # Modules that are nothing but writes (also an import-linter contract in pyproject.toml).
-WRITE_MODULES = {"reviewer.runs.compute", "reviewer.runs._attempt", "reviewer.runs._pass", "reviewer.runs.logits",
+WRITE_MODULES = {"reviewer.runs.compute", "reviewer.runs._attempt", "reviewer.runs._pass", "reviewer.runs._end",
+                 "reviewer.runs.logits",
                  "reviewer.neighbours.build", "reviewer.panel.roles",
                  "reviewer.analysis.render", "reviewer.panel.discussion", "reviewer.evidence.store"}
 # What the window does that the command line does too: the same act, referenced from reviewer.ui
