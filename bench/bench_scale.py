@@ -12,8 +12,8 @@ For each case (size x runs) a fresh project is made under OUT/projects and every
 as the user runs it, a subprocess of the `reviewer` command: its wall time, CPU time (user +
 system, the figure that travels between busy and idle machines), peak resident memory
 (its own rusage, taken by a small launcher), time to its first output and the longest time
-without output (a progress line redrawn with \\r counts), and the load average (1 minute)
-when it started. In order:
+without output (stderr is a terminal, as a user's is, so progress shown on terminals only
+counts, each redrawing too), and the load average (1 minute) when it started. In order:
 
     init P --labels ORIGINAL MULTILABEL   the 50,000 original labels (or every 10th image's)
                                           and the TFDS v3 CSV (or its rows of those images)
@@ -45,13 +45,18 @@ so measure with --tree there.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
+import pty
+import re
 import shutil
 import signal
 import statistics
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -166,6 +171,14 @@ os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 """
 
 
+def plain(terminal_output: bytes) -> str:
+    """What a terminal shows at the end: each line's text after its last carriage return,
+    without escape sequences."""
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", terminal_output.decode(errors="replace"))
+    lines = [line.rsplit("\r", 1)[-1] for line in text.replace("\r\n", "\n").split("\n")]
+    return "\n".join(line for line in lines if line.strip())
+
+
 def run(step: str, argv: list[str], *, env: dict[str, str], log: Path, timeout: float, note: str = "") -> Timing:
     """Run one command through the launcher; its figures from its own rusage, its output into `log`."""
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -173,20 +186,31 @@ def run(step: str, argv: list[str], *, env: dict[str, str], log: Path, timeout: 
     report.unlink(missing_ok=True)
     load = os.getloadavg()[0]
     started = time.perf_counter()
+    # stderr is a terminal, as a user's is, so that progress shown on terminals only is
+    # heard (its longest silence is a figure); stdout a pipe, as `reviewer report > file`.
+    master, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     process = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(report), *argv],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=CODE["root"],
+                               stdout=subprocess.PIPE, stderr=terminal, env=env, cwd=CODE["root"],
                                start_new_session=True)
+    os.close(terminal)
     moments: list[float] = []  # when output arrived (progress redrawn with \r counts too)
     chunks: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
 
-    def pump(stream, name):
-        for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
+    def pump(fd: int, name: str) -> None:
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # a terminal's end once the command has gone
+                chunk = b""
+            if not chunk:
+                break
             moments.append(time.perf_counter() - started)
             chunks[name].append(chunk)
-        stream.close()
+        os.close(fd)
 
-    readers = [threading.Thread(target=pump, args=(process.stdout, "stdout"), daemon=True),
-               threading.Thread(target=pump, args=(process.stderr, "stderr"), daemon=True)]
+    readers = [threading.Thread(target=pump, args=(os.dup(process.stdout.fileno()), "stdout"), daemon=True),
+               threading.Thread(target=pump, args=(master, "stderr"), daemon=True)]
     for reader in readers:
         reader.start()
     try:
@@ -198,7 +222,8 @@ def run(step: str, argv: list[str], *, env: dict[str, str], log: Path, timeout: 
     seconds = time.perf_counter() - started
     for reader in readers:
         reader.join(timeout=10)
-    out, err = b"".join(chunks["stdout"]).decode(errors="replace"), b"".join(chunks["stderr"]).decode(errors="replace")
+    process.stdout.close()
+    out, err = b"".join(chunks["stdout"]).decode(errors="replace"), plain(b"".join(chunks["stderr"]))
     try:
         usage = json.loads(report.read_text())
     except (OSError, ValueError):
