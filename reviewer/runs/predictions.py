@@ -58,10 +58,21 @@ def insert_predictions(*, session: Session, run_id: int, image_ids, rows, classe
 
 
 def load_predictions(*, session: Session, run_id: int) -> RunPredictions:
-    query = (select(Prediction.image_id, Prediction.row, *TOPK_COLUMNS, *PROB_COLUMNS)
-             .where(Prediction.run_id == run_id).order_by(Prediction.image_id))
-    # Plain tuples: numpy probing SQLAlchemy Row objects costs seconds on 50,000 rows.
-    result = [tuple(row) for row in session.connection().execute(query)]
+    connection = session.connection()
+    placeholder = _PLACEHOLDERS.get(connection.dialect.paramstyle)
+    if placeholder is None:  # another driver: through SQLAlchemy's rows
+        query = (select(Prediction.image_id, Prediction.row, *TOPK_COLUMNS, *PROB_COLUMNS)
+                 .where(Prediction.run_id == run_id).order_by(Prediction.image_id))
+        result = [tuple(row) for row in connection.execute(query)]
+    else:  # the driver's own tuples, as numpy takes them: a 50,000-image run in a third of the time
+        columns = ", ".join(("image_id", "row", *(c.key for c in TOPK_COLUMNS), *(c.key for c in PROB_COLUMNS)))
+        cursor = connection.connection.cursor()
+        try:
+            cursor.execute(f"SELECT {columns} FROM {Prediction.__tablename__} WHERE run_id = {placeholder} "
+                           "ORDER BY image_id", (int(run_id),))
+            result = cursor.fetchall()
+        finally:
+            cursor.close()
     table = np.array(result, dtype=np.float64).reshape(len(result), 12)
     return RunPredictions(
         run_id=run_id,
