@@ -228,6 +228,8 @@ def _print_zoom(zoom) -> None:
     print(f"  Taesiri et al.'s rule: {TAESIRI_RULE} (their 98.91%: ViT-B/32, over all validation images)")
     if not zoom.real_labels:
         print("  (the project has no ReaL labels: both rules go without them)")
+    if zoom.provenance is not None:
+        print(f"  {zoom.provenance.text()}")
     for m in zoom.models:
         if not (m.probed or m.partial):
             continue
