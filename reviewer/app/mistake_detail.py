@@ -145,17 +145,24 @@ class DetailSource:
     re-reads after imports or new runs.
     """
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, *, image_ids: list[int] | None = None) -> None:
+        """`image_ids`: read those images' labels only (`reviewer show` of one image, where the whole
+        project's were half a second at 50,000 images); their details then have no exemplars of
+        other images."""
         self.project = project
+        self.image_ids = image_ids
         self.refresh()
 
     def refresh(self) -> None:
         with self.project.read() as session:
             conn = session.connection()
-            images = conn.execute(select(Image.id, Image.file_name, Image.path).order_by(Image.id)).all()
+            query = select(Image.id, Image.file_name, Image.path).order_by(Image.id)
+            if self.image_ids is not None:
+                query = query.where(Image.id.in_(self.image_ids))
+            images = conn.execute(query).all()
             self._models = dict(conn.execute(
                 select(Run.id, Model.name).join(Model, Model.id == Run.model_id)).all())
-            self.labels: LabelSet = reviewed_labelset(session=session, after_review=False)
+            self.labels: LabelSet = reviewed_labelset(session=session, after_review=False, image_ids=self.image_ids)
         self._files = {r[0]: (r[1], r[2]) for r in images}
         self._paths: dict[int, Path | None] = {}
         self._exemplars = _class_index(self.labels, {r[0] for r in images if r[2]})

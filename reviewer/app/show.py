@@ -44,10 +44,11 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
     (default: who is acting, reviewer.panel.identity) may see: their own, and the
     others' once they voted or once the item is decided."""
     predicted_index = resolve_class(predicted)
-    source = DetailSource(project)  # the project's labels, read once (also for the runs' details below)
-    labels = source.labels
     with project.read() as session:
         image_id = resolve_image(session=session, text=image)
+    source = DetailSource(project, image_ids=[image_id])  # the image's labels, read once (also for the runs' top-5)
+    labels = source.labels
+    with project.read() as session:
         row = session.get(Image, image_id)
         item = Item(image_id, predicted_index)
         runs = session.execute(select(Prediction.run_id).where(Prediction.image_id == image_id)

@@ -143,10 +143,10 @@ def evaluable(labels: LabelSet, positions: np.ndarray) -> np.ndarray:
 
 _IMAGES_SQL = ("SELECT id, COALESCE(original_label, -1), CASE WHEN problematic THEN 1 ELSE 0 END, "
                "CASE WHEN multilabel THEN 1 ELSE 0 END, CASE WHEN val_index IS NULL THEN 0 ELSE 1 END "
-               "FROM image ORDER BY id")
+               "FROM image{where} ORDER BY id")
 # kind: correct 0 | wrong 1 | unclear 2 (KIND_CODES; anything else reads as correct); label set: 1 ReaL, 2 PatchML
 _LABELS_SQL = ("SELECT image_id, class_index, CASE kind WHEN 'wrong' THEN 1 WHEN 'unclear' THEN 2 ELSE 0 END, "
-               "CASE label_set WHEN 'real' THEN 1 WHEN 'patchml' THEN 2 ELSE 0 END FROM label")
+               "CASE label_set WHEN 'real' THEN 1 WHEN 'patchml' THEN 2 ELSE 0 END FROM label{where}")
 
 
 def _int_table(session: Session, sql: str, columns: int) -> np.ndarray:
@@ -161,10 +161,17 @@ def _int_table(session: Session, sql: str, columns: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(len(rows), columns)
 
 
-def load_labelset(*, session: Session) -> LabelSet:
-    """Read all images and labels of the project (one query per table)."""
-    images = _int_table(session, _IMAGES_SQL, 5)
-    labels = _int_table(session, _LABELS_SQL, 4)
+def load_labelset(*, session: Session, image_ids: list[int] | None = None) -> LabelSet:
+    """Read all images and labels of the project (one query per table); with `image_ids`, those
+    images' only (`reviewer show` of one image), the project's having a multi-label set or not
+    still read from all of them."""
+    if image_ids is None:
+        images = _int_table(session, _IMAGES_SQL.format(where=""), 5)
+        labels = _int_table(session, _LABELS_SQL.format(where=""), 4)
+    else:
+        listed = ", ".join(str(int(i)) for i in sorted(set(image_ids))) or "NULL"
+        images = _int_table(session, _IMAGES_SQL.format(where=f" WHERE id IN ({listed})"), 5)
+        labels = _int_table(session, _LABELS_SQL.format(where=f" WHERE image_id IN ({listed})"), 4)
     image_ids = images[:, 0]
     original = images[:, 1].astype(np.int16)
     problematic = images[:, 2].astype(bool)
@@ -184,7 +191,9 @@ def load_labelset(*, session: Session) -> LabelSet:
         multilabel=multilabel, validation=validation,
         patchml_rows=rows[is_patchml], patchml_classes=lab_cls[is_patchml],
     )
-    return labelset if multilabel.any() else _original_labels_as_correct(labelset)
+    has_set = multilabel.any() if image_ids is None else bool(
+        _int_table(session, "SELECT COUNT(*) FROM image WHERE multilabel", 1)[0, 0])
+    return labelset if has_set else _original_labels_as_correct(labelset)
 
 
 def _original_labels_as_correct(labels: LabelSet) -> LabelSet:

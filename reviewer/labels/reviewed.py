@@ -26,8 +26,10 @@ def imported_review_items(*, session: Session) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(len(rows), 2)
 
 
-def reviewed_labelset(*, session: Session, after_review: bool = True, base: LabelSet | None = None) -> LabelSet:
-    labels = base if base is not None else load_labelset(session=session)
+def reviewed_labelset(*, session: Session, after_review: bool = True, base: LabelSet | None = None,
+                      image_ids: list[int] | None = None) -> LabelSet:
+    """The labels as they stand (module docstring); with `image_ids`, those images' only."""
+    labels = base if base is not None else load_labelset(session=session, image_ids=image_ids)
     items = imported_review_items(session=session)
     if len(items):
         pos = labels.positions(items[:, 0])
