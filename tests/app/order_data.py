@@ -12,6 +12,7 @@ unrelated class, so that which of them is a mistake depends on every label file.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -80,3 +81,13 @@ def build_inputs(folder: Path) -> dict[str, Path]:
     return {"images": images, "original": folder / "original.txt", "multilabels": folder / "multilabel.csv",
             "review": folder / "review.json", "real": DATA / "published" / "real" / "real.json",
             "run_a": folder / "run_a.npz", "run_b": folder / "run_b.npz"}
+
+
+def cli(*args: str) -> str:
+    """What a `reviewer` command prints on stdout, run in this process; it must succeed."""
+    from reviewer.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(args)) == 0
+    return out.getvalue()

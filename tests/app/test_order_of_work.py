@@ -12,8 +12,6 @@ every other one (the report costs seconds; the rotations cover each pair's two o
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
 import json
 import re
@@ -22,13 +20,13 @@ from pathlib import Path
 
 import pytest
 from order_data import STEPS, build_inputs
+from order_data import cli as _cli
 from sqlalchemy import select
 
 from db.tables import Image, Label, Mistake, Run
 from reviewer.app import panel as acts
 from reviewer.app.imports import import_labels, import_review, init_project
 from reviewer.app.runs import import_scores
-from reviewer.cli import main
 from reviewer.project import Project
 
 pytestmark = pytest.mark.slow
@@ -86,13 +84,6 @@ def _vote(project: Project) -> None:
             acts.vote(project, panelist_id=acts.ByName("bob"), item=item, verdict="wrong", severity="major",
                       category="fine_grained")
     project.close()
-
-
-def _cli(*args: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(list(args)) == 0
-    return out.getvalue()
 
 
 def _stored(folder: Path) -> dict:

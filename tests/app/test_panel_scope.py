@@ -7,15 +7,14 @@ the code under test."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 from order_data import build_inputs
+from order_data import cli as _cli
 from sqlalchemy import func, select
 
 from db.tables import Image, Mistake, Vote
@@ -23,7 +22,6 @@ from reviewer.app import panel as acts
 from reviewer.app.imports import import_labels, init_project
 from reviewer.app.runs import import_scores
 from reviewer.app.scope import set_panel_scope
-from reviewer.cli import main
 from reviewer.errors import UserError
 from reviewer.panel.lookup import NO_LONGER_A_MISTAKE
 from reviewer.project import Project
@@ -49,13 +47,6 @@ def project(template, tmp_path) -> Project:
     project = Project.open(tmp_path / "p")
     yield project
     project.close()
-
-
-def _cli(*args: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(list(args)) == 0
-    return out.getvalue()
 
 
 def _status(project: Project) -> dict:
