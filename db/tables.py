@@ -156,7 +156,10 @@ class Mistake(SQLModel, table=True):
     """An image whose top-1 prediction in a run is not among its valid labels."""
 
     __tablename__ = "mistake"
-    __table_args__ = (UniqueConstraint("run_id", "image_id", name="uq_mistake_run_image"),)
+    # ix_mistake_item: every column the panel's snapshot groups by item, in item order (migration 0014).
+    __table_args__ = (UniqueConstraint("run_id", "image_id", name="uq_mistake_run_image"),
+                      Index("ix_mistake_item", "image_id", "predicted", "novel", "run_id", "probability",
+                            "hierarchy_distance"))
     id: Optional[int] = Field(default=None, primary_key=True)
     run_id: int = Field(foreign_key="run.id", index=True)
     image_id: int = Field(foreign_key="image.id", index=True)

@@ -54,7 +54,6 @@ from db.tables import (
     Vote,
     ZoomProbe,
 )
-from reviewer.neighbours.store import INDEX_FOLDER
 from reviewer.project import Project
 
 MODULUS = 2147483647  # 2**31 - 1: each row's mix stays below it, a sum of 2**32 rows fits 63 bits
@@ -182,10 +181,24 @@ def panel_inputs(*, session: Session) -> dict:
             "mistake": _large(session, Mistake, group=Mistake.run_id)}
 
 
+def panel_status_inputs(*, session: Session, items: bool) -> dict:
+    """What `reviewer.app.panel_status` reads: the panel's inputs (panelists, the history as the
+    reader may see it, every run's stored mistakes, the settings that hold the scope and the
+    rules), the runs and their models (an item names the models that made it), the slices a
+    scope may name, the imported reviews' items (an item only they list still counts) and the
+    runs' predictions through their rows (an item with a history that a run still predicts
+    is "no longer a mistake"); with `items`, the images, whose file names it prints."""
+    return {"panel": panel_inputs(session=session), "run": _whole(session, Run), "model": _whole(session, Model),
+            "image_slice": _large(session, ImageSlice), "imported_review_item": _large(session, ImportedReviewItem),
+            "image": _large(session, Image) if items else None}
+
+
 def report_inputs(project: Project, *, session: Session, labels: dict, panel: dict) -> dict:
     """Everything the report reads (`TABLES_READ`, the probability files, the neighbour index)
     and the project's folder, which the report names; `labels` and `panel` are
     `label_inputs` and `panel_inputs` of the same session."""
+    from reviewer.neighbours.store import INDEX_FOLDER  # here: numpy's import is not every key's cost
+
     index = project.root / INDEX_FOLDER
     index_files = sorted(_file(Path(folder) / name) for folder, _, names in os.walk(index) for name in names) \
         if index.is_dir() else []

@@ -47,17 +47,34 @@ class PanelStatus:
     outside_scope: int = 0
 
 
-def panel_status(project: Project, *, items: bool = False) -> PanelStatus:
+def panel_status(project: Project, *, items: bool = False, keep: bool = True) -> PanelStatus:
     """The panel's progress per phase and per panelist; with `items`, also every item's
-    state in each phase (its image named)."""
+    state in each phase (its image named).
+
+    Kept between calls as the report's figures are (`reviewer.analysis.cache`): under the
+    key of what the snapshot reads (`reviewer.analysis.inputs.panel_status_inputs`), so a repeated call, from a script
+    polling the panel or a chair between meetings, reads one file where 50,000 images and
+    20 runs take a second to recompute; any vote, decision, label import, run or scope
+    change is a new key. `keep=False` computes afresh and keeps nothing."""
+    from reviewer.analysis.cache import FigureCache
+    from reviewer.analysis.inputs import panel_status_inputs
+
+    cache = FigureCache(project.root) if keep else None
+    with project.read() as session:
+        if cache is None:
+            return _compute(session, items=items)
+        return cache.get("panel-status-items" if items else "panel-status", panel_status_inputs(session=session, items=items),
+                         lambda: _compute(session, items=items))
+
+
+def _compute(session, *, items: bool) -> PanelStatus:
     from reviewer.panel.lookup import image_names
     from reviewer.panel.phases import phase_items, progress, status
     from reviewer.panel.snapshot import load_snapshot
 
-    with project.read() as session:
-        snapshot = load_snapshot(session=session)
-        names = image_names(session=session, image_ids=[i.image_id for i in snapshot.items]) if items else {}
-        models = _run_models(session)
+    snapshot = load_snapshot(session=session)
+    names = image_names(session=session, image_ids=[i.image_id for i in snapshot.items]) if items else {}
+    models = _run_models(session)
     rows = [ItemStatus(names.get(item.image_id), item.predicted, phase, status(snapshot, item, phase),
                        snapshot.facts[item].runs, tuple(models.get(r, "?") for r in snapshot.facts[item].runs))
             for phase in Phase for item in phase_items(snapshot, phase)] if items else []

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from db.tables import Image, ImportedReview, ImportedReviewItem, Mistake, Model, Prediction, Run
 from reviewer.app.mistake_detail import ClassInfo, DetailSource, label_kind, wordnet_relation
+from reviewer.app.zoom import ZoomView, stored_zooms
 from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.discussion import notes, shown_text
@@ -112,6 +113,7 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
         "zoom": [],
     }
     top5 = source.runs_top5(image_id)
+    zooms = stored_zooms(project, run_ids=runs, item=item)
     for run_id in runs:
         ranked = top5[run_id]
         mistake = mistakes.get(run_id)
@@ -124,23 +126,23 @@ def show_mistake(project: Project, *, image: str, predicted: str | int, viewer: 
                                                      "probability": mistake.probability,
                                                      "hierarchy_distance": mistake.hierarchy_distance},
         })
-        record["zoom"].extend(_zoom(project, run_id, image_id, predicted_index))
+        if run_id in zooms:
+            record["zoom"].append(_zoom(run_id, zooms[run_id]))
     record.update(_neighbours(project, row.file_name, predicted_index))
     record["suggestion"] = _suggestion(project, source, Item(image_id, predicted_index), targets, row.file_name,
-                                       original, runs)
+                                       original, [zooms[r] for r in runs if r in zooms])
     return record
 
 
 def _suggestion(project: Project, source: DetailSource, item: Item, targets: list[int], file_name: str,
-                original: ClassInfo | None, runs: list[int]) -> dict | None:
+                original: ClassInfo | None, zooms: list[ZoomView]) -> dict | None:
     """The suggestion the review page shows beside the vote, from the same facts: the labels, the
     evidence, the first stored zoom probe of a run predicting the class, the neighbours."""
-    from reviewer.app.zoom import stored_zoom
     from reviewer.evidence import evidence_for
     from reviewer.review.suggest import SuggestionFacts, suggest
 
     lines = evidence_for(project, file_name, predicted=item.predicted, original=original.index if original else None)
-    zoom = next((view.summary for view in (stored_zoom(project, run_id=r, item=item) for r in runs) if view), None)
+    zoom = zooms[0].summary if zooms else None
     found = suggest(SuggestionFacts(item.predicted, tuple(targets), tuple(lines), zoom,
                                     source.neighbour_facts(file_name, item.predicted)))
     return None if found is None else found.as_dict()
@@ -213,16 +215,11 @@ def _evidence(project: Project, file_name: str, predicted: int, original: ClassI
     return [asdict(line) if hasattr(line, "__dataclass_fields__") else dict(line) for line in lines]
 
 
-def _zoom(project: Project, run_id: int, image_id: int, predicted: int) -> list[dict]:
-    """The stored zoom probe of the run's prediction on the image, if computed."""
-    from reviewer.app.zoom import stored_zoom
-
-    view = stored_zoom(project, run_id=run_id, item=Item(image_id, predicted))
-    if view is None:
-        return []
+def _zoom(run_id: int, view: ZoomView) -> dict:
+    """The stored zoom probe of the run's prediction on the image."""
     by = f" (computed by {view.computed_by})" if view.computed_by else ""
-    return [{"run_id": run_id, "model": view.result.model, "text": f"run {run_id}: {view.text()}{by}",
-             "computed_by": view.computed_by, **view.summary.as_dict()}]
+    return {"run_id": run_id, "model": view.result.model, "text": f"run {run_id}: {view.text()}{by}",
+            "computed_by": view.computed_by, **view.summary.as_dict()}
 
 
 def format_record(record: dict) -> str:

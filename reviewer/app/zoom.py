@@ -92,15 +92,28 @@ def stored_zoom(project: Project, *, run_id: int, item: Item, reader_id: int | N
     """The stored result of the mistake's probe that the panelist `reader_id` takes (its own
     first, then the owner's or chair's, then another's: reviewer.runs.zoom.store), with each
     crop's outcome and who computed it, or None."""
+    return stored_zooms(project, run_ids=[run_id], item=item, reader_id=reader_id).get(run_id)
+
+
+def stored_zooms(project: Project, *, run_ids: list[int], item: Item,
+                 reader_id: int | None = None) -> dict[int, ZoomView]:
+    """`stored_zoom` of each run of `run_ids` that has one, read in one session (`reviewer show`
+    asks for every run's: twenty runs, one read)."""
+    found = {}
     with project.read() as session:
-        stored = load_zoom(session=session, run_id=run_id, image=item.image_id, reader_id=reader_id)
-        if stored is None or stored.predicted != item.predicted:
-            return None  # (the usual case, read for every mistake shown: one indexed query, no labels)
+        for run_id in run_ids:
+            stored = load_zoom(session=session, run_id=run_id, image=item.image_id, reader_id=reader_id)
+            if stored is not None and stored.predicted == item.predicted:
+                found[run_id] = stored  # (rarely: most mistakes shown have no probe, one indexed query each)
+        if not found:
+            return {}
         labels = reviewed_labelset(session=session, after_review=False)
-        mine = reader_id is not None and stored.computed_by is not None and _name(session, reader_id) == \
-            stored.computed_by
-    return view_of(stored.result, item=item, accepted=accepted_classes(labels, item.image_id),
-                   computed_by=None if mine else stored.computed_by)
+        reader = _name(session, reader_id) if reader_id is not None else None
+    accepted = accepted_classes(labels, item.image_id)
+    return {run_id: view_of(stored.result, item=item, accepted=accepted,
+                            computed_by=None if reader is not None and stored.computed_by == reader
+                            else stored.computed_by)
+            for run_id, stored in found.items()}
 
 
 def _name(session, panelist_id: int) -> str | None:

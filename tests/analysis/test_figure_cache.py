@@ -336,3 +336,38 @@ def test_every_table_of_the_schema_is_in_the_key_or_said_to_be_unread():
     tables = set(SQLModel.metadata.tables)
     assert tables - TABLES_READ - set(NOT_READ) == set()
     assert TABLES_READ <= tables
+
+
+# -- the panel's status, kept as the report's figures are (reviewer.app.panel_status) ----------------
+def _panel_vote(project: Project, base: dict) -> None:
+    """ann votes on an item of phase 1 that only the second run made (nobody voted on it)."""
+    from reviewer.app.panel_status import panel_status
+
+    row = next(r for r in panel_status(project, items=True, keep=False).items if r.phase == 1 and r.runs == (2,))
+    assert main(["vote", str(project.root), "--panelist", "ann", "--image", row.image, "--predicted",
+                 str(row.predicted), "--verdict", "wrong"]) == 0
+
+
+def _change_scope(project: Project, base: dict) -> None:
+    assert main(["panel-scope", str(project.root), "--runs", "2", "--chair", "ann"]) == 0
+
+
+PANEL_CHANGES = {**{name: CHANGES[name][0] for name in ("label import", "problematic marks", "published review",
+                                                        "decision", "panel rule (a setting)", "new run")},
+                 "vote": _panel_vote, "panel's scope": _change_scope}
+
+
+@pytest.mark.parametrize("change", list(PANEL_CHANGES))
+def test_a_kept_panel_status_follows_each_input_it_reads(project, base, change, monkeypatch):
+    from reviewer.app import panel_status as status_module
+
+    monkeypatch.setattr(cache_module, "code_fingerprint", lambda: "this code")
+    before = status_module.panel_status(project, items=True)
+    with monkeypatch.context() as patched:  # a repeated call is served from the kept file, not computed
+        patched.setattr(status_module, "_compute", lambda *a, **k: pytest.fail("computed again, nothing changed"))
+        assert status_module.panel_status(project, items=True) == before
+    PANEL_CHANGES[change](project, base)
+    kept = status_module.panel_status(project, items=True)
+    assert kept == status_module.panel_status(project, items=True, keep=False)  # never stale
+    assert kept != before  # and the change did move it
+    assert status_module.panel_status(project) == status_module.panel_status(project, keep=False)
