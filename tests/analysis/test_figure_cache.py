@@ -371,3 +371,46 @@ def test_a_kept_panel_status_follows_each_input_it_reads(project, base, change, 
     assert kept == status_module.panel_status(project, items=True, keep=False)  # never stale
     assert kept != before  # and the change did move it
     assert status_module.panel_status(project) == status_module.panel_status(project, keep=False)
+
+
+def test_votes_and_decisions_since_the_last_call_update_the_kept_counts_item_by_item(project, base, monkeypatch):
+    """A vote, an amended vote, an undo, a decision and a reopening each move the kept summary
+    through its book (`reviewer.panel.progress_book`), never by a recount, and it always
+    equals a status counted afresh; a label import is a new key and a recount."""
+    from reviewer.app import panel_status as status_module
+
+    monkeypatch.setattr(cache_module, "code_fingerprint", lambda: "this code")
+    root = str(project.root)
+    status_module.panel_status(project)
+    rows = [r for r in status_module.panel_status(project, items=True, keep=False).items if r.phase == 1]
+    voted = rows[0]  # voted on by all three (the first run's first mistakes)
+    fresh_item = next(r for r in rows if r.runs == (2,))
+    acts = [["vote", root, "--panelist", "bob", "--image", fresh_item.image, "--predicted", str(fresh_item.predicted),
+             "--verdict", "wrong"],
+            ["vote", root, "--panelist", "bob", "--image", fresh_item.image, "--predicted", str(fresh_item.predicted),
+             "--verdict", "unclear"],
+            ["vote", root, "--panelist", "cat", "--image", voted.image, "--predicted", str(voted.predicted),
+             "--verdict", "wrong", "--severity", "major", "--category", "fine_grained"],
+            ["vote", root, "--panelist", "cat", "--undo"],
+            ["decide", root, "--chair", "ann"],
+            ["reopen", root, "--panelist", "ann", "--image", voted.image, "--predicted", str(voted.predicted),
+             "--reason", "a second look"]]
+    recounts = []
+    real_compute = status_module._compute
+
+    def afresh():
+        with project.read() as session:
+            return real_compute(session, items=False)[0]
+
+    monkeypatch.setattr(status_module, "_compute", lambda *a, **k: recounts.append(1) or real_compute(*a, **k))
+    for argv in acts:
+        before = status_module.panel_status(project)
+        assert main(argv) == 0, argv
+        kept = status_module.panel_status(project)
+        assert kept == afresh(), argv
+        if argv is acts[0] or argv[0] in ("decide", "reopen"):  # a new voter on an item, decisions: the counts move
+            assert kept != before, argv
+    assert not recounts  # each brought up to date through the book
+    _change_labels(project, base)
+    assert status_module.panel_status(project) == afresh()
+    assert recounts  # a new key: counted afresh
