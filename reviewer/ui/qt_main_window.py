@@ -120,6 +120,7 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
             page.voted.connect(self._clear_message_after_vote)
             page.mistake_shown.connect(self._first_mistake_shown)  # the scope's counts are read then
             self.stack.addWidget(page)
+            self.keys_indicator.watch(page)
             self.help.raise_()  # the overlay stays above the page
             self._page = page
         return self._page

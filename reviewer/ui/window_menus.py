@@ -109,6 +109,9 @@ class WindowMenus:
         if key == "Esc" and self.help.isVisible():
             self.help.hide_overlay()
             return True
+        if key == "Esc" and self._page is not None and self._page.vote_panel.asking():
+            self._page.vote_panel.cancel_text()  # the inline field left open (Tab, a click): Esc closes it
+            return True
         name = self.keymap.action_for(key)
         return name is not None and self.trigger(name)
 
@@ -123,8 +126,8 @@ class WindowMenus:
 
     def trigger(self, name: str) -> bool:
         """Carry out an action by name (a key, a menu); False when it does nothing here."""
-        if self._page is not None and self._page.vote_panel.asking():
-            return False  # the inline text field has the keys
+        if self._page is not None and self._page.vote_panel.typing():
+            return False  # the inline text field has the keys (left, it has them no more)
         if name == "help":
             self.help.hide_overlay() if self.help.isVisible() else self.help.show_overlay()
         elif self.help.isVisible():

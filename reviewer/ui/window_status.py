@@ -1,5 +1,6 @@
-"""The main window's status strip: a message (a note, or an error in its colour), the
-undo key while there is a vote to undo, and the button offering a finished run.
+"""The main window's status strip: a message (a note, or an error in its colour), which
+text field has the keys while one has, the undo key while there is a vote to undo, and the
+button offering a finished run.
 
 A part of `QtMainWindow` (a mixin of it), kept apart because it is one
 responsibility: what the bottom of the window says, and for how long. Every other
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import QPushButton
 
 from reviewer.redact import scrub
 from reviewer.ui.plain import text_label
+from reviewer.ui.qt_keys_indicator import QtKeysIndicator
 from reviewer.ui.theme import ERROR, MUTED, set_text_colour
 
 MESSAGE_MSECS = 8000  # how long a message stays
@@ -27,6 +29,9 @@ class WindowStatus:
         self.status_text = text_label()
         self.undo_label = text_label()
         self.statusBar().addWidget(self.status_text, 1)
+        # Which text field has the keys, while one has (issue 35, 1): the review keys type there.
+        self.keys_indicator = QtKeysIndicator()
+        self.statusBar().addPermanentWidget(self.keys_indicator)
         self.statusBar().addPermanentWidget(self.undo_label)
         self._message_timer = QTimer(self, singleShot=True, interval=MESSAGE_MSECS, timeout=self.status_text.clear)
         # A finished run is offered, not switched to: the panelist may be in the middle of another.

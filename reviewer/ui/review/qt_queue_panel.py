@@ -258,6 +258,12 @@ class QtQueuePanel(QWidget):
             box.setDecimals(0)
             box.setSuffix(" %")
             box.setValue(value)
+        # Named for the status strip, which says which field has the keys (reviewer.ui.qt_keys_indicator).
+        for box, name in ((self.class_filter, "the class filter"), (self.min_distance, "the lowest distance"),
+                          (self.max_distance, "the highest distance"),
+                          (self.min_confidence, "the lowest confidence"),
+                          (self.max_confidence, "the highest confidence")):
+            box.setAccessibleName(name)
         form.addRow("Show", self.status)
         form.addRow("Class", self.class_filter)
         form.addRow("Distance", _pair(self.min_distance, self.max_distance))

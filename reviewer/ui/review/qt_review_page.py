@@ -81,6 +81,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self.vote_panel.action_triggered.connect(self.trigger)
         self.vote_panel.text_entered.connect(self._text_entered)
         self.vote_panel.text_cancelled.connect(self._text_cancelled)
+        self.vote_panel.text_left.connect(lambda: self.setFocus(Qt.FocusReason.TabFocusReason))
         self.details = QtDetailPanel()
         self.notes = QtNotesPanel()  # the panel's notes on the shown mistake (hidden when it has none)
         # Whether votes on the shown item count (a run outside the panel's scope, a stale queue).
@@ -184,6 +185,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
     # -- showing ---------------------------------------------------------------------
     def _current_changed(self, entry: QueueEntry | None) -> None:
         self._shown = {}
+        self._drop_text_field()
         self._set_panes_visible(entry is not None)
         self._show_notes(entry)
         if entry is None:

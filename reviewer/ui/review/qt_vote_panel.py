@@ -91,13 +91,35 @@ class _SuggestedMark(QWidget):
 
 
 class _TextField(QLineEdit):
+    """The inline field. Tab leaves it to the review keys (`left`), not to the next widget of the
+    chain: a one-line field has nothing to tab to, and the scroll box that came next took the
+    focus unseen, with every review key dead (issue 35, 1). Its focus coming and going is
+    `focus_moved`, so the prompt says whether the typed text waits."""
+
     cancelled = Signal()
+    left = Signal()
+    focus_moved = Signal(bool)  # has the focus
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
         if event.key() == Qt.Key.Key_Escape:
             self.cancelled.emit()
             return
         super().keyPressEvent(event)
+
+    def focusNextPrevChild(self, _next: bool) -> bool:  # noqa: N802
+        self.left.emit()
+        self.focus_moved.emit(False)  # said here too: a window not active gets no focus events
+        return True
+
+    def focusInEvent(self, event) -> None:  # noqa: N802
+        super().focusInEvent(event)
+        self.focus_moved.emit(True)
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802
+        super().focusOutEvent(event)
+        # A menu or another window taking the focus for a moment leaves the field as it was.
+        if event.reason() not in (Qt.FocusReason.PopupFocusReason, Qt.FocusReason.ActiveWindowFocusReason):
+            self.focus_moved.emit(False)
 
 
 class _OnWidth(QObject):
@@ -118,6 +140,7 @@ class QtVotePanel(QtCard):
     action_triggered = Signal(str)
     text_entered = Signal(str, str)  # field (oov_name | note), text
     text_cancelled = Signal(str)  # the field that was asked for (oov_name | note)
+    text_left = Signal()  # Tab in the inline field: the keys go back to the review, the text waits
 
     def __init__(self, keymap: Keymap, parent: QWidget | None = None):
         super().__init__(parent)
@@ -175,9 +198,14 @@ class QtVotePanel(QtCard):
         self._field_label = text_label()
         self._field_label.setWordWrap(True)
         self.field = _TextField()
+        self.field.setAccessibleName("the inline text field")  # named by ask_text; the status strip says it
         self.field.returnPressed.connect(self._field_done)
         self.field.cancelled.connect(self._field_cancel)
+        self.field.left.connect(self.text_left)
+        self.field.focus_moved.connect(self._field_focus_moved)
         self._field_name = ""
+        self._field_prompt = ""
+        self._field_initial = ""  # what the field held when asked: typed text differs from it
         layout.addWidget(self._field_label)
         layout.addWidget(self.field)
         self._hide_field()
@@ -201,11 +229,13 @@ class QtVotePanel(QtCard):
         self.others_box.setMaximumHeight(line * OTHERS_LINES + 6)
         self.others_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.others_box.viewport().setAutoFillBackground(False)
+        self.others_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a display: the wheel scrolls it, keys stay
         self.others.setAutoFillBackground(False)
         layout.addWidget(self.others_box)
         self.set_keymap(keymap)
 
     def set_keymap(self, keymap: Keymap) -> None:
+        self._keymap = keymap
         for name, button in self.buttons.items():
             keys = keymap.keys(name)
             button.setText(f"{button.property('title')}  [{keys[0]}]" if keys else button.property("title"))
@@ -408,17 +438,62 @@ class QtVotePanel(QtCard):
         self.others.setText("<br>".join(lines))
 
     # -- inline text ---------------------------------------------------------------
-    def ask_text(self, field: str, prompt: str, initial: str = "") -> None:
+    def ask_text(self, field: str, prompt: str, initial: str = "", *, name: str = "") -> None:
+        """Ask for free text in the inline field, which takes the focus (Enter records, Esc
+        cancels). Asked again for the field already open, the text typed so far is kept.
+        `name`: what the field is, for the status strip ("the note")."""
+        if self.asking() != field:
+            self.field.setText(initial)
+            self._field_initial = initial
         self._field_name = field
+        self._field_prompt = prompt
         self._field_label.setText(prompt)
-        self.field.setText(initial)
+        self.field.setAccessibleName(name or "the inline text field")
         self._field_label.show()
         self.field.show()
         self.field.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.field.selectAll()
 
     def asking(self) -> str:
+        """The field asked for while the inline field is open ("note", "oov_name"), whether or
+        not it has the focus; "" when closed."""
         return self._field_name if self.field.isVisible() else ""
+
+    def typing(self) -> bool:
+        """The inline field is open and has the keys."""
+        return bool(self.asking()) and self.field.hasFocus()
+
+    def typed(self) -> str:
+        """The text typed in the open field that differs from what it was asked with ("" if none)."""
+        text = self.field.text().strip()
+        return text if self.asking() and text != self._field_initial.strip() else ""
+
+    def cancel_text(self) -> None:
+        """Close the open field as Esc in it does (`text_cancelled`)."""
+        if self.asking():
+            self._field_cancel()
+
+    def drop_text(self) -> str:
+        """Close the open field without a word (the shown mistake changed under it); returns
+        the text typed there that is thereby not recorded ("" if none)."""
+        typed = self.typed()
+        if self.asking():
+            self._hide_field()
+        return typed
+
+    def _field_focus_moved(self, focused: bool) -> None:
+        """The prompt says whether the field has the keys: left (Tab, a click elsewhere), the
+        text waits unrecorded and the review keys work again."""
+        if not self.asking():
+            return
+        if focused:
+            self._field_label.setText(self._field_prompt)
+        else:
+            keys = self._keymap.keys("edit_note" if self._field_name == "note" else
+                                     f"category_{Category.FINE_GRAINED_OOV}") if self._keymap else []
+            again = f"{keys[0]} goes back to it" if keys else "click it to go on"
+            self._field_label.setText(f"Not recorded yet ({again}; Enter there records, Esc cancels). "
+                                      f"The review keys work meanwhile.")
 
     def _field_done(self) -> None:
         field, text = self._field_name, self.field.text().strip()
@@ -431,7 +506,7 @@ class QtVotePanel(QtCard):
         self.text_cancelled.emit(field)
 
     def _hide_field(self) -> None:
+        self._field_name = ""  # first: the field's focus leaving as it hides is no longer asked about
         self._field_label.hide()
         self.field.hide()
         self.field.clearFocus()
-        self._field_name = ""

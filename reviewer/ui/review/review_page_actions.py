@@ -9,6 +9,7 @@ and its `voted` and `status_message` signals; it holds no state of its own.
 
 from __future__ import annotations
 
+from reviewer.panel.discussion import shown_text
 from reviewer.panel.votes import VoteError, implied_changes
 from reviewer.terms import Category, Severity, Verdict
 
@@ -51,7 +52,8 @@ class ReviewPageActions:
             review.vote(problematic=not state.problematic)
             return True
         if name == "edit_note":
-            self.vote_panel.ask_text("note", "Note on this mistake (Enter records, Esc cancels):", state.note)
+            self.vote_panel.ask_text("note", "Note on this mistake (Enter records, Esc cancels):", state.note,
+                                     name="the note")
             return True
         judged_wrong = review.judged_wrong(key)
         if name == f"category_{Category.FINE_GRAINED_OOV}":
@@ -61,7 +63,7 @@ class ReviewPageActions:
                 self.status_message.emit(f"{str(exc).capitalize()}.", True)
                 return False
             self.vote_panel.ask_text("oov_name", "Name of the out-of-vocabulary object (Enter records, Esc "
-                                                 "cancels):", state.oov_name or "")
+                                                 "cancels):", state.oov_name or "", name="the object's name")
             return True
         if name not in VOTE_ACTIONS:
             return False
@@ -88,7 +90,8 @@ class ReviewPageActions:
             except VoteError as exc:
                 if not text:  # an empty name is no answer: ask again, saying why (Esc cancels)
                     self.vote_panel.ask_text("oov_name", "A name is needed: type the name of the out-of-vocabulary "
-                                                         "object (Enter records, Esc cancels the category):")
+                                                         "object (Enter records, Esc cancels the category):",
+                                             name="the object's name")
                 self.status_message.emit(f"{str(exc).capitalize()}.", True)
                 return
             self._after_vote(self.review.vote(**changes), verdict_key=False)
@@ -98,6 +101,17 @@ class ReviewPageActions:
         if field == "oov_name":
             self.status_message.emit("Not recorded: the out-of-vocabulary category needs the object's name; "
                                      "choose the category again to name it.", False)
+
+    def _drop_text_field(self) -> None:
+        """The shown mistake changed while the inline field was open (the field left with Tab or
+        a click, then J): what it asked for belonged to the mistake before, so it closes, and text
+        typed there is said not recorded rather than recorded on the new one."""
+        field = self.vote_panel.asking()
+        typed = self.vote_panel.drop_text()
+        if typed:
+            what = "note" if field == "note" else "object's name"
+            self.status_message.emit(f"Your {what} on the previous mistake was not recorded (Enter records it): "
+                                     f"{shown_text(typed, 80)}", True)
 
     def _after_vote(self, state, *, verdict_key: bool) -> None:
         if state is None or self.auto_advance == "off":
