@@ -10,6 +10,7 @@ import csv
 import json
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ import pytest
 
 from reviewer.classes.vocabulary import load_classes
 from reviewer.evidence.lines import EvidenceLine
-from reviewer.review.suggest import Rule, SuggestionFacts, suggest
+from reviewer.review.suggest import BUSY_WRONG, FITTED, ErrorType, Rule, SuggestionFacts, suggest
 from reviewer.terms import Category, Severity
 
 NAMES = load_classes().names
@@ -37,35 +38,49 @@ def raters(predicted: int, no: int, maybe: int, yes: int) -> EvidenceLine:
 
 
 # -- hand-made facts ---------------------------------------------------------------------
-def test_siblings_are_fine_grained_and_minor_with_the_ancestor_named():
+def test_siblings_are_fine_grained_with_the_ancestor_named():
     found = suggest(SuggestionFacts(ANALOG, (WALL,)))
-    assert (found.category, found.severity) == (Category.FINE_GRAINED, Severity.MINOR)
+    assert (found.category, found.error_type, found.severity) == (Category.FINE_GRAINED, ErrorType.FINE_GRAINED,
+                                                                   Severity.MAJOR)
     assert found.category_rule is Rule.NEAR and found.severity_rule is Rule.OTHERWISE
     assert found.reasons == ("WordNet distance 1 to wall clock (both a kind of clock); "
-                             "minor: WordNet distance 1, nothing says major")
+                             "major: WordNet distance 1, nothing finds analog clock plausible")
     assert found.line == f"Fine-grained: {found.reasons}"
+    assert found.category_confidence == pytest.approx(FITTED[Rule.NEAR][0] / FITTED[Rule.NEAR][1])
 
 
-@pytest.mark.parametrize("label, distance, category, severity", [
-    ("digital watch", 2, Category.FINE_GRAINED, Severity.MINOR),
-    ("barometer", 3, Category.FINE_GRAINED, Severity.MAJOR),
-    ("binoculars", 4, Category.FINE_GRAINED, Severity.MAJOR),
-    ("abacus", 5, Category.FINE_GRAINED_OOV, Severity.MAJOR),
-])
-def test_the_distance_thresholds(label, distance, category, severity):
-    """Analog clock against labels 2 to 5 WordNet levels away (checked by the asset's own walk below)."""
-    assert wordnet_distance(ANALOG, NAMES.index(label)) == distance
-    found = suggest(SuggestionFacts(ANALOG, (NAMES.index(label),)))
-    assert (found.category, found.severity) == (category, severity)
-    assert f"WordNet distance {distance}" in found.reasons
+def test_dogs_are_one_superclass_and_minor():
+    """Cairn and Norwich terrier: near; a cairn and a Maltese dog: 3 levels apart, both dogs."""
+    maltese = NAMES.index("Maltese dog")
+    assert wordnet_distance(CAIRN, maltese) == 3
+    found = suggest(SuggestionFacts(CAIRN, (maltese,)))
+    assert (found.category, found.category_rule) == (Category.FINE_GRAINED, Rule.SUPERCLASS)
+    assert (found.severity, found.severity_rule) == (Severity.MINOR, Rule.ORGANISMS)
+    # A dog taken for a cat: living things, but not of one superclass.
+    tabby = NAMES.index("tabby")
+    found = suggest(SuggestionFacts(tabby, (CAIRN,)))
+    assert found.severity_rule is not Rule.ORGANISMS and found.category_rule is Rule.NO_EXPLANATION
 
 
-def test_far_apart_is_out_of_vocabulary_and_major():
+def test_far_apart_with_nothing_else_is_no_explanation_and_major():
     """The paper's Figure 1: dough predicted as a jigsaw puzzle (distance 9 through 'physical entity')."""
     found = suggest(SuggestionFacts(JIGSAW, (DOUGH,)))
-    assert (found.category, found.severity) == (Category.FINE_GRAINED_OOV, Severity.MAJOR)
-    assert "WordNet distance 9 from every label (only 'physical entity' in common)" in found.reasons
-    assert "\n" not in found.reasons
+    assert (found.error_type, found.category, found.severity) == (ErrorType.NO_EXPLANATION, Category.FINE_GRAINED,
+                                                                  Severity.MAJOR)
+    assert found.caption == "No explanation found (likeliest: Fine-grained)"
+    assert "WordNet distance 9 to dough" in found.reasons and "\n" not in found.reasons
+    assert found.as_dict()["error_type"] == "no_explanation"
+
+
+def test_a_busy_image_is_a_spurious_correlation():
+    wrong = tuple(range(10, 10 + BUSY_WRONG))
+    found = suggest(SuggestionFacts(JIGSAW, (DOUGH,), wrong=wrong))
+    assert (found.category, found.category_rule) == (Category.SPURIOUS_CORRELATION, Rule.BUSY_SCENE)
+    assert f"its annotators rejected {BUSY_WRONG} candidate labels" in found.reasons
+    assert suggest(SuggestionFacts(JIGSAW, (DOUGH,), wrong=wrong[:-1])).category_rule is Rule.NO_EXPLANATION
+    # Read from the TFDS evidence line where the labels give none.
+    tfds = line("tfds_multilabel", covered=True, verdict="rejects", row={"wrong": list(wrong)})
+    assert suggest(SuggestionFacts(JIGSAW, (DOUGH,), (tfds,))).category is Category.SPURIOUS_CORRELATION
 
 
 @pytest.mark.parametrize("counts, severity", [((3, 1, 1), Severity.MINOR), ((4, 1, 0), Severity.MAJOR),
@@ -95,7 +110,7 @@ def test_a_class_group_makes_it_fine_grained_and_minor():
 
 
 def test_several_labelled_objects_none_predicted_make_it_major():
-    found = suggest(SuggestionFacts(ANALOG, (WALL, DOUGH)))
+    found = suggest(SuggestionFacts(ANALOG, (WALL, DOUGH), (raters(ANALOG, 1, 2, 2),)))
     assert found.category is Category.FINE_GRAINED  # the nearest label decides the category
     assert found.severity is Severity.MAJOR and "2 labelled objects, none analog clock" in found.reasons
 
@@ -116,37 +131,41 @@ class Dup:
 @dataclass
 class Neighbours:
     training_duplicates: tuple
+    neighbours: tuple = ()
+    computed: bool = False
 
 
-def test_the_zoom_probe_and_duplicates_decide_only_where_nothing_measured_does():
-    no_crop = Summary(corrected=False, complete=True)
-    found = suggest(SuggestionFacts(ANALOG, (WALL,), zoom=no_crop))
-    assert (found.severity, found.severity_rule, found.measured) == (Severity.MAJOR, Rule.ZOOM, False)
-    assert "no crop of the zoom probe corrects it (324 crops)" in found.reasons
-    assert suggest(SuggestionFacts(ANALOG, (WALL,), zoom=Summary(False, complete=False))).severity is Severity.MINOR
-    assert suggest(SuggestionFacts(ANALOG, (WALL,), zoom=Summary(True, True))).severity is Severity.MINOR
-    # Something measured says plausible first: the zoom probe is not asked.
-    assert suggest(SuggestionFacts(ANALOG, (WALL,), (raters(ANALOG, 1, 2, 2),), zoom=no_crop)).severity_rule \
-        is Rule.PLAUSIBLE
-    wnid = load_classes().wnids[JIGSAW]
-    found = suggest(SuggestionFacts(JIGSAW, (DOUGH,), neighbours=Neighbours((Dup("exact", wnid),))))
+@dataclass
+class Near:
+    wnid: str
+
+
+def test_the_zoom_probe_duplicates_and_neighbours_decide_only_where_nothing_measured_does():
+    corrected = Summary(corrected=True, complete=True)
+    found = suggest(SuggestionFacts(ANALOG, (WALL,), zoom=corrected))
+    assert (found.severity, found.severity_rule, found.measured) == (Severity.MINOR, Rule.ZOOM, False)
+    assert "a crop of the zoom probe corrects it (324 crops)" in found.reasons
+    assert suggest(SuggestionFacts(ANALOG, (WALL,), zoom=Summary(True, complete=False))).severity is Severity.MAJOR
+    no_crop = suggest(SuggestionFacts(ANALOG, (WALL,), zoom=Summary(False, True)))
+    assert no_crop.severity is Severity.MAJOR and "no crop of the zoom probe corrects it" in no_crop.reasons
+    wnids = load_classes().wnids
+    found = suggest(SuggestionFacts(JIGSAW, (DOUGH,), neighbours=Neighbours((Dup("exact", wnids[JIGSAW]),))))
     assert (found.severity, found.severity_rule, found.measured) == (Severity.MINOR, Rule.DUPLICATE, False)
-    other = Neighbours((Dup("exact", load_classes().wnids[DOUGH]),))
+    other = Neighbours((Dup("exact", wnids[DOUGH]),))
     assert suggest(SuggestionFacts(JIGSAW, (DOUGH,), neighbours=other)).severity is Severity.MAJOR
+    # None of the nearest training images is of the label: an unusual example of it.
+    far = Neighbours((), (Near(wnids[JIGSAW]), Near(wnids[ANALOG])), computed=True)
+    found = suggest(SuggestionFacts(JIGSAW, (DOUGH,), neighbours=far))
+    assert (found.category, found.category_rule, found.measured) == (Category.NON_PROTOTYPICAL, Rule.FAR_FROM_CLASS,
+                                                                     False)
+    close = Neighbours((), (Near(wnids[DOUGH]),), computed=True)
+    assert suggest(SuggestionFacts(JIGSAW, (DOUGH,), neighbours=close)).category_rule is Rule.NO_EXPLANATION
 
 
-def test_imagenet_x_decides_only_under_the_first_rules():
-    factors = line("imagenet_x", covered=True, verdict=None, factors=["background", "multiple_objects"])
-    facts = SuggestionFacts(JIGSAW, (DOUGH,), (factors,))
-    assert suggest(facts).category is Category.FINE_GRAINED_OOV
-    first = suggest(facts, imagenet_x_rules=True)
-    assert (first.category, first.category_rule) == (Category.SPURIOUS_CORRELATION, Rule.CONTEXT)
-    unusual = line("imagenet_x", covered=True, verdict=None, factors=["subcategory"])
-    assert suggest(SuggestionFacts(JIGSAW, (DOUGH,), (unusual,)), imagenet_x_rules=True).category \
-        is Category.NON_PROTOTYPICAL
-    # Near classes stay fine-grained whatever ImageNet-X says.
-    assert suggest(SuggestionFacts(ANALOG, (WALL,), (factors,)), imagenet_x_rules=True).category \
-        is Category.FINE_GRAINED
+def test_the_softmax_is_named_and_decides_nothing():
+    found = suggest(SuggestionFacts(JIGSAW, (DOUGH,), probability=0.41))
+    assert "the model gave it 41 %" in found.reasons
+    assert (found.category_rule, found.severity_rule) == (Rule.NO_EXPLANATION, Rule.OTHERWISE)
 
 
 def test_no_label_no_suggestion():
@@ -195,6 +214,42 @@ def reviewed(tmp_path_factory, shared_data):
     return rows
 
 
+ORGANISM = "n00004475"
+
+
+@lru_cache(maxsize=1)
+def asset() -> dict:
+    return json.loads(ASSET.read_text())
+
+
+@lru_cache(maxsize=None)
+def ancestors(wnid: str) -> frozenset[str]:
+    seen, queue = {wnid}, deque([wnid])
+    while queue:
+        for parent in asset()["synsets"][queue.popleft()]["parents"]:
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+    return frozenset(seen)
+
+
+def is_living(cls: int) -> bool:
+    return ORGANISM in ancestors(asset()["classes"][cls])
+
+
+@lru_cache(maxsize=1)
+def superclasses() -> list[str]:
+    """Each class's superclass by the documented definition, from a walk of the asset: the ancestor
+    with the most classes below it, at most 130 for a living thing and 30 for anything else."""
+    wnids = asset()["classes"]
+    ups = [ancestors(w) for w in wnids]
+    below: dict[str, int] = {}
+    for up in ups:
+        for a in up:
+            below[a] = below.get(a, 0) + 1
+    return [max((below[a], a) for a in up if below[a] <= (130 if ORGANISM in up else 30))[1] for up in ups]
+
+
 def expected(shared_data, file_name: str, predicted: int) -> tuple[Category, Severity]:
     """The documented rules, applied to the raw files."""
     published = shared_data / "published"
@@ -204,8 +259,11 @@ def expected(shared_data, file_name: str, predicted: int) -> tuple[Category, Sev
     distance = min(wordnet_distance(predicted, c) for c in labels)
     groups = json.loads((published / "flaws-of-imagenet" / "problem_groups_clusters.json").read_text())
     same_group = any({str(predicted), str(c)} <= set(g["classes"]) for g in groups for c in labels)
-    category = (Category.FINE_GRAINED if distance <= 2 or same_group else
-                Category.FINE_GRAINED_OOV if distance >= 5 else Category.FINE_GRAINED)
+    wrong = [int(x) for x in row["wrong_multi_labels"].split(",") if x]
+    sup = superclasses()
+    one_superclass = any(sup[predicted] == sup[c] for c in labels)
+    category = (Category.FINE_GRAINED if distance <= 2 or same_group or one_superclass else
+                Category.SPURIOUS_CORRELATION if len(wrong) >= 10 else Category.FINE_GRAINED)
     number = int(file_name[15:23])
     with np.load(published / "real" / "raters.npz", allow_pickle=False) as z:
         asked = (z["info"][:, 0] == file_name) & (z["info"][:, 1].astype(int) == predicted)
@@ -219,7 +277,10 @@ def expected(shared_data, file_name: str, predicted: int) -> tuple[Category, Sev
         and relabel["category"] != "X"
     # (cleanlab accepting its guessed label needs the image flagged, which makes it minor already.)
     plausible = maybe + yes >= 2 or predicted in real or flagged or proposed or same_group
-    severity = Severity.MINOR if plausible else Severity.MAJOR if distance >= 3 or len(labels) > 1 else Severity.MINOR
+    organisms = one_superclass and all(is_living(c) for c in (predicted, *[c for c in labels
+                                                                         if sup[c] == sup[predicted]]))
+    severity = (Severity.MINOR if organisms else Severity.MAJOR if len(labels) > 1 else
+                Severity.MINOR if plausible else Severity.MAJOR)
     return category, severity
 
 
