@@ -10,13 +10,15 @@ set up before it, so an upgraded panel is as closed as a new one.
 - app_lock: a panelist's role may lock (SELECT ... FOR UPDATE) only its own row
   (scope 1, its panelist id), the chair's also the decisions' row (scope 2); the
   migration and evidence rows are the owner's (who bypasses row-level security);
-- vote, read: while the chair's blind rule is on (project_setting blind = on), a
+- vote, read: while the chair's blind rule is on (project_setting blind not 'off': on by default), a
   panelist's role reads another's vote on an item only once its own current vote on the
   item holds a verdict (or, in phase 2, both severity and category), or the item's standing
   decision settles it (revision 0013: a vote with only the problematic flag, or a retracted
   one, unlocks nothing); the chair's role reads all (the
   meeting needs them). A unanimous item is voted by all, so its votes are readable to
-  every panelist who voted it. `panel_may_read_vote` runs as the owner (SECURITY
+  every panelist who voted it. Field by field (`masking_statements`, panel-setup from
+  revision 0014 on): the panel reads votes through a view that shows another's rating only
+  once one's own vote holds a rating too. `panel_may_read_vote` runs as the owner (SECURITY
   DEFINER) so that the policy can look at other votes without recursing into itself;
 - project_setting: the chair's role may set the panel's rules (blind,
   unanimous_final, panel_closed), no other row; panelists read.
@@ -54,7 +56,7 @@ def may_read_vote(people: str = PEOPLE, person_id: str = PERSON_ID) -> str:
     """The blind rule's function (a SQL text body: dropped and made again when the names change)."""
     return f"""CREATE FUNCTION panel_may_read_vote(v_image integer, v_predicted integer, v_panelist integer, viewer name)
 RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
-    SELECT NOT EXISTS (SELECT 1 FROM project_setting s WHERE s.key = 'blind' AND s.value = 'on')
+    SELECT EXISTS (SELECT 1 FROM project_setting s WHERE s.key = 'blind' AND s.value = 'off')
         OR v_panelist = (SELECT r.id FROM {people} r WHERE r.name = viewer)
         OR EXISTS (SELECT 1 FROM vote o
                    WHERE o.id = (SELECT max(m.id) FROM vote m JOIN {people} r ON r.id = m.{person_id}
@@ -83,6 +85,8 @@ def policy_statements(panel_group: str, chair_group: str, *, people: str = PEOPL
     rules = ", ".join(literal(k) for k in RULE_KEYS)
     own = own_id(people)
     return [
+        # The masking view reads the function: panel-setup makes it again after these (masking_statements).
+        f"DROP VIEW IF EXISTS {quoted(MASKED_SCHEMA)}.vote",
         "DROP POLICY IF EXISTS panel_reads ON vote",  # it uses the function, made again below
         "DROP FUNCTION IF EXISTS panel_may_read_vote(integer, integer, integer, name)",
         may_read_vote(people, person_id),
@@ -145,3 +149,100 @@ def installed_groups(bind) -> tuple[str, str] | None:
     if panel is None:
         raise RuntimeError(f"the chair's group role {chair} is in no panel group; run 'reviewer panel-setup' again")
     return panel, chair
+
+
+# -- blind review field by field, by the server (panel-setup) ------------------------------------------
+# A panelist's role reads votes through the view MASKED_SCHEMA.vote, first on its search_path (set per
+# role and database by panel-setup): the same rows the row rule above lets it read, each field shown
+# only as far as its own vote has gone. SELECT on public.vote's voted fields is revoked from the panel
+# (the columns that say who voted on what, and when, stay readable: an insert's RETURNING needs the id
+# and the time), so raw SQL on the table is refused, not served. Inserts go through the view's
+# INSTEAD OF trigger, run as the panelist (SECURITY INVOKER): public.vote's own-row policy, bounds, id
+# and clock triggers apply as before. The chair's role sees every field (the meeting needs them).
+# A later migration that changes a column the view reads must drop the view (DROP SCHEMA MASKED_SCHEMA
+# CASCADE) and have panel-setup run again.
+MASKED_SCHEMA = "panel_view"
+# The fields a vote's row holds, by what unlocks them: the correctness vote (a verdict cast) and the rating
+# (severity and category both rated); everything else in the row is open to the row's readers.
+VERDICT_FIELDS = ("verdict", "problematic", "note")
+RATING_FIELDS = ("severity", "category", "oov_name")
+OPEN_VOTE_COLUMNS = ("id", "image_id", "predicted", "panelist_id", "retracted", "undoes", "batch_key",
+                     "queue_order", "created_at")
+# What a masked field reads: NULL where the column may be NULL, its default where it may not.
+MASKED_VALUE = {"problematic": "false", "note": "''"}
+
+
+def may_read_fields(people: str = PEOPLE, person_id: str = PERSON_ID) -> str:
+    """`panel_may_read_fields(image, predicted, panelist, viewer, part)`: may `viewer` read the
+    `part` ('verdict' or 'rating') of `panelist`'s vote on the item? The verdict's fields once
+    the viewer's own current vote holds a verdict (what the row rule asks); the rating's once it
+    holds both severity and category; either when the blind rule is off, for one's own vote, or
+    once the item's standing decision settles that part (a verdict other than wrong settles
+    both; a wrong one settles the rating only with a severity or category)."""
+    return f"""CREATE FUNCTION panel_may_read_fields(v_image integer, v_predicted integer, v_panelist integer,
+                                      viewer name, part text)
+RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    SELECT EXISTS (SELECT 1 FROM project_setting s WHERE s.key = 'blind' AND s.value = 'off')
+        OR v_panelist = (SELECT r.id FROM {people} r WHERE r.name = viewer)
+        OR EXISTS (SELECT 1 FROM vote o
+                   WHERE o.id = (SELECT max(m.id) FROM vote m JOIN {people} r ON r.id = m.{person_id}
+                                 WHERE r.name = viewer AND m.image_id = v_image AND m.predicted = v_predicted)
+                     AND NOT o.retracted
+                     AND CASE WHEN part = 'verdict' THEN o.verdict IS NOT NULL
+                                                         OR (o.severity IS NOT NULL AND o.category IS NOT NULL)
+                              ELSE o.severity IS NOT NULL AND o.category IS NOT NULL END)
+        OR EXISTS (SELECT 1 FROM decision d WHERE d.image_id = v_image AND d.predicted = v_predicted
+                     AND d.method <> 'reopened'
+                     AND (part = 'verdict' OR d.verdict IS DISTINCT FROM 'wrong'
+                          OR d.severity IS NOT NULL OR d.category IS NOT NULL)
+                     AND d.id = (SELECT max(e.id) FROM decision e
+                                 WHERE e.image_id = v_image AND e.predicted = v_predicted))
+$$"""
+
+
+def masking_statements(panel_group: str, chair_group: str, members: list[str], database: str, *,
+                       person_id: str = PERSON_ID) -> list[str]:
+    """The masking view, its insert trigger, the panel's privileges on vote and each member's
+    search_path in `database` (every statement safe to run again)."""
+    panel, chair, schema = quoted(panel_group), is_chair(chair_group), quoted(MASKED_SCHEMA)
+    sees = {part: f"({chair} OR panel_may_read_fields(v.image_id, v.predicted, v.{person_id}, current_user, "
+                  f"{literal(part)}))" for part in ("verdict", "rating")}
+    columns = []
+    for name in ("id", "image_id", "predicted", person_id, *VERDICT_FIELDS, *RATING_FIELDS, "retracted", "undoes",
+                 "batch_key", "queue_order", "created_at"):
+        part = "verdict" if name in VERDICT_FIELDS else "rating" if name in RATING_FIELDS else None
+        columns.append(f"v.{name}" if part is None else
+                       f"CASE WHEN {sees[part]} THEN v.{name} ELSE {MASKED_VALUE.get(name, 'NULL')} END AS {name}")
+    inserted = [c for c in ("image_id", "predicted", person_id, *VERDICT_FIELDS, *RATING_FIELDS, "retracted",
+                            "undoes", "batch_key", "queue_order", "created_at")]
+    return [
+        f"CREATE SCHEMA IF NOT EXISTS {schema}",
+        f"REVOKE ALL ON SCHEMA {schema} FROM PUBLIC",
+        f"GRANT USAGE ON SCHEMA {schema} TO {panel}",
+        f"DROP VIEW IF EXISTS {schema}.vote",
+        "DROP FUNCTION IF EXISTS panel_may_read_fields(integer, integer, integer, name, text)",
+        may_read_fields(person_id=person_id),
+        "REVOKE ALL ON FUNCTION panel_may_read_fields(integer, integer, integer, name, text) FROM PUBLIC",
+        f"GRANT EXECUTE ON FUNCTION panel_may_read_fields(integer, integer, integer, name, text) TO {panel}",
+        # security_barrier: a panelist's own functions in a WHERE clause run only on the rows the view lets through.
+        f"CREATE VIEW {schema}.vote WITH (security_barrier) AS SELECT {', '.join(columns)} FROM public.vote v "
+        f"WHERE {chair} OR panel_may_read_vote(v.image_id, v.predicted, v.{person_id}, current_user)",
+        f"""CREATE OR REPLACE FUNCTION {schema}.vote_insert() RETURNS trigger LANGUAGE plpgsql SECURITY INVOKER
+SET search_path = public, pg_temp AS $$
+BEGIN
+    INSERT INTO public.vote ({', '.join(inserted)})
+    VALUES ({', '.join('NEW.' + c for c in inserted)})
+    RETURNING id, created_at INTO NEW.id, NEW.created_at;
+    RETURN NEW;
+END $$""",
+        f"REVOKE ALL ON FUNCTION {schema}.vote_insert() FROM PUBLIC",
+        f"GRANT EXECUTE ON FUNCTION {schema}.vote_insert() TO {panel}",
+        f"CREATE TRIGGER vote_insert INSTEAD OF INSERT ON {schema}.vote FOR EACH ROW "
+        f"EXECUTE FUNCTION {schema}.vote_insert()",
+        f"GRANT SELECT, INSERT ON {schema}.vote TO {panel}",
+        f"REVOKE SELECT ON public.vote FROM {panel}",
+        f"GRANT SELECT ({', '.join(c if c != 'panelist_id' else person_id for c in OPEN_VOTE_COLUMNS)}) "
+        f"ON public.vote TO {panel}",
+        *(f"ALTER ROLE {quoted(member)} IN DATABASE {quoted(database)} SET search_path = {schema}, public"
+          for member in members),
+    ]

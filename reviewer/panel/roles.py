@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from db.panel_policies import own_id, policy_statements
+from db.panel_policies import masking_statements, own_id, policy_statements
 from reviewer.errors import UserError
 
 ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")  # whole name (fullmatch): `$` let a trailing newline in
@@ -192,6 +192,8 @@ def setup_statements(roles: PanelRoles) -> list[str]:
         if name != roles.chair:
             sql.append(f"REVOKE {chair} FROM {q(name)}")
     sql.append(f"GRANT {chair} TO {q(roles.chair)}")
+    # Blind review field by field: each member reads votes through a masking view (db.panel_policies).
+    sql += masking_statements(roles.panel_group, roles.chair_group, list(roles.panelists), roles.database)
     # The panel in the panelist table: one row per role, exactly one chair.
     values = ", ".join(f"('{n}', {'true' if n == roles.chair else 'false'}, now())" for n in roles.panelists)
     sql += [

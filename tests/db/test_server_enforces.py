@@ -215,3 +215,56 @@ def test_only_ones_own_verdict_unlocks_the_others_votes(panel):
                env=as_bob).returncode == 0
     with as_role(panel, panel["bob"]) as bob:
         assert bob.execute("SELECT verdict FROM vote WHERE panelist_id = %s", (ann_id,)).fetchall() == [("wrong",)]
+
+
+@pytest.mark.postgres
+def test_the_server_masks_the_others_votes_field_by_field(panel):
+    """H3, per field: bob's verdict shows him ann's verdict and note, not her severity, category
+    or out-of-vocabulary name, until he has rated them too; the vote table itself is closed to
+    raw SQL on those fields, and the app's own reads and writes (votes, a batch, an undo, show,
+    panel-status) go through the masking view."""
+    import json
+    import os
+
+    root, item = str(panel["root"]), panel["items"][0]
+    image = f"ILSVRC2012_val_{item.image_id:08d}.JPEG"
+    as_bob, as_ann = {**os.environ, "PGUSER": panel["bob"]}, {**os.environ, "PGUSER": panel["ann"]}
+    assert cli("panel-rules", root, "--blind", "on", env=as_ann).returncode == 0
+    assert cli("vote", root, "--image", image, "--predicted", str(item.predicted), "--verdict", "wrong",
+               "--severity", "major", "--category", "fine_grained_oov", "--oov-name", "a crumpet", "--note", "a beak",
+               env=as_ann).returncode == 0
+    fields = "SELECT verdict, problematic, severity, category, oov_name, note FROM vote WHERE panelist_id = %s"
+    voted = cli("vote", root, "--image", image, "--predicted", str(item.predicted), "--verdict", "wrong", env=as_bob)
+    assert voted.returncode == 0, voted.stderr
+    with as_role(panel, panel["bob"]) as bob:
+        ann_id = ids(bob, panel["ann"])
+        assert bob.execute(fields, (ann_id,)).fetchall() == [("wrong", False, None, None, None, "a beak")]
+        for column in ("severity", "category", "oov_name", "note", "verdict", "*"):
+            assert "permission denied" in refused(bob, f"SELECT {column} FROM public.vote")
+        assert bob.execute("SELECT count(*) FROM public.vote WHERE panelist_id = %s", (ann_id,)).fetchone()[0] == 1
+    shown = cli("show", root, "--image", image, "--predicted", str(item.predicted), "--json", env=as_bob)
+    assert shown.returncode == 0, shown.stderr
+    ann_vote = next(v for v in json.loads(shown.stdout)["panel"]["votes"] if v["panelist"] == panel["ann"])
+    assert ann_vote["verdict"] == "wrong" and ann_vote["severity"] == ann_vote["category"] == "hidden until you vote"
+    rated = cli("vote", root, "--image", image, "--predicted", str(item.predicted), "--verdict", "wrong",
+                "--severity", "minor", "--category", "fine_grained", env=as_bob)
+    assert rated.returncode == 0, rated.stderr
+    with as_role(panel, panel["bob"]) as bob:
+        assert bob.execute(fields, (ann_id,)).fetchall() == [("wrong", False, "major", "fine_grained_oov", "a crumpet", "a beak")]
+    assert cli("vote", root, "--undo", env=as_bob).returncode == 0  # back to the verdict alone: masked again
+    with as_role(panel, panel["bob"]) as bob:
+        assert bob.execute(fields, (ann_id,)).fetchall() == [("wrong", False, None, None, None, "a beak")]
+    batch = panel["root"].parent / "bob.csv"
+    other = panel["items"][1]
+    batch.write_text("image,predicted,verdict,problematic,severity,category,oov_name,note\n"
+                     f"ILSVRC2012_val_{other.image_id:08d}.JPEG,{other.predicted},correct,,,,,\n")
+    for _ in range(2):  # sent twice: recorded once (the batch key's uniqueness holds through the view)
+        sent = cli("vote", root, "--batch", str(batch), env=as_bob)
+        assert sent.returncode == 0, sent.stderr
+    status = cli("panel-status", root, "--json", env=as_bob)
+    assert status.returncode == 0, status.stderr
+    with as_role(panel, panel["ann"]) as ann:  # the chair reads every field of every vote
+        bob_id = ids(ann, panel["bob"])
+        assert ann.execute("SELECT count(*) FROM vote WHERE panelist_id = %s AND image_id = %s",
+                           (bob_id, other.image_id)).fetchone()[0] == 1
+        assert ("wrong", False, "minor", "fine_grained", None, "") in ann.execute(fields, (bob_id,)).fetchall()

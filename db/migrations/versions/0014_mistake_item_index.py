@@ -10,6 +10,13 @@ mistakes by item (image, predicted class): at 50,000 images and 20 runs that is
 window refresh. Without an index in item order SQLite sorts them in a temporary B-tree
 (0.14 s there); with this one, holding every column the grouping reads, it walks the
 index alone (0.05 s). Nothing else changes: the index holds no data of its own.
+
+From this revision on, `reviewer panel-setup` also makes the server mask blind votes field by
+field (db.panel_policies.masking_statements: a view the panel's roles read votes through, with
+their search_path set to it, which only panel-setup may set, as it makes the roles). Going
+down, the view and its function are dropped and the panel reads the vote table again (under
+the row rule of 0009-0013), so older revisions, which alter vote's columns, find nothing
+depending on them.
 """
 
 from __future__ import annotations
@@ -30,3 +37,13 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_index("ix_mistake_item", table_name="mistake")
+    bind = op.get_bind()
+    if bind.dialect.name != "postgresql":
+        return
+    from db.panel_policies import MASKED_SCHEMA, installed_groups, quoted
+
+    op.execute(f"DROP SCHEMA IF EXISTS {quoted(MASKED_SCHEMA)} CASCADE")
+    op.execute("DROP FUNCTION IF EXISTS panel_may_read_fields(integer, integer, integer, name, text)")
+    groups = installed_groups(bind)
+    if groups is not None:
+        op.execute(f"GRANT SELECT ON vote TO {quoted(groups[0])}")
