@@ -1,9 +1,13 @@
 """The panel's rules: project settings the chair sets, and everyone's views obey.
 
-- `blind` (default off): no view and no command shows another panelist's vote on an
-  item before one has voted on it oneself, or before the item is decided
-  (`may_see_others`). A panelist's own "blind" preference can hide more, never
-  show more. On PostgreSQL with panelist roles the server enforces it as well
+- `blind` (default on: a panel starts blind, as the README promises; the chair may
+  turn it off): no view and no command shows another panelist's vote on an item
+  before one has voted on it oneself, or before the item is decided
+  (`may_see_others`). A project with no `blind` row stored (every project made
+  before the default changed, and every new one until the chair sets it) is blind:
+  only a stored "off" turns it off. Off, each panelist's own "blind" preference
+  decides for them; it can hide more, never show more. On PostgreSQL with
+  panelist roles the server enforces it as well, with the same default
   (db.panel_policies: a row-level security policy on vote).
 - `unanimous_final` (default on, the paper's rule, Vasudevan et al. 2022 §3.1): a
   unanimous panel decides an item without a meeting (reviewer.panel.final). Off,
@@ -37,7 +41,7 @@ class RulesError(UserError):
 
 @dataclass(frozen=True)
 class PanelRules:
-    blind: bool = False
+    blind: bool = True
     unanimous_final: bool = True
     panel_closed: bool = False
 

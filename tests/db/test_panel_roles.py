@@ -314,6 +314,9 @@ def test_the_blind_rule_is_the_servers_as_a_panelist_role_reads_votes(panel):
     assert denied.returncode == 2 and "chair" in denied.stderr and "Traceback" not in denied.stderr
     with as_role(panel, panel["bob"]) as bob:
         assert "permission denied" in refused(bob, "INSERT INTO project_setting (key, value) VALUES ('blind', 'off')")
+        assert bob.execute("SELECT count(*) FROM vote").fetchone()[0] == 0  # a new panel is blind on the server too
+    assert cli("panel-rules", root, "--blind", "off", env=as_ann).returncode == 0
+    with as_role(panel, panel["bob"]) as bob:
         assert bob.execute("SELECT count(*) FROM vote").fetchone()[0] == 2  # rule off: all readable
     ok = cli("panel-rules", root, "--blind", "on", env=as_ann)
     assert ok.returncode == 0, ok.stderr

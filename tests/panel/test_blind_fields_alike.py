@@ -30,6 +30,7 @@ def test_show_cuts_a_huge_note_and_says_so(panel, capsys):
     project, (ann, bob, cy), items = panel
     a = items[0]
     acts.vote(project, panelist_id=ann, item=a, verdict="wrong", note="n" * 100_000)
+    acts.vote(project, panelist_id=bob, item=a, verdict="wrong")  # a panel starts blind: bob reads ann's once voted
     image = f"ILSVRC2012_val_{a.image_id:08d}.JPEG"
     assert main(["show", str(project.root), "--image", image, "--predicted", str(a.predicted),
                  "--panelist", "bob"]) == 0

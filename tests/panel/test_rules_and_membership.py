@@ -52,7 +52,10 @@ def test_the_chairs_blind_rule_holds_for_every_panelist_until_they_vote_or_it_is
     project, (ann, bob, cy), items = panel
     a, b = items[0], items[1]
     acts.vote(project, panelist_id=ann, item=a, verdict="wrong", note="looks like a bagel")
-    # Without the rule, a panelist who turned blind review off sees ann's vote before voting.
+    # A new panel is blind: bob's own setting cannot show ann's vote before he votes.
+    assert acts.others(project, viewer_id=bob, item=a, blind=False) is None
+    # Without the rule (the chair turned it off), a panelist who turned blind review off sees it.
+    acts.set_panel_rules(project, chair_id=ann, blind=False)
     others = acts.others(project, viewer_id=bob, item=a, blind=False)
     assert [o.verdict for o in others] == ["wrong"]
     acts.set_panel_rules(project, chair_id=ann, blind=True)

@@ -15,6 +15,7 @@ def test_without_blind_review_the_notes_show_before_a_vote(tmp_path, add_mistake
     ann = acts.add_panelist(project, "ann", chair=True).value.id
     bob = acts.add_panelist(project, "bob").value.id
     acts.note(project, panelist_id=bob, item=item, text="see the tail")
+    acts.set_panel_rules(project, chair_id=ann, blind=False)  # a new panel is blind: the chair turns it off
     with project.read() as session:
         open_view = visible_notes(session=session, viewer_id=ann, item=item, blind=False)
     assert [(n.who, n.text, n.mine) for n in open_view.notes] == [("bob", "see the tail", False)]

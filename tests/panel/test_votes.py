@@ -48,8 +48,12 @@ def test_bad_values_are_refused(project):
 
 
 def test_blind_until_voted(project):
-    ann, bob = acts.add_panelist(project, "ann").value.id, acts.add_panelist(project, "bob").value.id
+    ann, bob = acts.add_panelist(project, "ann", chair=True).value.id, acts.add_panelist(project, "bob").value.id
     acts.vote(project, panelist_id=ann, item=Item(2, 7), verdict="correct")
+    assert acts.others(project, viewer_id=bob, item=Item(2, 7)) is None
+    # A new panel is blind whatever bob's own setting; once the chair turns the rule off, his setting decides.
+    assert acts.others(project, viewer_id=bob, item=Item(2, 7), blind=False) is None
+    acts.set_panel_rules(project, chair_id=ann, blind=False)
     assert acts.others(project, viewer_id=bob, item=Item(2, 7)) is None
     assert [v.verdict for v in acts.others(project, viewer_id=bob, item=Item(2, 7), blind=False)] == [
         "correct"]

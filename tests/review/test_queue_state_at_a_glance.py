@@ -107,7 +107,9 @@ def test_disputes_follow_the_blind_rule(panel):
     assert queue.entry(panel.items[0]).state.decision is None  # unanimous no more: undecided, visibly
     acts.vote(panel, panelist_id=cy, item=panel.items[1], verdict="unclear", problematic=False)
     assert _queue(panel, cy).entry(panel.items[1]).state.dispute == Dispute(1, ("verdict",))
-    # A viewer off the panel sees disputes only when the panel is not blind.
+    # A viewer off the panel sees disputes only when the panel is not blind (a new panel is).
+    assert _queue(panel, None).entry(panel.items[1]).state.dispute is None
+    panel.write(lambda s: set_rules(s, chair_id=panel.ann, blind=False))
     assert _queue(panel, None).entry(panel.items[1]).state.dispute is not None
     panel.write(lambda s: set_rules(s, chair_id=panel.ann, blind=True))
     assert _queue(panel, None).entry(panel.items[1]).state.dispute is None

@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 
+from db.tables import ProjectSetting
 from reviewer.app import panel as acts
 from reviewer.app.review import ReviewActs
 from reviewer.errors import UserError
@@ -85,6 +86,8 @@ def review(review_project):
     """ann's review of the project's run, shown at its first mistake; bob voted wrong on it."""
     ann = acts.join_panel(review_project, "ann", join=True).value.id
     bob = acts.add_panelist(review_project, "bob").value.id
+    # A panel starts blind (issue 35); this one's rule is off, so the page's own switch (off) decides.
+    review_project.write(lambda s: s.merge(ProjectSetting(key="blind", value="off")))
     runner, events = HeldRunner(), []
     backend = CountingActs(review_project, ann)
     state = ReviewState(backend, runner, blind=False)

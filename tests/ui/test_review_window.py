@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QLabel
 
+from db.tables import ProjectSetting
 from reviewer.app import panel as acts
 from reviewer.ui.qt_image_view import QtImageView
 
@@ -110,6 +111,8 @@ def test_filters_and_next_unvoted(qtbot, open_window):
 
 def test_blind_until_voted_then_others_are_shown(qtbot, open_window, review_project):
     bob = acts.add_panelist(review_project, "bob").value.id
+    # A panel starts blind (issue 35); on this one the chair's rule is off, so each panelist's own switch decides.
+    review_project.write(lambda s: s.merge(ProjectSetting(key="blind", value="off")))
     window = open_window()
     key = window.bridge.state.current_item()
     acts.vote(review_project, panelist_id=bob, item=key, verdict="wrong")
