@@ -27,10 +27,13 @@ class QtImageView(QWidget):
     full_resolution_wanted = Signal()
     resized = Signal()
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, *, preferred: QSize | None = None):
+        """`preferred`: the size asked of a layout (where the view shares a column with parts that
+        give way with it on a short window); None: none (a stretch factor sizes it)."""
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(240, 180)
+        self._preferred = preferred
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self._image: QImage | None = None  # the best image we have
@@ -44,6 +47,9 @@ class QtImageView(QWidget):
         self.enlarge_small = False  # fit enlarges a file smaller than the view (else it stays at 100 %)
         # Boxes drawn over the image (the zoom probe's crops): (rect in file pixels, colour, label).
         self._overlay: list[tuple[QRectF, QColor, str]] = []
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return self._preferred if self._preferred is not None else super().sizeHint()
 
     # -- content -------------------------------------------------------------
     def show_image(self, image: QImage, original: QSize, *, keep_view: bool = False, warning: str = "") -> None:

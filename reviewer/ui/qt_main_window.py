@@ -129,9 +129,13 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
         """Where it was left (preferences), else the preferred size shrunk to the screen's
         available area and centred: on a 1280x720 screen the status bar stays on screen."""
         saved = self.prefs.window_geometry
-        if saved and self.restoreGeometry(QByteArray.fromBase64(saved.encode("ascii"))):
-            return
         screen = self.screen() or QGuiApplication.primaryScreen()
+        if saved and self.restoreGeometry(QByteArray.fromBase64(saved.encode("ascii"))):
+            if screen is not None:  # saved on a larger screen (or grown past this one): shrunk to fit it
+                room = screen.availableGeometry().size() - FRAME_ALLOWANCE
+                if self.width() > room.width() or self.height() > room.height():
+                    self.resize(self.size().boundedTo(room))
+            return
         if screen is None:
             self.resize(PREFERRED_SIZE)
             return

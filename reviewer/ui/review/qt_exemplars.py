@@ -91,6 +91,8 @@ class QtExemplars(QWidget):
         # Thumbnails are decoded once the panelist stays on a mistake for a moment:
         # stepping quickly through the queue should not decode images never seen.
         self._dwell = QTimer(self, singleShot=True, interval=DWELL_MS, timeout=self._load_thumbnails)
+        # Never taller than its full thumbnails (its size hint): the room past them is the image's.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
     def show_classes(self, predicted: ClassInfo, predicted_exemplars: tuple[Exemplar, ...],
                      label: ClassInfo | None, label_exemplars: tuple[Exemplar, ...]) -> None:

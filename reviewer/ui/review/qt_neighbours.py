@@ -83,6 +83,8 @@ class QtNeighbours(QWidget):
         self.strip.activated.connect(self.activated)
         layout.addWidget(self.strip)
         self._dwell = QTimer(self, singleShot=True, interval=DWELL_MS, timeout=self.load_thumbnails)
+        # Never taller than its full thumbnails (its size hint): the room past them is the image's.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         if large is not None:
             self.activated.connect(lambda shown: preview_neighbour(shown, self._facts.k if self._facts else 0,
                                                                    large, self))

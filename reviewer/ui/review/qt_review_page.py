@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from html import escape
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QWidget
 
 from reviewer.app.keymap import Keymap
@@ -43,6 +43,14 @@ from reviewer.ui.review.review_page_votes import ReviewPageVotes
 from reviewer.ui.review.standing_check import StandingCheck, outside_run_reason
 from reviewer.ui.theme import MUTED, WARNING
 
+# On a short window the image and the thumbnail strips below it give way together, each by as
+# many pixels (a layout's share of what is missing), down to their minimums: the image to this
+# height, the strips to their smallest thumbnails. With the zoom probe, the example images and
+# the nearest training images the page then fits a 1280x720 screen. Past their preferred sizes
+# the image alone grows.
+IMAGE_MIN_HEIGHT = 150
+IMAGE_PREFERRED_HEIGHT = 300
+
 
 class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget):
     mistake_shown = Signal(object)  # key
@@ -68,7 +76,8 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self.queue_panel.view.selectionModel().currentChanged.connect(self._list_moved)
         self.queue_panel.editing_done.connect(lambda: self.setFocus(Qt.FocusReason.OtherFocusReason))
         self.headline, self.subheadline = create_header()
-        self.image = QtImageView()
+        self.image = QtImageView(preferred=QSize(480, IMAGE_PREFERRED_HEIGHT))
+        self.image.setMinimumHeight(IMAGE_MIN_HEIGHT)
         self.image.full_resolution_wanted.connect(self._want_full_resolution)
         self.zoom = QtZoomPanel()  # the zoom probe's strip; its crops drawn over the image
         self._decisions: dict = {}  # item -> the panel's decision as last read (DecisionNote or None)
@@ -91,7 +100,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
 
         self.splitter, self._centre, self._right = lay_out_columns(
             self, queue=self.queue_panel,
-            centre_widgets=[(self.headline, 0), (self.subheadline, 0), (self.image, 1), (self.zoom, 0),
+            centre_widgets=[(self.headline, 0), (self.subheadline, 0), (self.image, 0), (self.zoom, 0),
                             (self.exemplars, 0), (self.neighbours, 0)],
             right_widgets=[(self.vote_panel, 0), (self.notes, 0), (self.details, 1)])
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)

@@ -33,7 +33,8 @@ from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.theme import style_muted
 
-THUMB = QSize(112, 84)
+THUMB = QSize(112, 84)  # the size thumbnails are decoded at, and shown at where there is room
+SMALLEST = QSize(64, 48)  # shown down to this on a short window (1280x720), scaled from the decode
 DWELL_MS = 150  # how long the panelist stays on a mistake before its thumbnails are decoded
 
 
@@ -69,18 +70,21 @@ class QtThumbnailStrip(QWidget):
         self.list.setWrapping(False)
         self.list.setIconSize(THUMB)
         if captions:
-            line = self.fontMetrics().lineSpacing()
-            self.list.setGridSize(QSize(THUMB.width() + 10, THUMB.height() + line + 8))
             self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
-            self.list.setFixedHeight(THUMB.height() + line + 26)
         else:
             # One row of thumbnails, never a vertical scroll bar: where the strip is narrower than
             # its thumbnails (a 1280 px window), the horizontal bar takes its own room below them
             # instead of covering their lower edge (and bringing a vertical bar with it).
             self.list.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-            self.list.setFixedHeight(THUMB.height() + 14 + self.list.horizontalScrollBar().sizeHint().height())
             self.list.setSpacing(2)
-            self.list.setMinimumWidth(THUMB.width() + 24)
+            self.list.setMinimumWidth(SMALLEST.width() + 24)
+        # Between the smallest and the full thumbnails: as tall as the page gives it (the image
+        # view above takes what is left), so a window 720 px high still fits the screen.
+        self.list.setMinimumHeight(self._list_height(SMALLEST.height()))
+        self.list.setMaximumHeight(self._list_height(THUMB.height()))
+        self.list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self._thumb_height = 0
+        self._fit_thumbnails(THUMB.height())
         self.list.setMovement(QListView.Movement.Static)
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.list.setHorizontalScrollMode(QListView.ScrollMode.ScrollPerPixel)
@@ -88,15 +92,57 @@ class QtThumbnailStrip(QWidget):
         self.list.itemClicked.connect(lambda item: self.activated.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.empty = text_label()
         style_muted(self.empty)
-        self.empty.setFixedHeight(self.list.height())
+        self.empty.setMinimumHeight(self.list.minimumHeight())
+        self.empty.setMaximumHeight(self.list.maximumHeight())
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
-        self.empty.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.empty.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.list)
         layout.addWidget(self.empty)
         self._items: dict[str, list[QListWidgetItem]] = {}  # path -> its shown tiles
         self._marks: dict[str, str] = {}  # path -> its tile's mark
         loader.loaded.connect(self._on_loaded)
+
+    def _list_height(self, thumb_height: int) -> int:
+        """The list's height for thumbnails `thumb_height` high (a caption under each, or a scroll bar)."""
+        if self._captions:
+            return thumb_height + self.fontMetrics().lineSpacing() + 26
+        return thumb_height + 14 + self.list.horizontalScrollBar().sizeHint().height()
+
+    def _fit_thumbnails(self, thumb_height: int) -> None:
+        """Show the thumbnails `thumb_height` high (the decodes scaled down to it)."""
+        thumb_height = max(SMALLEST.height(), min(THUMB.height(), thumb_height))
+        if thumb_height == self._thumb_height:
+            return
+        self._thumb_height = thumb_height
+        size = QSize(round(thumb_height * THUMB.width() / THUMB.height()), thumb_height)
+        self.list.setIconSize(size)
+        if self._captions:
+            self.list.setGridSize(QSize(size.width() + 10, size.height() + self.fontMetrics().lineSpacing() + 8))
+        else:
+            for row in range(self.list.count()):
+                self.list.item(row).setSizeHint(QSize(size.width() + 4, size.height() + 4))
+
+    def thumbnail_size(self) -> QSize:
+        """The size the thumbnails are shown at now."""
+        return self.list.iconSize()
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        # The empty line wraps, which made the strip a height-for-width item: a vertical layout
+        # then holds such an item at that height, however short the window (its thumbnails
+        # never gave way, and the image view was pushed under the strips below it).
+        return False
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        # The full thumbnails' height whether the list or the empty line shows: a strip whose
+        # height changed from one mistake to the next would resize the image view (and re-decode it).
+        return QSize(super().sizeHint().width(), self.list.maximumHeight())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if event.size().height() != event.oldSize().height():
+            full = self._list_height(THUMB.height())
+            self._fit_thumbnails(THUMB.height() - (full - event.size().height()))
 
     def shown(self) -> list[QListWidgetItem]:
         """The tiles shown now, in order."""
@@ -116,7 +162,8 @@ class QtThumbnailStrip(QWidget):
             if self._captions:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             else:
-                item.setSizeHint(QSize(THUMB.width() + 4, THUMB.height() + 4))
+                size = self.list.iconSize()
+                item.setSizeHint(QSize(size.width() + 4, size.height() + 4))
             self.list.addItem(item)
         for row in range(self.list.count()):
             item = self.list.item(row)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 from reviewer.app import zoom as zoom_acts
 from reviewer.classes.vocabulary import load_classes
 from reviewer.items import Item
-from reviewer.ui.plain import text_label
+from reviewer.ui.qt_elided_label import QtElidedLabel
 from reviewer.ui.theme import KIND_COLOURS, MUTED, style_muted
 from reviewer.ui.workers import Worker
 
@@ -27,6 +27,7 @@ OUTCOME_COLOURS = {"accepted": QColor(KIND_COLOURS["correct"]), "prediction": QC
 OUTCOME_WORDS = {"accepted": "an accepted label", "prediction": "the prediction", "other": "another class",
                  "missing": "not computed yet"}
 TICKS = (10, 64, 128, 224, 384, 512, 768, 1024)
+LEGEND = "green: an accepted label, red: the prediction, grey: another class, dark: not computed yet"
 
 
 class QtZoomStrip(QWidget):
@@ -97,10 +98,15 @@ class QtZoomPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 0)
         layout.setSpacing(2)
-        self.summary = text_label()
+        # One line, cut with "…" where narrow (its tooltip has it whole): a wrapping line made the
+        # panel's height depend on the text, and a window forced short painted the strip over it.
+        self.summary = QtElidedLabel()
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)  # the model's and panelist's names are stored strings
         style_muted(self.summary)
-        self.summary.setWordWrap(True)
+        self.summary.setFixedHeight(self.summary.fontMetrics().lineSpacing() + 2)
         self.strip = QtZoomStrip()
+        self.strip.setToolTip(f"Each column a scale (smallest left), each a 3x3 grid of crops: {LEGEND}. "
+                              "Click a column to draw its crops over the image ([ and ] step)")
         self.strip.scale_picked.connect(self.pick_scale)
         layout.addWidget(self.summary)
         layout.addWidget(self.strip)
@@ -211,7 +217,7 @@ class QtZoomPanel(QWidget):
         by = f", computed by {view.computed_by}" if view.computed_by else ""
         # Plain text: the model's name and the panelist's come from the database (issue 29).
         self.summary.setText(f"Zoom probe ({view.result.model}{by}): {view.text()}. Drawn: scale {scale} px "
-                             "([ and ] step; green: an accepted label, red: the prediction, grey: another class).")
+                             f"([ and ] step; {LEGEND}).")
 
     def _emit_overlay(self) -> None:
         view = self.view
