@@ -45,6 +45,20 @@ def resolve_panelist(session: Session, who: PanelistRef) -> tuple[int, str | Non
     return who, None
 
 
+def resolve_chair(session: Session, who: PanelistRef, act: str, *, flag: str = "--chair") -> tuple[int, str | None]:
+    """(id, name) of the chair acting, as `resolve_panelist`; anyone else is refused with
+    reviewer.panel.chair.NotTheChair, which says that only the chair does `act` and to pass
+    `flag` with the chair's name."""
+    from reviewer.panel.chair import require_chair
+
+    if isinstance(who, ByName):
+        from reviewer.panel.identity import acting_panelist
+
+        row = acting_panelist(session=session, name=who.name)
+        return require_chair(session, row.id, act, flag=flag).id, row.name
+    return require_chair(session, who, act).id, None
+
+
 def resolve_item(session: Session, ref: ItemRef) -> Item:
     if isinstance(ref, ItemName):
         from reviewer.panel.lookup import find_mistake

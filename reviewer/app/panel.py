@@ -21,11 +21,12 @@ from sqlalchemy.exc import IntegrityError
 from db.tables import Decision, DiscussionNote, Panelist, Vote
 from reviewer.app._named import ByName as ByName  # (re-exported: the command line names who acts so)
 from reviewer.app._named import ItemName as ItemName
-from reviewer.app._named import ItemRef, PanelistRef, resolve_item, resolve_panelist
+from reviewer.app._named import ItemRef, PanelistRef, resolve_chair, resolve_item, resolve_panelist
 from reviewer.app.changes import Changes, Cursor, Done, changes_since, latest_cursor
 from reviewer.errors import InputError, UserError
 from reviewer.items import Item, item_of
 from reviewer.panel import decisions as decisions_mod
+from reviewer.panel.chair import LOCKS, REOPENS, SETS_RULES
 from reviewer.panel.discussion import add_note
 from reviewer.panel.identity import IdentityError, uses_database_roles
 from reviewer.panel.phases import reopen
@@ -99,7 +100,7 @@ def set_panel_rules(project: Project, *, chair_id: PanelistRef, **changes: bool)
     from reviewer.panel.rules import set_rules
 
     def work(session):
-        chair, name = resolve_panelist(session, chair_id)
+        chair, name = resolve_chair(session, chair_id, SETS_RULES)
         return set_rules(session, chair_id=chair, **changes), name
 
     rules, name = project.write(work)
@@ -121,11 +122,15 @@ def names(project: Project) -> dict[int, str]:
         return panelist_names(session=session)
 
 
-def _acted(project: Project, who: PanelistRef, item: ItemRef | None, act: Callable):
+def _acted(project: Project, who: PanelistRef, item: ItemRef | None, act: Callable, *,
+           chair_act: str | None = None, flag: str = "--chair"):
     """Run `act(session, panelist id, item)` as one unit of work, the names resolved in it:
-    (what it returned, the panelist's name where one was resolved)."""
+    (what it returned, the panelist's name where one was resolved). `chair_act`: only the
+    chair does this (reviewer.panel.chair): anyone else is refused before the item is looked
+    up, told to pass `flag` with the chair's name."""
     def work(session):
-        panelist, name = resolve_panelist(session, who)
+        panelist, name = (resolve_panelist(session, who) if chair_act is None
+                          else resolve_chair(session, who, chair_act, flag=flag))
         return act(session, panelist, None if item is None else resolve_item(session, item)), name
 
     return project.write(work)
@@ -264,14 +269,15 @@ def item_notes(project: Project, *, viewer_id: int, item: Item, blind: bool = Tr
 def reopen_item(project: Project, *, panelist_id: PanelistRef, item: ItemRef, reason: str) -> Done[Decision]:
     """The chair reopens a decided item (reviewer.panel.phases.reopen)."""
     row, name = _acted(project, panelist_id, item,
-                       lambda s, who, it: reopen(session=s, panelist_id=who, item=it, reason=reason))
+                       lambda s, who, it: reopen(session=s, panelist_id=who, item=it, reason=reason),
+                       chair_act=REOPENS, flag="--panelist")
     return Done(row, Changes(items=frozenset([item_of(row)]), decisions=True), by=name)
 
 
 def lock(project: Project, *, chair_id: PanelistRef, item: ItemRef, force: bool = False) -> Done[Decision]:
     """The chair locks the item's majority decision."""
     row, name = _acted(project, chair_id, item, lambda s, who, it: decisions_mod.lock_decision(
-        session=s, chair_id=who, item=it, force=force))
+        session=s, chair_id=who, item=it, force=force), chair_act=LOCKS)
     return Done(row, Changes(items=frozenset([item_of(row)]), decisions=True), by=name)
 
 
@@ -318,14 +324,14 @@ def lock_all(project: Project, *, chair_id: PanelistRef, unanimous_only: bool = 
     """Lock every fully voted undecided item, in one transaction (items whose lock would
     replace an override are left alone unless `force`: the result's `kept`)."""
     rows, name = _acted(project, chair_id, None, lambda s, who, _: decisions_mod.lock_all(
-        session=s, chair_id=who, unanimous_only=unanimous_only, force=force))
+        session=s, chair_id=who, unanimous_only=unanimous_only, force=force), chair_act=LOCKS)
     return Done(rows, Changes(items=frozenset(item_of(r) for r in rows), decisions=bool(rows)), by=name)
 
 
 def override(project: Project, *, chair_id: PanelistRef, item: ItemRef, **decision) -> Done[Decision]:
     """The chair sets the item's decision instead of the majority."""
     row, name = _acted(project, chair_id, item, lambda s, who, it: decisions_mod.override_decision(
-        session=s, chair_id=who, item=it, **decision))
+        session=s, chair_id=who, item=it, **decision), chair_act=LOCKS)
     return Done(row, Changes(items=frozenset([item_of(row)]), decisions=True), by=name)
 
 

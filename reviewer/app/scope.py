@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from db.tables import Model, Run
-from reviewer.app._named import PanelistRef, resolve_panelist
+from reviewer.app._named import PanelistRef, resolve_chair
 from reviewer.app.changes import Changes, Done
 from reviewer.errors import UserError
+from reviewer.panel.chair import SETS_SCOPE
 from reviewer.panel.scope import PanelScope, read_scope, scoped_items, set_scope
 from reviewer.project import Project
 
@@ -91,7 +92,7 @@ def set_panel_scope(project: Project, *, chair_id: PanelistRef, runs: list[int] 
     scope in force, or `every_run`; `image_slice` limits it to a slice (`keep_slice` False
     with no slice: every image). One unit of work; says what it added and left out."""
     def work(session):
-        chair, name = resolve_panelist(session, chair_id)
+        chair, name = resolve_chair(session, chair_id, SETS_SCOPE)
         before = _view(session)
         current = before.scope
         if every_run:

@@ -20,7 +20,7 @@ goes on to phase 2 for everyone's ratings. The later phase-2 lock appends a
 row that keeps the standing verdict and problematic flag and adds severity
 and category, so the latest row is always the whole decision.
 
-Only the chair (Panelist.is_chair) locks: `lock_decision` appends a Decision
+Only the chair (Panelist.is_chair; reviewer.panel.chair.require_chair) locks: `lock_decision` appends a Decision
 row with method "majority" (its reason lists the counts); `override_decision`
 appends one with method "override" and the chair's reason. Votes are never
 touched by either: the history keeps who voted what and what the chair did.
@@ -39,6 +39,7 @@ from db.engine import DECISIONS, serialise
 from db.tables import Decision, Image, Mistake, Panelist, Vote
 from reviewer.errors import UserError
 from reviewer.items import Item
+from reviewer.panel.chair import LOCKS, require_chair
 from reviewer.panel.phases import PhaseStatus, in_phase, status, unanimous_in
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.state import current_votes, decision_history, is_settled
@@ -153,16 +154,6 @@ def non_unanimous_items(snapshot: PanelSnapshot, *, fields: Iterable[str] = FIEL
 
 
 # -- writing ------------------------------------------------------------------
-def _chair(session: Session, chair_id: int) -> Panelist:
-    chair = session.get(Panelist, chair_id)
-    if chair is None:
-        raise DecisionError(f"no panelist with id {chair_id}")
-    if not chair.is_chair:
-        raise DecisionError(f"{chair.name} is not the chair: only the chair locks or overrides decisions "
-                            "(the chair is named with 'reviewer panelist PROJECT NAME --chair', or by the owner's 'reviewer panel-setup' on a panel of database roles)")
-    return chair
-
-
 def _carried_verdict(session: Session, item: Item, decisions: list[Decision]) -> tuple[str | None, bool]:
     """(verdict that stands without the panel's vote, whether the item is in phase 1)."""
     novel = session.execute(select(func.count(Mistake.id)).where(
@@ -242,7 +233,7 @@ def plan_lock(*, session: Session, chair_id: int, item: Item, force: bool = Fals
     the reason the counts and ties). Raises as `lock_decision` does."""
     image_id, predicted = item
     name = _item_name(session, item)
-    _chair(session, chair_id)
+    require_chair(session, chair_id, LOCKS)
     votes = current_votes(session=session, item=item)
     history = decision_history(session=session, item=item)
     carried, phase_1 = _carried_verdict(session, item, history)
@@ -316,7 +307,7 @@ def override_decision(*, session: Session, chair_id: int, item: Item, verdict: s
     check_override(verdict=verdict, reason=reason, severity=severity, category=category)
     check_text(note=reason, oov_name=oov_name, error=DecisionError)  # what PostgreSQL would refuse
     serialise(session, DECISIONS, 0)
-    _chair(session, chair_id)
+    require_chair(session, chair_id, LOCKS)
     named = category is not None and Category(category).needs_name
     row = Decision(image_id=item.image_id, predicted=item.predicted, verdict=verdict, problematic=bool(problematic),
                    severity=severity, category=category, oov_name=oov_name if named else None,
@@ -349,6 +340,7 @@ def lock_all(*, session: Session, chair_id: int, unanimous_only: bool = False, f
     """Lock the majority decision of every fully voted item not yet decided (one transaction:
     all of them, or none). An item whose lock would replace an override is left alone
     (listed in the result's `kept`) unless `force`."""
+    require_chair(session, chair_id, LOCKS)  # even with nothing to lock, a panelist is told so
     serialise(session, DECISIONS, 0)
     snapshot = load_snapshot(session=session)
     rows, kept = [], []

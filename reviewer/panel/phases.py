@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from sqlmodel import Session
 
 from db.engine import DECISIONS, serialise
-from db.tables import Decision, Panelist
+from db.tables import Decision
 from reviewer.errors import UserError
 from reviewer.items import Item
+from reviewer.panel.chair import REOPENS, require_chair
 from reviewer.panel.snapshot import PHASE_FIELDS, PanelSnapshot, load_snapshot
 from reviewer.panel.state import is_settled
 from reviewer.terms import DecisionMethod, Phase, StrEnum, Verdict
@@ -226,12 +227,7 @@ def reopen(*, session: Session, panelist_id: int, item: Item, reason: str) -> De
                              "final by the panel's rule: override it (with a reason), or a panelist amends a vote")
         raise PhaseError(f"{image} predicted {item.predicted} is already open for the panel's correctness "
                          "vote; nothing to reopen")
-    actor = session.get(Panelist, panelist_id)
-    if actor is None:
-        raise PhaseError(f"no panelist with id {panelist_id}")
-    if not actor.is_chair:
-        raise PhaseError(f"{actor.name} is not the chair: only the chair reopens an item (ask the chair, who "
-                         "gives the reason it is kept with)")
+    require_chair(session, panelist_id, REOPENS)
     if not reason or not reason.strip():
         raise PhaseError("reopening needs a reason (--reason): it is kept in the item's history")
     row = Decision(image_id=item.image_id, predicted=item.predicted, verdict=None, method=DecisionMethod.REOPENED,

@@ -15,7 +15,7 @@
 - `panel_closed` (default off): nobody joins the panel by opening the project under
   a new name; the chair adds panelists (reviewer.panel.membership).
 
-Only the chair changes them (on PostgreSQL, only the chair's role may write these
+Only the chair changes them (reviewer.panel.chair; on PostgreSQL, only the chair's role may write these
 rows of project_setting).
 """
 
@@ -25,8 +25,9 @@ from dataclasses import dataclass, fields
 
 from sqlmodel import Session
 
-from db.tables import Panelist, ProjectSetting
+from db.tables import ProjectSetting
 from reviewer.errors import UserError
+from reviewer.panel.chair import SETS_RULES, require_chair
 
 BLIND = "blind"
 UNANIMOUS_FINAL = "unanimous_final"
@@ -36,7 +37,7 @@ ON, OFF = "on", "off"
 
 
 class RulesError(UserError):
-    """A rule change refused: not the chair, an unknown rule."""
+    """A rule change refused: an unknown rule (not the chair: reviewer.panel.chair.NotTheChair)."""
 
 
 @dataclass(frozen=True)
@@ -66,18 +67,9 @@ def read_rules(session: Session) -> PanelRules:
     return PanelRules(**{f.name: _flag(session, f.name, getattr(defaults, f.name)) for f in fields(PanelRules)})
 
 
-def require_chair(session: Session, chair_id: int, act: str, *, error: type[UserError] = RulesError) -> Panelist:
-    """The chair's row, or `error` saying that only the chair does `act` ("sets the panel's rules")."""
-    chair = session.get(Panelist, chair_id)
-    if chair is None or not chair.is_chair:
-        who = chair.name if chair is not None else f"panelist {chair_id}"
-        raise error(f"{who} is not the chair: only the chair {act}")
-    return chair
-
-
 def set_rules(session: Session, *, chair_id: int, **changes: bool) -> PanelRules:
     """The chair sets rules (`blind=True`, ...); returns the rules now in force."""
-    require_chair(session, chair_id, "sets the panel's rules")
+    require_chair(session, chair_id, SETS_RULES)
     for key, value in changes.items():
         if key not in RULE_KEYS:
             raise RulesError(f"no panel rule {key!r}: the rules are {', '.join(RULE_KEYS)}")

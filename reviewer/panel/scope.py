@@ -27,7 +27,7 @@ from sqlmodel import Session
 
 from db.tables import ImageSlice, Mistake, ProjectSetting, Run
 from reviewer.errors import UserError
-from reviewer.panel.rules import require_chair
+from reviewer.panel.chair import SETS_SCOPE, require_chair
 
 SCOPE_SETTING = "panel_scope"
 # The run id that names the queue of the whole scope (each item once; reviewer.review.queue_load):
@@ -36,7 +36,8 @@ SCOPE_QUEUE = 0
 
 
 class ScopeError(UserError):
-    """A scope the chair cannot set as asked: an unknown run or slice, not the chair."""
+    """A scope the chair cannot set as asked: an unknown run or slice (not the chair:
+    reviewer.panel.chair.NotTheChair)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def set_scope(session: Session, *, chair_id: int, runs: list[int] | None, image_
     """The chair sets the scope (runs None: every run; `image_slice` None: every image).
     Each run must be a complete run of the project (its mistakes are stored), the slice
     one of the project's slices."""
-    require_chair(session, chair_id, "sets the panel's scope", error=ScopeError)
+    require_chair(session, chair_id, SETS_SCOPE)
     if runs is not None:
         known = dict(session.execute(select(Run.id, Run.status)).all())
         for run_id in runs:

@@ -7,6 +7,7 @@ import pytest
 from review_data import read_with, snapshot_of, standing_decisions_of
 
 from reviewer.app import panel as acts
+from reviewer.panel.chair import NotTheChair
 from reviewer.panel.decisions import DecisionError, field_unanimity, lockable_items, non_unanimous_items
 from reviewer.panel.discussion import NoteError, item_history, notes
 from reviewer.panel.votes import current_votes
@@ -49,7 +50,7 @@ def test_lock_is_majority_unclear_on_a_tie_and_chair_only(panel):
         vote(project, who, two_one, verdict=verdict, problematic=who != ann)
     for who, verdict in ((ann, "wrong"), (bob, "correct"), (cy, "unclear")):
         vote(project, who, three_way, verdict=verdict)
-    with pytest.raises(DecisionError, match="bob is not the chair"):
+    with pytest.raises(NotTheChair, match="bob is not the chair"):
         lock(project, bob, two_one)
     d = lock(project, ann, two_one)
     assert (d.verdict, d.problematic, d.method, d.decided_by) == ("wrong", True, "majority", ann)
@@ -101,7 +102,7 @@ def test_override_needs_the_chair_and_a_reason_and_leaves_votes_alone(panel):
     kw = dict(item=item, verdict="correct")
     with pytest.raises(DecisionError, match="needs a reason"):
         acts.override(project, chair_id=ann, reason="  ", **kw)
-    with pytest.raises(DecisionError, match="cy is not the chair"):
+    with pytest.raises(NotTheChair, match="cy is not the chair"):
         acts.override(project, chair_id=cy, reason="I know better", **kw)
     with pytest.raises(DecisionError, match="leave them out"):
         acts.override(project, chair_id=ann, reason="x", severity="major", **kw)

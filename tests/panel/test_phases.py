@@ -7,6 +7,7 @@ import pytest
 from review_data import snapshot_of, standing_decisions_of
 
 from reviewer.app import panel as acts
+from reviewer.panel.chair import NotTheChair
 from reviewer.panel.phases import PhaseError, PhaseStatus, phase_items, progress, status
 
 
@@ -55,7 +56,7 @@ def test_reopen_brings_a_known_mistake_back_to_phase_1(panel):
         acts.reopen_item(project, panelist_id=ann, item=items[0], reason="x")
     # Reopening is the chair's act, with a reason: a panelist who could lift the chair's
     # locks could empty the export (issue 29, finding 1).
-    with pytest.raises(PhaseError, match="bob is not the chair"):
+    with pytest.raises(NotTheChair, match="bob is not the chair"):
         acts.reopen_item(project, panelist_id=bob, item=known, reason="the label looks right to me")
     with pytest.raises(PhaseError, match="needs a reason"):
         acts.reopen_item(project, panelist_id=ann, item=known, reason="  ")

@@ -11,8 +11,8 @@ import pytest
 
 from reviewer.app import panel as acts
 from reviewer.cli import main
+from reviewer.panel.chair import NotTheChair
 from reviewer.panel.membership import NotOnPanel
-from reviewer.panel.rules import RulesError
 
 
 def test_a_new_name_asks_before_joining_and_a_closed_panel_refuses_it(panel):
@@ -32,7 +32,7 @@ def test_a_new_name_asks_before_joining_and_a_closed_panel_refuses_it(panel):
         acts.join_panel(project, "carol")
     carol = acts.join_panel(project, "carol", join=True).value
     assert carol.name == "carol" and not carol.is_chair
-    with pytest.raises(RulesError, match="bob is not the chair"):
+    with pytest.raises(NotTheChair, match="bob is not the chair"):
         acts.set_panel_rules(project, chair_id=bob, panel_closed=True)
     acts.set_panel_rules(project, chair_id=ann, panel_closed=True)
     with pytest.raises(NotOnPanel, match="the chair has closed it: the chair adds a panelist with "
