@@ -48,13 +48,19 @@ def resolve_panelist(session: Session, who: PanelistRef) -> tuple[int, str | Non
 def resolve_chair(session: Session, who: PanelistRef, act: str, *, flag: str = "--chair") -> tuple[int, str | None]:
     """(id, name) of the chair acting, as `resolve_panelist`; anyone else is refused with
     reviewer.panel.chair.NotTheChair, which says that only the chair does `act` and to pass
-    `flag` with the chair's name."""
-    from reviewer.panel.chair import require_chair
+    `flag` with the chair's name, also when the name (by default the login name) is not on
+    the panel: the fix is the chair's name, not a new panelist."""
+    from reviewer.panel.chair import not_on_panel, require_chair
 
     if isinstance(who, ByName):
-        from reviewer.panel.identity import acting_panelist
+        from reviewer.panel.identity import acting_panelist, default_name
+        from reviewer.panel.lookup import NotInProjectError
 
-        row = acting_panelist(session=session, name=who.name)
+        try:
+            row = acting_panelist(session=session, name=who.name)
+        except NotInProjectError:
+            name = (who.name or "").strip()
+            raise not_on_panel(session, name=name or default_name(), act=act, flag=flag, login=not name) from None
         return require_chair(session, row.id, act, flag=flag).id, row.name
     return require_chair(session, who, act).id, None
 

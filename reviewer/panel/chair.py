@@ -58,3 +58,14 @@ def require_chair(session: Session, panelist_id: int, act: str, *, flag: str | N
         return row
     who = f"{row.name} is not the chair" if row is not None else f"no panelist has id {panelist_id}"
     raise NotTheChair(f"{who}: only the chair {act}{_who_acts(session, flag)}")
+
+
+def not_on_panel(session: Session, *, name: str, act: str, flag: str | None, login: bool) -> NotTheChair:
+    """The refusal of a chair-only act under a name that is not on the panel (`login`: the
+    name was not given, so it is the OS login name): it says to pass the chair's name, not
+    to add that name as a panelist."""
+    known = session.execute(select(Panelist.name).order_by(Panelist.id)).scalars().all()
+    named = f"your login name {name!r}" if login else repr(name)
+    listed = ", ".join(known) or "none yet"
+    return NotTheChair(f"only the chair {act}, and {named} is not on this panel (panelists: {listed})"
+                       f"{_who_acts(session, flag)}")

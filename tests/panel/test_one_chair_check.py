@@ -1,6 +1,7 @@
 """One chair check, one error (issue 35): every chair-only act (a lock, locking all, an
 override, a reopening, the rules, the scope) refuses anyone else with NotTheChair, saying
-who the chair is."""
+who the chair is; the command line run under a name not on the panel (by default the login
+name) is told to pass the chair's name, not to add a panelist."""
 
 from __future__ import annotations
 
@@ -29,6 +30,19 @@ def test_every_chair_only_act_refuses_a_panelist_with_one_error(panel, act):
     # by name, as the command line names who acts: told which name to pass
     with pytest.raises(NotTheChair, match=r"^bob is not the chair: only the chair .*; pass --(chair|panelist) ann"):
         CHAIR_ACTS[act](project, acts.ByName("bob"), items[6])
+
+
+def test_panel_rules_as_the_readme_writes_it_says_to_pass_the_chairs_name(panel, capsys, monkeypatch):
+    project, _, _ = panel
+    monkeypatch.setattr("getpass.getuser", lambda: "root")  # the login name, not on the panel
+    assert main(["panel-rules", str(project.root), "--blind", "on"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("error: only the chair sets the panel's rules, and your login name 'root' is not on this panel "
+                   "(panelists: ann, bob, cy); pass --chair ann (the panel's chair)\n")
+    assert main(["panel-rules", str(project.root), "--blind", "on", "--chair", "bob"]) == 2
+    assert capsys.readouterr().err == ("error: bob is not the chair: only the chair sets the panel's rules; "
+                                       "pass --chair ann (the panel's chair)\n")
+    assert main(["panel-rules", str(project.root), "--blind", "off", "--chair", "ann"]) == 0
 
 
 def test_a_panel_without_a_chair_is_told_how_to_name_one(project, capsys):
