@@ -246,6 +246,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         the counts, and the shown mistake's line and rating keys follow."""
         self.queue_panel.refresh_items(items)
         self._update_counts()
+        self._drop_stale_facts(items)
         entry = self.review.current()
         if entry is not None and entry.item in items:
             self._show_flags(entry)

@@ -58,8 +58,32 @@ class ReviewPageVotes:
 
     def _decision_read(self, key, decision) -> None:
         self._decisions[key] = decision
+        self._drop_stale_facts([key], decision=decision)
         if key == self.review.current_item():
             self.vote_panel.show_decision(decision)
+
+    def _drop_stale_facts(self, items, *, decision=False) -> None:
+        """Facts read before the decision that now stands (the queue row's, or `decision` just
+        read) are read again: a unanimous panel decides with its last vote, whose change record
+        names votes, not a decision, so the top-5 statuses read "unreviewed" beside the panel's
+        decision, and kept doing so from the cache after moving away and back (issue 35, 5)."""
+        review = self.review
+        for item in items:
+            detail = review.details.get(item)
+            if detail is None:
+                continue
+            if decision is False:
+                entry = review.queue.entry(item) if review.queue is not None else None
+                if entry is None:
+                    continue
+                decision_now = entry.decision
+            else:
+                decision_now = decision
+            if _decided(detail.decision) != _decided(decision_now):
+                review.details.pop(item, None)
+                self._decisions.pop(item, None)
+                if item == review.current_item():
+                    review.request_detail(item, priority=2)
 
     def _decision_of(self, key):
         """The item's decision as last read: after a vote (`_decision_read`), else with its facts."""
@@ -67,3 +91,11 @@ class ReviewPageVotes:
             return self._decisions[key]
         detail = self.review.details.get(key) if self.bridge is not None else None
         return detail.decision if detail is not None else None
+
+
+def _decided(decision) -> tuple | None:
+    """What a decision says (a `DecisionNote` with the facts, a `DecidedValue` in the queue), to
+    tell whether the facts were read before it."""
+    if decision is None:
+        return None
+    return (decision.verdict, decision.how, decision.severity, decision.category, bool(decision.problematic))
