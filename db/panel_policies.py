@@ -20,6 +20,8 @@ set up before it, so an upgraded panel is as closed as a new one.
   revision 0014 on): the panel reads votes through a view that shows another's rating only
   once one's own vote holds a rating too. `panel_may_read_vote` runs as the owner (SECURITY
   DEFINER) so that the policy can look at other votes without recursing into itself;
+- discussion_note, read: blind as the votes are: another's note on an item once the row
+  rule lets one read his vote on it (the chair's role reads all);
 - project_setting: the chair's role may set the panel's rules (blind,
   unanimous_final, panel_closed), no other row; panelists read.
 """
@@ -87,7 +89,8 @@ def policy_statements(panel_group: str, chair_group: str, *, people: str = PEOPL
     return [
         # The masking view reads the function: panel-setup makes it again after these (masking_statements).
         f"DROP VIEW IF EXISTS {quoted(MASKED_SCHEMA)}.vote",
-        "DROP POLICY IF EXISTS panel_reads ON vote",  # it uses the function, made again below
+        "DROP POLICY IF EXISTS panel_reads ON vote",  # they use the function, made again below
+        "DROP POLICY IF EXISTS panel_reads ON discussion_note",
         "DROP FUNCTION IF EXISTS panel_may_read_vote(integer, integer, integer, name)",
         may_read_vote(people, person_id),
         "REVOKE ALL ON FUNCTION panel_may_read_vote(integer, integer, integer, name) FROM PUBLIC",
@@ -95,6 +98,11 @@ def policy_statements(panel_group: str, chair_group: str, *, people: str = PEOPL
         "ALTER TABLE vote ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS panel_reads ON vote",
         f"CREATE POLICY panel_reads ON vote FOR SELECT USING ({chair} OR "
+        f"panel_may_read_vote(image_id, predicted, {person_id}, current_user))",
+        # The meeting's notes are blind as the votes are (reviewer.panel.discussion.visible_notes): another's
+        # note on an item reads once his vote on it does.
+        "DROP POLICY IF EXISTS panel_reads ON discussion_note",
+        f"CREATE POLICY panel_reads ON discussion_note FOR SELECT USING ({chair} OR "
         f"panel_may_read_vote(image_id, predicted, {person_id}, current_user))",
         f"GRANT INSERT, UPDATE ON project_setting TO {quoted(chair_group)}",
         "ALTER TABLE project_setting ENABLE ROW LEVEL SECURITY",

@@ -234,11 +234,17 @@ def test_the_server_masks_the_others_votes_field_by_field(panel):
                "--severity", "major", "--category", "fine_grained_oov", "--oov-name", "a crumpet", "--note", "a beak",
                env=as_ann).returncode == 0
     fields = "SELECT verdict, problematic, severity, category, oov_name, note FROM vote WHERE panelist_id = %s"
+    said = cli("note", root, "--image", image, "--predicted", str(item.predicted), "the beak says finch", env=as_ann)
+    assert said.returncode == 0, said.stderr
+    notes = "SELECT text FROM discussion_note WHERE image_id = %s"
+    with as_role(panel, panel["bob"]) as bob:  # the meeting's notes are blind as the votes are
+        assert bob.execute(notes, (item.image_id,)).fetchall() == []
     voted = cli("vote", root, "--image", image, "--predicted", str(item.predicted), "--verdict", "wrong", env=as_bob)
     assert voted.returncode == 0, voted.stderr
     with as_role(panel, panel["bob"]) as bob:
         ann_id = ids(bob, panel["ann"])
         assert bob.execute(fields, (ann_id,)).fetchall() == [("wrong", False, None, None, None, "a beak")]
+        assert bob.execute(notes, (item.image_id,)).fetchall() == [("the beak says finch",)]
         for column in ("severity", "category", "oov_name", "note", "verdict", "*"):
             assert "permission denied" in refused(bob, f"SELECT {column} FROM public.vote")
         assert bob.execute("SELECT count(*) FROM public.vote WHERE panelist_id = %s", (ann_id,)).fetchone()[0] == 1
