@@ -248,6 +248,11 @@ def test_the_server_masks_the_others_votes_field_by_field(panel):
         for column in ("severity", "category", "oov_name", "note", "verdict", "*"):
             assert "permission denied" in refused(bob, f"SELECT {column} FROM public.vote")
         assert bob.execute("SELECT count(*) FROM public.vote WHERE panelist_id = %s", (ann_id,)).fetchone()[0] == 1
+        # The view's insert runs as bob: a vote under ann's name is refused as on the table.
+        assert "row-level security" in refused(
+            bob, "INSERT INTO vote (image_id, predicted, panelist_id, verdict, problematic, note, retracted, "
+                 "created_at) VALUES (%s, %s, %s, 'correct', false, '', false, now())",
+            item.image_id, item.predicted, ann_id)
     shown = cli("show", root, "--image", image, "--predicted", str(item.predicted), "--json", env=as_bob)
     assert shown.returncode == 0, shown.stderr
     ann_vote = next(v for v in json.loads(shown.stdout)["panel"]["votes"] if v["panelist"] == panel["ann"])
