@@ -24,6 +24,7 @@ from sqlmodel import Session
 
 from db.tables import Decision, DiscussionNote, EvidenceSource, LabelSource, Panelist, ProjectSetting, Run, Vote
 from reviewer.items import Item, item_of
+from reviewer.panel.rules import RULE_KEYS
 from reviewer.panel.scope import SCOPE_SETTING
 
 T = TypeVar("T")
@@ -72,6 +73,7 @@ class Cursor:
     runs: frozenset[tuple[int, str]] = field(default_factory=frozenset)  # (run id, status)
     chairs: frozenset[int] = field(default_factory=frozenset)
     scope: str = ""  # the panel's scope as stored (reviewer.panel.scope): the chair may change it anywhere
+    rules: frozenset[tuple[str, str]] = field(default_factory=frozenset)  # the chair's rules as stored, likewise
 
 
 def latest_cursor(*, session: Session) -> Cursor:
@@ -85,7 +87,9 @@ def latest_cursor(*, session: Session) -> Cursor:
                   runs=frozenset(tuple(row) for row in session.execute(select(Run.id, Run.status)).all()),
                   chairs=frozenset(session.execute(select(Panelist.id).where(Panelist.is_chair)).scalars().all()),
                   scope=session.execute(select(ProjectSetting.value).where(
-                      ProjectSetting.key == SCOPE_SETTING)).scalar_one_or_none() or "")
+                      ProjectSetting.key == SCOPE_SETTING)).scalar_one_or_none() or "",
+                  rules=frozenset(tuple(row) for row in session.execute(
+                      select(ProjectSetting.key, ProjectSetting.value).where(ProjectSetting.key.in_(RULE_KEYS))).all()))
 
 
 def changes_since(*, session: Session, cursor: Cursor, known_votes: frozenset[int] = frozenset()
@@ -110,6 +114,8 @@ def changes_since(*, session: Session, cursor: Cursor, known_votes: frozenset[in
         # (published evidence imported: the facts of any item may read differently, as with labels)
         labels=now.label_source_id != cursor.label_source_id or now.evidence_source_id != cursor.evidence_source_id,
         # (a new scope: every window's to-do and counts change, as set_panel_scope's own record says)
-        panel=now.panelist_id != cursor.panelist_id or now.chairs != cursor.chairs or now.scope != cursor.scope,
-        decisions=bool(new_decisions) or now.scope != cursor.scope)
+        # (the chair's rules changed elsewhere: every window's blind switch and others' votes follow)
+        panel=now.panelist_id != cursor.panelist_id or now.chairs != cursor.chairs or now.scope != cursor.scope
+        or now.rules != cursor.rules,
+        decisions=bool(new_decisions) or now.scope != cursor.scope or now.rules != cursor.rules)
     return changes, now

@@ -33,7 +33,20 @@ class WindowPanelRules:
         self.blind_box.setToolTip(plain_tip("The chair made this panel blind: others' votes show once you voted, or "
                                             "once the item is decided" if rules.blind else
                                             "Others' votes stay hidden on a mistake until you have voted on it"))
+        if self._page is not None:
+            self._page.vote_panel.blind_rule = rules.blind
+            if self.bridge is not None and self.bridge.state.current_item() is not None:
+                self._page._show_others(self.bridge.state.current_item())
         self._enable_rules()
+
+    def read_rules(self) -> None:
+        """Read the rules in force again (a change record named the panel: the chair may have
+        set them, in this window or elsewhere) and show them."""
+        from reviewer.app.panel import panel_rules
+
+        project = self.project
+        self.worker.submit(panel_rules, project, on_done=lambda rules, p=project: p is self.project
+                           and self._apply_rules(rules))
 
     def _enable_rules(self) -> None:
         """Panel > Rules… is the chair's; anyone else sees why it is greyed out."""

@@ -164,6 +164,8 @@ class WindowProjects:
             self.worker.submit(run_list, self.project, on_done=self._runs_listed)  # the scope is read after
         elif (changes.panel or changes.labels) and self.project is not None:
             self.read_scope()  # the scope, or what the labels make a mistake, changed
+        if changes.panel and self.project is not None:
+            self.read_rules()  # the chair may have changed them, here or elsewhere
         analysis = self.side.get("analysis")
         if analysis is not None and (changes.votes or changes.decisions or changes.runs or changes.labels):
             analysis.refresh()

@@ -214,6 +214,7 @@ class QtVotePanel(QtCard):
         layout.addWidget(self.decision)
         self._decision = None
         self._shown_state = None
+        self.blind_rule = False  # the chair's rule hides others' votes, whatever the Blind switch says
         self._status = ""
         layout.addWidget(section_title("Other panelists"))
         self.others = rich_label()
@@ -414,7 +415,8 @@ class QtVotePanel(QtCard):
     def show_others(self, votes: list | None, names: dict[int, str], *, blind: bool) -> None:
         """Others' votes (SeenVote rows), or why they are hidden."""
         if votes is None:
-            self.others.setText(muted("Hidden until you vote (blind review).") if blind else "")
+            why = "the chair made this panel blind" if self.blind_rule else "blind review"
+            self.others.setText(muted(f"Hidden until you vote ({why}).") if blind or self.blind_rule else "")
             return
         if not votes:
             self.others.setText(muted("No other votes yet."))
