@@ -202,6 +202,23 @@ class QueueDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+COUNTS_LINES = 3
+
+
+class QtCountsLabel(QLabel):
+    """The queue's counts (plain text), its whole text as tooltip: at the narrowest queue a
+    fourth line would be cut by the fixed height."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802
+        super().setText(text)
+        self.setToolTip(plain_tip(text))
+
+
 class QtQueuePanel(QWidget):
     """Filters over the list; `filter_changed` carries the new QueueFilter."""
 
@@ -213,9 +230,13 @@ class QtQueuePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)
         layout.setSpacing(6)
-        self.counts = text_label("No run")
+        self.counts = QtCountsLabel("No run")
         style_headline(self.counts, 11)
         self.counts.setWordWrap(True)
+        # Three lines, whatever the counts say: a header that wrapped to one line more as the
+        # counts grew moved every filter box down a line under the panelist's mouse.
+        self.counts.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.counts.setFixedHeight(self.counts.fontMetrics().lineSpacing() * COUNTS_LINES + 2)
         layout.addWidget(self.counts)
         self.progress = QtProgressStrip()
         layout.addWidget(self.progress)

@@ -1,0 +1,32 @@
+"""Smaller things of issue 35, 9, each on its part alone: the queue's filter boxes stay
+where they are when the counts above them need another line (a mouse landed on the wrong
+box)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewer.ui.app import create_app
+
+pytestmark = pytest.mark.gui
+
+
+def test_the_filter_boxes_stay_put_when_the_counts_wrap(qtbot):
+    from reviewer.ui.review.qt_queue_panel import QtQueuePanel
+
+    create_app()
+    panel = QtQueuePanel()
+    qtbot.addWidget(panel)
+    panel.resize(280, 700)  # the narrowest queue
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.counts.setText("No run")
+    qtbot.waitUntil(lambda: panel.class_filter.isVisible(), timeout=2_000)
+    panel.layout().activate()
+    where = {box: box.mapTo(panel, box.rect().topLeft()).y() for box in (panel.status, panel.class_filter, panel.sort)}
+    long = "12,345 mistakes: 1,234 decided · 567 disputed · 10,544 open; 2,345 voted by me"
+    panel.counts.setText(long)
+    panel.layout().activate()
+    assert {box: box.mapTo(panel, box.rect().topLeft()).y() for box in where} == where
+    assert long in panel.counts.toolTip()
+
