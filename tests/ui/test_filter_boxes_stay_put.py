@@ -1,10 +1,12 @@
 """Smaller things of issue 35, 9, each on its part alone: the queue's filter boxes stay
 where they are when the counts above them need another line (a mouse landed on the wrong
-box)."""
+box), and the start screen's name box opens the selected project on Return and drops a
+refusal about the name it had before."""
 
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from reviewer.ui.app import create_app
 
@@ -30,3 +32,21 @@ def test_the_filter_boxes_stay_put_when_the_counts_wrap(qtbot):
     assert {box: box.mapTo(panel, box.rect().topLeft()).y() for box in where} == where
     assert long in panel.counts.toolTip()
 
+
+def test_return_in_the_name_opens_the_selected_project_and_a_stale_refusal_goes(qtbot, tmp_path):
+    from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
+
+    create_app()
+    screen = QtStartScreen()
+    qtbot.addWidget(screen)
+    screen.set_recent([str(tmp_path / "first"), str(tmp_path / "second")])
+    screen.recent.setCurrentRow(1)
+    screen.set_name("bob")
+    screen.show()
+    qtbot.waitExposed(screen)
+    screen.show_error("bob is not on this panel")
+    qtbot.keyClicks(screen.name, "by")  # another name: the refusal was about the one before
+    assert screen.error.isHidden()
+    with qtbot.waitSignal(screen.open_project, timeout=2_000) as opened:
+        qtbot.keyClick(screen.name, Qt.Key.Key_Return)
+    assert opened.args == [str(tmp_path / "second")]

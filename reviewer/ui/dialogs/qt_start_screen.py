@@ -56,6 +56,8 @@ class QtStartScreen(QWidget):
         self.name = QLineEdit()
         self.name.setPlaceholderText("e.g. Ada Lovelace: every vote is recorded under this name")
         self.name.textChanged.connect(self._name_edited)
+        # Enter in the name opens the selected recent project, as Enter in the list does.
+        self.name.returnPressed.connect(self._open_selected)
         layout.addWidget(self.name)
         self.name_hint = QLabel("Enter your name to open a project.")
         style_muted(self.name_hint)
@@ -125,7 +127,15 @@ class QtStartScreen(QWidget):
 
     def _name_edited(self, text: str) -> None:
         self._update_enabled()
+        # Why the last opening failed was about the name then ("bob is not on this panel"):
+        # under another name it no longer holds.
+        self.show_error("")
         self.name_changed.emit(text.strip())
+
+    def _open_selected(self) -> None:
+        item = self.recent.currentItem()
+        if item is not None and self.recent.isVisible() and self.panelist_name():
+            self._open_item(item)
 
     def _update_enabled(self) -> None:
         ok = bool(self.panelist_name())
