@@ -9,7 +9,7 @@ project's, read afresh.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from reviewer.terms import Phase
@@ -45,6 +45,9 @@ class PanelStatus:
     # or made only by runs outside the scope (their history is kept).
     no_longer_mistakes: int = 0
     outside_scope: int = 0
+    # The scope's items by standing (reviewer.panel.standing: decided, disputed, open), as the review
+    # queue's header and the meeting count them.
+    standing: dict[str, int] = field(default_factory=dict)
 
 
 def panel_status(project: Project, *, items: bool = False, keep: bool = True) -> PanelStatus:
@@ -103,8 +106,8 @@ def _brought_up_to_date(session, status: PanelStatus, book, marks: dict) -> Pane
     from reviewer.panel.progress_book import update_book
     from reviewer.panel.snapshot import load_snapshot
 
-    if session.get_bind().dialect.name != "sqlite":
-        return None
+    if session.get_bind().dialect.name != "sqlite" or not getattr(book, "standings", None) and book.parts:
+        return None  # (a book kept before it counted standings: recount)
     changed: set[Item] = set()
     for name, table in (("vote", Vote), ("decision", Decision)):
         (count, last), (kept_count, kept_last) = marks[name], book.marks[name]
@@ -118,7 +121,7 @@ def _brought_up_to_date(session, status: PanelStatus, book, marks: dict) -> Pane
     if changed and not update_book(book, load_snapshot(session=session, items=changed), changed):
         return None
     book.marks = marks
-    return replace(status, phases=book.reports)
+    return replace(status, phases=book.reports, standing=_standing(book, status.scope_items))
 
 
 def _compute(session, *, items: bool):
@@ -139,7 +142,11 @@ def _compute(session, *, items: bool):
     return PanelStatus(panelists=snapshot.panelists, phases=book.reports, items=rows,
                        scope=scope.describe(models), scope_runs=scope.runs, scope_slice=scope.image_slice,
                        scope_items=len(snapshot.facts), no_longer_mistakes=len(snapshot.retired),
-                       outside_scope=len(snapshot.outside_scope)), book
+                       outside_scope=len(snapshot.outside_scope), standing=_standing(book, len(snapshot.facts))), book
+
+
+def _standing(book, items: int) -> dict[str, int]:
+    return {str(s): n for s, n in book.standing_counts(items).items()}
 
 
 def _run_models(session) -> dict[int, str]:

@@ -74,6 +74,7 @@ def run_status(args: argparse.Namespace) -> int:
                                     "slice": result.scope_slice, "items": result.scope_items,
                                     "no_longer_mistakes_with_history": result.no_longer_mistakes,
                                     "outside_scope_with_history": result.outside_scope},
+                          "standing": result.standing,
                           "phases": [asdict(r) for r in result.phases],
                           "items": [asdict(row) for row in result.items]}, indent=2))
         return 0
@@ -85,6 +86,11 @@ def run_status(args: argparse.Namespace) -> int:
                                           (result.outside_scope, "outside the scope")) if n]
     if kept:
         print(f"Not counted, their votes and decisions kept: {'; '.join(kept)}")
+    if result.standing:
+        from reviewer.panel.standing import Standing, describe_counts
+
+        print(f"Items: {describe_counts({Standing(k): n for k, n in result.standing.items()})} (a verdict decided "
+              "whose severity or category is split counts as disputed, in phase 2)")
     for r in result.phases:
         print(f"\n{PHASE_TITLES[r.phase]}: {r.items} item{'' if r.items == 1 else 's'}: {r.voting} being voted, "
               f"{r.awaits_group} awaiting the group, {r.decided} decided")

@@ -5,7 +5,8 @@ about, and everything about one of them as a given panelist may see it.
   some field (optionally one field), or, for a cell of the Cohen's kappa
   matrix, the items where two given panelists voted a field differently;
   blind mode holds: an item the viewer has not voted that field on is left
-  out (and counted).
+  out (and counted). Each row carries its standing (decided, disputed, open:
+  `reviewer.panel.standing`, as the queue and `panel-status` count it).
 - `item_panel`: each panelist's vote side by side (masked per field for the
   viewer), the majority the chair would lock, the standing decision, the
   discussion notes and the history.
@@ -27,6 +28,7 @@ from reviewer.panel.discussion import HistoryEntry, item_history, notes
 from reviewer.panel.lookup import image_names
 from reviewer.panel.phases import in_phase
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
+from reviewer.panel.standing import Dispute, Standing, panel_standing
 from reviewer.panel.state import describe_decision
 from reviewer.panel.votes import SeenVote, seen_vote, voted_fields
 from reviewer.terms import Phase
@@ -40,7 +42,16 @@ class GroupRow:
     run_id: int | None  # a run that made this mistake (its facts are shown)
     split_fields: tuple[str, ...]  # fields every panelist voted, not unanimously (a pair: the two differ on)
     phases: tuple[Phase, ...]
-    decision: str  # "" or e.g. "wrong (majority)"
+    decision: str  # the final decision in words: "", "wrong (majority)", "wrong (unanimous)"; "reopened"
+    # Decided, disputed or open, and the dispute (reviewer.panel.standing): what the meeting counts in its
+    # header and steps through, never read from the words above.
+    standing: Standing = Standing.OPEN
+    dispute: Dispute | None = None
+
+    @property
+    def open(self) -> bool:
+        """Still open for the meeting: not decided, or decided with a phase still disputed."""
+        return self.standing != Standing.DECIDED
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,10 @@ class GroupState:
     # Unanimous items waiting for the chair's lock: only while the chair has turned the
     # paper's "unanimous is final" off (reviewer.panel.final); 0 otherwise.
     unanimous_to_lock: int = 0
+
+    def counts(self) -> dict[Standing, int]:
+        """{standing: rows}: the meeting's header ('8 decided · 3 disputed')."""
+        return {s: sum(row.standing == s for row in self.rows) for s in Standing}
 
 
 @dataclass(frozen=True)
@@ -95,13 +110,16 @@ def load_group(*, session: Session, viewer_id: int, field: str | None = None,
     for item in items:
         unanimity = field_unanimity(snapshot, item)
         facts = snapshot.facts.get(item)
+        standing = panel_standing(snapshot, item)
+        latest = snapshot.decisions.get(item)
         rows.append(GroupRow(
             item=item, file_name=names.get(item.image_id, f"image {item.image_id}"),
             predicted_name=classes[item.predicted], run_id=facts.runs[0] if facts else None,
             split_fields=(tuple(f for f in FIELDS if unanimity[f] is False) if pair is None
                           else _pair_split(snapshot, item, pair, viewer_id)),
             phases=tuple(p for p in Phase if in_phase(snapshot, item, p)),
-            decision=describe_decision(snapshot.decisions.get(item))))
+            decision=describe_decision(standing.decision) or describe_decision(latest),
+            standing=standing.standing, dispute=standing.dispute))
     waiting = 0 if snapshot.unanimous_final else len(lockable_items(snapshot, unanimous_only=True))
     return GroupState(snapshot=snapshot, rows=rows, hidden=hidden, unanimous_to_lock=waiting)
 

@@ -9,7 +9,8 @@ since the last call costs a read of one item.
 
 A book holds the part (`ItemProgress`) of every item with a history (a vote, a decision or a
 reopening) and, for each novelty, the part every item without one shares; the counts are
-the sum of the parts, as `progress` counts them.
+the sum of the parts, as `progress` counts them; and each such item's standing (decided,
+disputed or open: `reviewer.panel.standing`), the line `panel-status` prints above the phases.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from reviewer.items import Item
 from reviewer.panel.phases import PhaseProgress, count_progress, empty_progress, item_progress
 from reviewer.panel.snapshot import ItemFacts, PanelSnapshot
+from reviewer.panel.standing import Standing, panel_standing
 
 
 @dataclass
@@ -27,6 +29,16 @@ class ProgressBook:
     parts: dict[Item, object]  # ItemProgress of each item with a history
     untouched: dict[bool, object]  # the ItemProgress an item without a history has, by its novelty
     marks: dict = field(default_factory=dict)  # the history it counts, e.g. {"vote": last id, "decision": last id}
+    # The standing (reviewer.panel.standing) of each item with a history; an item without one is open.
+    standings: dict[Item, Standing] = field(default_factory=dict)
+
+    def standing_counts(self, items: int) -> dict[Standing, int]:
+        """{standing: items} over the `items` of the scope (those without a history are open)."""
+        counts = {s: 0 for s in Standing}
+        for standing in self.standings.values():
+            counts[standing] += 1
+        counts[Standing.OPEN] += items - len(self.standings)
+        return counts
 
 
 def untouched_parts(snapshot: PanelSnapshot) -> dict[bool, object]:
@@ -48,16 +60,18 @@ def open_book(snapshot: PanelSnapshot) -> ProgressBook:
     untouched = untouched_parts(snapshot)
     parts = {}
     counts = {True: 0, False: 0}
+    standings = {}
     for item, facts in snapshot.facts.items():
         if item in snapshot.votes or item in snapshot.decisions or item in snapshot.reopened:
             parts[item] = item_progress(snapshot, item)
             count_progress(reports, parts[item])
+            standings[item] = panel_standing(snapshot, item).standing
         else:
             counts[facts.novel] += 1
     for novel, n in counts.items():
         if n:
             count_progress(reports, untouched[novel], sign=n)
-    return ProgressBook(reports=reports, parts=parts, untouched=untouched)
+    return ProgressBook(reports=reports, parts=parts, untouched=untouched, standings=standings)
 
 
 def update_book(book: ProgressBook, snapshot: PanelSnapshot, items: set[Item]) -> bool:
@@ -72,4 +86,5 @@ def update_book(book: ProgressBook, snapshot: PanelSnapshot, items: set[Item]) -
         count_progress(book.reports, before, sign=-1)
         count_progress(book.reports, after)
         book.parts[item] = after
+        book.standings[item] = panel_standing(snapshot, item).standing
     return True

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reviewer.panel.standing import Standing
 from reviewer.review.queue_entry import QueueEntry
 from reviewer.terms import StrEnum
 
@@ -59,8 +60,8 @@ class QueueStatus(StrEnum):
                 return bool(state.to_do)
             case QueueStatus.PHASE2:
                 return state.awaits_my_rating
-            case QueueStatus.DISPUTED:
-                return state.dispute is not None
+            case QueueStatus.DISPUTED:  # the standing the header counts (reviewer.panel.standing): one of the two
+                return state.standing == Standing.DISPUTED
             case QueueStatus.DECIDED:
                 return state.decided
             case QueueStatus.UNDECIDED:

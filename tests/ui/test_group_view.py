@@ -84,7 +84,7 @@ def test_lists_exactly_the_split_images_with_their_votes(qtbot, panel_project, o
     assert [r.item for r in view.rows] == [items[1], items[2], items[3], items[5]]
     history = view.votes.history.toPlainText()
     assert "bob vote: verdict: Wrong" in history and "major" not in history.lower()
-    assert view.title.text() == "4 images without unanimity"
+    assert view.title.text() == "4 images without unanimity: 0 decided · 4 disputed"
     split = [view.model.index(r, 1).data() for r in range(view.model.rowCount())]
     assert split == ["verdict", "verdict", "problematic", "severity"]
     # The votes side by side, the panelists' notes, and the majority a lock would record.

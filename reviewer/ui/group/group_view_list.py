@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from reviewer.app import panel as acts
 from reviewer.panel.group import GroupRow, GroupState
+from reviewer.panel.standing import describe_counts
 
 
 class GroupViewList:
@@ -58,7 +59,7 @@ class GroupViewList:
         if self._advance is not None and self._advance == keep and chosen >= 0:  # on to the next open dispute
             self._advance = None
             order = list(range(chosen + 1, len(state.rows))) + list(range(0, chosen))  # on, then from the top
-            still_open = [r for r in order if not state.rows[r].decision or state.rows[r].decision == "reopened"]
+            still_open = [r for r in order if state.rows[r].open]  # the domain's flag (reviewer.panel.standing)
             chosen = still_open[0] if still_open else chosen
         if chosen >= 0:
             self.list.selectionModel().blockSignals(True)
@@ -106,7 +107,9 @@ class GroupViewList:
     def _show_filter(self) -> None:
         count = len(self.rows)
         if self._pair is None:
-            self.title.setText(f"{count} image{'s' if count != 1 else ''} without unanimity")
+            standing = describe_counts(self._state.counts(), open_if_none=False) if self._state and count else ""
+            self.title.setText(f"{count} image{'s' if count != 1 else ''} without unanimity"
+                               + (f": {standing}" if standing else ""))
             self.pair_label.setText("")
         else:
             names = {p.id: p.name for p in self._state.snapshot.panelists} if self._state else {}

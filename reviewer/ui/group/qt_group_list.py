@@ -48,10 +48,13 @@ class GroupListModel(QAbstractTableModel):
                 return f"{row.file_name.rsplit('.', 1)[0]}\n→ {row.predicted_name} ({row.item.predicted})"
             if column == 1:
                 return "\n".join(FIELD_TITLES[f].lower() for f in row.split_fields) or "–"
-            # The decision's verdict only (the method is in the tooltip): the file name needs the width.
+            # The decision's verdict only (the method is in the tooltip): the file name needs the width. A
+            # dispute left (e.g. the verdict decided, the severity split) is shown, as the header counts it.
             if role == Qt.ItemDataRole.ToolTipRole:
-                return plain_tip(row.decision or "no decision locked yet")
-            return row.decision.split(" (")[0] or "–"
+                words = [row.decision or "no decision yet", row.dispute.words() if row.dispute else ""]
+                return plain_tip(" · ".join(w for w in words if w))
+            shown = row.decision.split(" (")[0] or ("" if row.dispute else "–")
+            return "\n".join(w for w in (shown, "≠ disputed" if row.dispute else "") if w)
         if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.decision:
             colour = KIND_COLOURS.get(row.decision.split(" ")[0])
             return QBrush(QColor(colour)) if colour else None
