@@ -88,6 +88,8 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
         self.start.set_name(self.prefs.panelist_name or default_name())
         self.start.set_recent(self.prefs.existing_recent())
         self.start.open_project.connect(self.open_project)
+        # A refusal about the name typed before ("bob is not on this panel") no longer holds.
+        self.start.name_changed.connect(lambda _name: self._message_is_error and self.status_text.clear())
         self.start.new_project.connect(self.new_project)
         self.start.open_demo.connect(self.open_demo)
         self._page: QtReviewPage | None = None  # built when first needed (`page`)

@@ -50,3 +50,15 @@ def test_return_in_the_name_opens_the_selected_project_and_a_stale_refusal_goes(
     with qtbot.waitSignal(screen.open_project, timeout=2_000) as opened:
         qtbot.keyClick(screen.name, Qt.Key.Key_Return)
     assert opened.args == [str(tmp_path / "second")]
+
+
+def test_the_status_bar_drops_a_refusal_about_the_name_typed_before(qtbot):
+    from reviewer.app.preferences import Preferences
+    from reviewer.ui.qt_main_window import QtMainWindow
+
+    create_app()
+    window = QtMainWindow(preferences=Preferences(panelist_name="Dan"))
+    qtbot.addWidget(window)
+    window.show_message("Dan is not on this panel, and the chair has closed it", error=True)
+    window.start.name.setText("bob")
+    assert window.status_text.text() == ""
