@@ -33,10 +33,10 @@ class WindowPanelRules:
         self.blind_box.setToolTip(plain_tip("The chair made this panel blind: others' votes show once you voted, or "
                                             "once the item is decided" if rules.blind else
                                             "Others' votes stay hidden on a mistake until you have voted on it"))
-        if self._page is not None:
-            self._page.vote_panel.blind_rule = rules.blind
-            if self.bridge is not None and self.bridge.state.current_item() is not None:
-                self._page._show_others(self.bridge.state.current_item())
+        # (a project is open: its page is needed now, and may not have been built yet)
+        self.page.vote_panel.blind_rule = rules.blind
+        if self.bridge is not None and self.bridge.state.current_item() is not None:
+            self.page._show_others(self.bridge.state.current_item())
         self._enable_rules()
 
     def read_rules(self) -> None:

@@ -33,3 +33,10 @@ def test_a_blind_rule_set_elsewhere_is_in_force_and_ctrl_b_says_so(qtbot, open_w
     assert window.blind_box.isChecked()  # nothing to switch off
     assert "chair's rule" in window.status_text.text()
     assert "chair made this panel blind" in window.page.vote_panel.others.text()
+
+
+def test_a_window_opened_under_the_rule_says_the_chair_hides_the_votes(qtbot, open_window, review_project):
+    ann = acts.add_panelist(review_project, "ann", chair=True).value.id
+    acts.set_panel_rules(review_project, chair_id=ann, blind=True)
+    window = open_window(panelist_name="bob")
+    qtbot.waitUntil(lambda: "chair made this panel blind" in window.page.vote_panel.others.text(), timeout=10_000)
