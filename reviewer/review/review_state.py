@@ -12,7 +12,9 @@ and lets them through one by one.
 
 The state is optimistic: a vote is shown at once, as "saving", and becomes
 "recorded" when its write returns; a read never overwrites a newer vote
-(`reviewer.review.review_state_votes`). It stays in step with the database
+(`reviewer.review.review_state_votes`). The votes on their way are one object
+(`reviewer.review.votes_in_flight.VotesInFlight`), and each vote's status an enum
+computed from it (`vote_status`), which the page only shows. It stays in step with the database
 through change records (`reviewer.review.review_state_sync`). Those two parts
 are mixins of `ReviewState`; this module holds the queue and the position in it,
 the shown mistake and the details read ahead, and the others' votes.
@@ -37,6 +39,7 @@ from reviewer.review.queue_filter import QueueFilter
 from reviewer.review.review_protocols import ReviewBackend, ReviewEvent, Runner
 from reviewer.review.review_state_sync import ReviewStateSync
 from reviewer.review.review_state_votes import ReviewStateVotes
+from reviewer.review.votes_in_flight import VotesInFlight, VoteStatus
 
 PREFETCH_AHEAD = 8
 DETAIL_CACHE = 256
@@ -56,20 +59,32 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
         self.details: OrderedDict[Item, Any] = OrderedDict()
         self.my_votes: dict[Item, VoteState] = {}
         self.others: dict[Item, list | None] = {}
-        self.status: dict[Item, str] = {}  # saving | recorded | none | "not recorded: why"
-        self.pending: dict[Item, int] = {}  # writes on their way, per item
+        # The votes on their way and each item's version (a local vote bumps it: a read begun before is
+        # older, and dropped), from which each vote's status comes (`vote_status`).
+        self.in_flight = VotesInFlight()
         self.names: dict[int, str] = {}
         self.undo_available = False
         self._votes_stale: set[Item] = set()  # votes changed elsewhere, read again when shown
         self._loading: set[Item] = set()
-        # A local vote bumps its item's version: a read begun before it is older and is dropped.
-        self._versions: dict[Item, int] = {}
         self._states_asked = 0  # item-state reads asked (`apply_changes`), to drop a stale answer
         self._state_asks: dict[Item, int] = {}
         self._queue_loading = self._queue_stale = False
 
     def notify(self, event: ReviewEvent, *args: Any) -> None:
         self._notify(event, *args)
+
+    @property
+    def pending(self):
+        """{item: writes on their way} (read-only; empty when nothing is being saved)."""
+        return self.in_flight.writes
+
+    def vote_status(self, item: Item) -> VoteStatus:
+        """Where the panelist's own vote on the item stands (`VoteStatus`): what the page shows."""
+        return self.in_flight.status(item, read=item in self.my_votes, empty=self.my_vote(item).empty)
+
+    def vote_failure(self, item: Item) -> str | None:
+        """Why the item's last write failed ("not recorded: ..."), while its status is FAILED."""
+        return self.in_flight.failure(item)
 
     # -- loading ---------------------------------------------------------------
     def open_run(self, run_id: int, queue_filter: QueueFilter | None = None, *, refresh: bool = False) -> None:
@@ -179,7 +194,7 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
         if item in self.details or item in self._loading or self.source is None:
             return
         self._loading.add(item)
-        self.runner.read(self._load_item, self.run_id, item, self._versions.get(item, 0), self.source,
+        self.runner.read(self._load_item, self.run_id, item, self.in_flight.version(item), self.source,
                          on_done=self._item_loaded, on_error=lambda e, i=item: self._item_failed(i, e),
                          priority=priority)
 

@@ -9,7 +9,7 @@ answered while this page's writes of an item are on their way keeps the page's v
 (`reviewer.review.review_state_votes`).
 
 It uses the state's `backend`, `runner`, `blind`, `queue`, `row`, `run_id`, `source`, `details`,
-`my_votes`, `others`, `pending`, `_versions`, `current_item`, `go_to`, `request_detail`,
+`my_votes`, `others`, `pending`, `in_flight`, `current_item`, `go_to`, `request_detail`,
 `_take_votes`, `_names_loaded`, `_failed` and `notify`; its state, set up by
 `ReviewState.__init__`, is `_votes_stale`, `_states_asked`, `_state_asks`,
 `_queue_loading` and `_queue_stale`.
@@ -87,7 +87,7 @@ class ReviewStateSync:
         if item not in self._votes_stale:
             return
         self._votes_stale.discard(item)
-        version = self._versions.get(item, 0)
+        version = self.in_flight.version(item)
         self.runner.read(self.backend.item_votes, item, blind=self.blind,
                          on_done=lambda votes, i=item, v=version: self._votes_loaded(i, v, *votes),
                          on_error=self._failed, priority=2)

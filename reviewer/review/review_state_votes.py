@@ -13,11 +13,12 @@ Three rules keep a read from overwriting a newer vote:
 - a failed write drops the optimistic vote and reads back what the database
   holds.
 
-Undo is a write too, run after any vote still being written. This part uses the
+Undo is a write too, run after any vote still being written. The writes on their way,
+the items' versions and each vote's status are one object, `in_flight`
+(reviewer.review.votes_in_flight.VotesInFlight). This part uses the
 state's `backend`, `runner`, `blind`, `queue`, `row`, `current`, `go_to`,
 `refresh_others`, `_set_others`, `_refresh_states`, `_failed` and `notify`; its state,
-set up by `ReviewState.__init__`, is `my_votes`, `status`, `pending`, `_versions` and
-`undo_available`.
+set up by `ReviewState.__init__`, is `my_votes`, `in_flight` and `undo_available`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class ReviewStateVotes:
     def _take_votes(self, item: Item, version: int, mine, others) -> bool:
         """Keep a read of my vote and the others' on an item, unless a vote of this page
         is newer than the read (on its way, or written since the read began)."""
-        if self.pending.get(item) or version != self._versions.get(item, 0):
+        if self.in_flight.saving(item) or version != self.in_flight.version(item):
             return False
         self.my_votes[item] = mine
         self._set_others(item, others)
@@ -59,18 +60,16 @@ class ReviewStateVotes:
         if entry is None:
             return None
         item = entry.item
-        self._versions[item] = self._versions.get(item, 0) + 1
+        version = self.in_flight.start(item)
         state = normalised(replace(self.my_vote(item), **changes))
         self.my_votes[item] = state
-        self.pending[item] = self.pending.get(item, 0) + 1
-        self.status[item] = "saving"
         if self.queue is not None:
             self.queue.set_my_verdict(item, state.verdict)
         self.notify(ReviewEvent.VOTE_CHANGED, item)
         # The queue's order at the key press goes with the vote (`Vote.queue_order`): an order that picks
         # items, such as the most informative next, changes which get decided first.
         order = self.queue.filter.sort.value if self.queue is not None else None
-        self.runner.write(self._write_vote, item, changes, self._versions[item], order, on_done=self._vote_written,
+        self.runner.write(self._write_vote, item, changes, version, order, on_done=self._vote_written,
                           on_error=lambda e, i=item: self._vote_failed(i, e))
         return state
 
@@ -79,7 +78,7 @@ class ReviewStateVotes:
         # The others' votes as my verdict lets me see them; not read while more of my writes
         # on this item are queued behind this one (a later key press bumped the item's version;
         # only read here): the last one reads them.
-        last = self._versions.get(item, 0) == version
+        last = self.in_flight.version(item) == version
         others = self.backend.others(item, blind=self.blind) if last else None
         return item, VoteState.of(done.value), (last, others), done.changes, done.value.id
 
@@ -87,27 +86,21 @@ class ReviewStateVotes:
         item, state, (others_read, others), changes, vote_id = result
         # The group view and the progress follow at once; the poll need not report it again.
         self.notify(ReviewEvent.PUBLISHED, changes, (vote_id,))
-        self.pending[item] -= 1
-        if not self.pending[item]:
-            del self.pending[item]
+        if self.in_flight.landed(item):
             self.my_votes[item] = state
-            self.status[item] = "recorded"
             if self.queue is not None:
                 self.queue.set_my_verdict(item, state.verdict)
         self._set_undo(True)
         # While more of this item's writes are on their way, the page still shows the vote as it
         # will stand, "saving": nothing on screen changed (three keys, one repaint of the row).
-        if item not in self.pending:
+        if not self.in_flight.saving(item):
             self.notify(ReviewEvent.VOTE_CHANGED, item)
         if others_read:
             self._set_others(item, others)
             self.notify(ReviewEvent.OTHERS_CHANGED, item)
 
     def _vote_failed(self, item: Item, error: BaseException) -> None:
-        self.pending[item] = self.pending.get(item, 1) - 1
-        if self.pending[item] <= 0:
-            self.pending.pop(item, None)
-        self.status[item] = f"not recorded: {error}" if isinstance(error, UserError) else "not recorded"
+        self.in_flight.failed(item, f"not recorded: {error}" if isinstance(error, UserError) else "not recorded")
         self.my_votes.pop(item, None)
         # Earlier writes of the item that landed left reading it back to this one.
         self._refresh_states([item])
@@ -143,10 +136,9 @@ class ReviewStateVotes:
         if item is None:
             self.notify(ReviewEvent.MESSAGE, "Nothing to undo.", False)
             return
-        self._versions[item] = self._versions.get(item, 0) + 1
+        self.in_flight.undone(item, empty=state.empty)
         self.my_votes[item] = state
         self._set_others(item, others)
-        self.status[item] = "recorded" if not state.empty else "none"
         if self.queue is not None:
             self.queue.set_my_verdict(item, state.verdict)
             row = self.queue.row_of(item)

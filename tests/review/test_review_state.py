@@ -17,6 +17,7 @@ from reviewer.app.review import ReviewActs
 from reviewer.errors import UserError
 from reviewer.review.review_protocols import ReviewEvent
 from reviewer.review.review_state import ReviewState
+from reviewer.review.votes_in_flight import VoteStatus
 from reviewer.terms import Verdict
 
 
@@ -122,7 +123,7 @@ def test_three_keys_while_the_writer_is_held_show_at_once_and_read_back_once(rev
     for changes in ({"verdict": "wrong"}, {"severity": "major"}, {"category": "fine_grained"}):
         state.vote(**changes)
     # Shown at once, as saving, before any write ran.
-    assert state.pending[item] == 3 and state.status[item] == "saving"
+    assert state.pending[item] == 3 and state.vote_status(item) == VoteStatus.SAVING
     mine = state.my_vote(item)
     assert (mine.verdict, mine.severity, mine.category) == ("wrong", "major", "fine_grained")
     assert state.queue.entry(item).my_verdict == Verdict.WRONG
@@ -130,10 +131,10 @@ def test_three_keys_while_the_writer_is_held_show_at_once_and_read_back_once(rev
     runner.reads()
     # The first two writes read nothing back: the last one will.
     assert backend.calls["others", item] == 0 and not any(k[0] == "item_states" for k in backend.calls)
-    assert state.pending[item] == 1 and state.status[item] == "saving"
+    assert state.pending[item] == 1 and state.vote_status(item) == VoteStatus.SAVING
     runner.writes(1)
     runner.reads()
-    assert not state.pending and state.status[item] == "recorded"
+    assert not state.pending and state.vote_status(item) == VoteStatus.RECORDED
     assert backend.calls["others", item] == 1
     assert backend.calls["item_states", (item,)] == 1
     assert state.queue.entry(item).stands_wrong  # both voted wrong: the panel's state was read after
@@ -161,7 +162,8 @@ def test_a_failed_last_write_reads_back_what_the_database_holds(review, monkeypa
     state.vote(severity="major")
     assert state.my_vote(item).severity == "major"
     runner.writes()
-    assert not state.pending and state.status[item] == "not recorded: the disk is full (test)"
+    assert not state.pending and state.vote_status(item) == VoteStatus.FAILED \
+        and state.vote_failure(item) == "not recorded: the disk is full (test)"
     assert (ReviewEvent.MESSAGE, ("Your vote was NOT recorded: the disk is full (test)", True)) in events
     runner.reads()
     # The first write's read-back waited for the second; the failure asked it itself.
@@ -177,10 +179,10 @@ def test_a_read_begun_before_a_vote_does_not_overwrite_it(review):
     state.refresh_votes(item)  # a read of my vote (none yet) is on its way...
     state.vote(verdict="correct")  # ...when the panelist votes
     runner.reads()  # the old read arrives: dropped (the item's version moved on)
-    assert state.my_vote(item).verdict == Verdict.CORRECT and state.status[item] == "saving"
+    assert state.my_vote(item).verdict == Verdict.CORRECT and state.vote_status(item) == VoteStatus.SAVING
     runner.writes()
     runner.reads()
-    assert state.my_vote(item).verdict == Verdict.CORRECT and state.status[item] == "recorded"
+    assert state.my_vote(item).verdict == Verdict.CORRECT and state.vote_status(item) == VoteStatus.RECORDED
 
 
 def test_the_page_shows_a_vote_as_the_panel_records_it(review):
@@ -206,7 +208,7 @@ def test_undo_goes_back_to_the_item_and_says_what_it_undid(review):
     state.undo()
     runner.writes()
     runner.reads()
-    assert state.current_item() == item and state.my_vote(item).empty and state.status[item] == "none"
+    assert state.current_item() == item and state.my_vote(item).empty and state.vote_status(item) == VoteStatus.NONE
     assert any(event == ReviewEvent.MESSAGE and args[0].startswith("Undone") for event, args in events)
 
 

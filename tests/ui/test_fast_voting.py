@@ -114,7 +114,7 @@ def test_a_failed_last_write_still_reads_the_item_back(qtbot, open_window, revie
     press(qtbot, window, Qt.Key.Key_M)
     release.set()
     qtbot.waitUntil(lambda: not window.bridge.state.pending, timeout=10_000)
-    assert "not recorded" in window.bridge.state.status[key]
+    assert "not recorded" in window.bridge.state.vote_failure(key)
     # The failure asks the reader (two threads: answers in any order) for the item's state,
     # the others' votes and the vote the database holds; each is waited for, not assumed.
     qtbot.waitUntil(lambda: any(key in items for items in state_reads), timeout=10_000)
@@ -123,7 +123,7 @@ def test_a_failed_last_write_still_reads_the_item_back(qtbot, open_window, revie
     # What the database holds: until its read-back lands the window shows no vote of ours.
     qtbot.waitUntil(lambda: window.bridge.state.my_vote(key).verdict == Verdict.WRONG, timeout=10_000)
     settle(qtbot, window)
-    assert window.bridge.state.my_vote(key).verdict == Verdict.WRONG and "not recorded" in window.bridge.state.status[key]
+    assert window.bridge.state.my_vote(key).verdict == Verdict.WRONG and "not recorded" in window.bridge.state.vote_failure(key)
 
 
 class PaintedRects(QObject):

@@ -44,7 +44,7 @@ def test_the_suggestion_is_outlined_not_voted(qtbot, open_window, review_project
 
     # My verdict is my key press; the category and severity stay mine to give.
     qtbot.keyClick(page, Qt.Key.Key_2)  # wrong
-    qtbot.waitUntil(lambda: page.review.status.get(key) == "recorded", timeout=20_000)
+    qtbot.waitUntil(lambda: page.review.vote_status(key) == "recorded", timeout=20_000)
     assert panel.buttons["verdict_wrong"].isChecked()
     assert not any(panel.buttons[name].isChecked() for name in suggested)
     assert panel.suggested() == suggested

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from reviewer.app import panel as acts
 from reviewer.items import Item
+from reviewer.review.votes_in_flight import VoteStatus
 
 
 class ReviewPageVotes:
@@ -20,10 +21,8 @@ class ReviewPageVotes:
 
     def _show_vote(self, key) -> None:
         review = self.review
-        if key not in review.my_votes and not review.pending.get(key):
-            status = "loading"  # read with the mistake's facts, a moment away
-        else:
-            status = review.status.get(key) or ("recorded" if not review.my_vote(key).empty else "none")
+        status = review.vote_status(key)  # the domain's enum (reviewer.review.votes_in_flight): shown, not worked out
+        status = review.vote_failure(key) if status == VoteStatus.FAILED else str(status)
         self.vote_panel.show_vote(review.my_vote(key), status=status, judged_wrong=review.judged_wrong(key),
                                   decision=self._decision_of(key))
         if key == review.current_item():
@@ -42,7 +41,7 @@ class ReviewPageVotes:
         self.vote_panel.show_others(self.review.others.get(key), self.review.names, blind=self.review.blind)
 
     def _vote_changed(self, key) -> None:
-        self.queue_panel.model.pending = set(self.review.pending)
+        self.queue_panel.model.pending = set(self.review.pending)  # the items whose vote is SAVING
         self.queue_panel.refresh_items((key,))
         self._update_counts()
         if key == self.review.current_item():
