@@ -21,8 +21,9 @@ or by the unanimous ratings of the whole panel; a verdict the chair locked keeps
 its lock's method when the panel then rates it alike (a majority lock rated
 unanimously is "majority").
 
-`decided_how` names how a decision came about, for the export's manifest and the
-report: unanimous, majority, tie_unclear (a majority lock of a tied verdict),
+`decided_how` (reviewer.panel.state, its one home, beside `describe_decision` which
+words it) names how a decision came about, for the export's manifest, the report and
+`reviewer show`: unanimous, majority, tie_unclear (a majority lock of a tied verdict),
 override.
 """
 
@@ -37,35 +38,14 @@ from sqlmodel import Session
 from db.tables import Decision
 from reviewer.items import Item
 from reviewer.panel.snapshot import PanelSnapshot, load_snapshot
-from reviewer.panel.state import is_settled
-from reviewer.terms import Category, DecisionMethod, StrEnum, Verdict
+from reviewer.panel.state import DecidedHow as DecidedHow  # (re-exported: its home is state, beside the words)
+from reviewer.panel.state import decided_how, is_settled
+from reviewer.terms import Category, DecisionMethod, Verdict
 
 if TYPE_CHECKING:  # pandas loads with the first table (0.3 s): the window's first paint needs none
     import pandas as pd
 
 UNANIMOUS_FINAL = "unanimous_final"  # project setting: "on" (default) or "off"
-
-
-class DecidedHow(StrEnum):
-    """How an item's final decision came about (the export's manifest, the report)."""
-
-    UNANIMOUS = "unanimous"
-    MAJORITY = "majority"
-    TIE_UNCLEAR = "tie_unclear"  # the verdicts were tied: 'unclear', the paper's rule
-    OVERRIDE = "override"
-
-
-def decided_how(decision: Decision) -> DecidedHow:
-    """How `decision` came about. A majority lock whose verdict was tied reads
-    'verdict: ... (tie)' in its reason (`decisions.Majority.describe`)."""
-    if decision.method == DecisionMethod.UNANIMOUS:
-        return DecidedHow.UNANIMOUS
-    if decision.method == DecisionMethod.OVERRIDE:
-        return DecidedHow.OVERRIDE
-    verdict_part = (decision.reason or "").split(";")[0]
-    if verdict_part.startswith("verdict:") and verdict_part.rstrip().endswith("(tie)"):
-        return DecidedHow.TIE_UNCLEAR
-    return DecidedHow.MAJORITY
 
 
 def _unanimous(snapshot: PanelSnapshot, item: Item, names: tuple[str, ...]) -> dict | None:

@@ -26,7 +26,7 @@ from sqlmodel import Session, SQLModel
 
 from db.tables import Decision, Vote
 from reviewer.items import Item, item_of
-from reviewer.terms import DecisionMethod
+from reviewer.terms import DecisionMethod, StrEnum
 
 
 def latest_ids(table: type[SQLModel], *keys: ColumnElement, where: Iterable[ColumnElement] = ()):
@@ -40,6 +40,28 @@ def is_settled(decision: Decision | None) -> bool:
 
 
 # -- decisions -----------------------------------------------------------------------
+class DecidedHow(StrEnum):
+    """How an item's final decision came about (the export's manifest, the report)."""
+
+    UNANIMOUS = "unanimous"
+    MAJORITY = "majority"
+    TIE_UNCLEAR = "tie_unclear"  # the verdicts were tied: 'unclear', the paper's rule
+    OVERRIDE = "override"
+
+
+def decided_how(decision: Decision) -> DecidedHow:
+    """How `decision` came about. A majority lock whose verdict was tied reads
+    'verdict: ... (tie)' in its reason (`decisions.Majority.describe`)."""
+    if decision.method == DecisionMethod.UNANIMOUS:
+        return DecidedHow.UNANIMOUS
+    if decision.method == DecisionMethod.OVERRIDE:
+        return DecidedHow.OVERRIDE
+    verdict_part = (decision.reason or "").split(";")[0]
+    if verdict_part.startswith("verdict:") and verdict_part.rstrip().endswith("(tie)"):
+        return DecidedHow.TIE_UNCLEAR
+    return DecidedHow.MAJORITY
+
+
 def latest_decisions(*, session: Session, items: Iterable[Item] | None = None) -> dict[Item, Decision]:
     """The latest decision row of each item that has one (a reopening included)."""
     where = []
@@ -72,24 +94,33 @@ class DecisionWords:
 
     verdict: str | None  # None: reopened
     details: tuple[str, ...]  # severity, category, the object's name, "problematic"
-    method: str  # "majority, locked by the chair" | "chair's override" | "reopened for a correctness vote"
+    method: str  # HOW_WORDS ("unanimous", "majority, locked by the chair", ...) | "reopened for a correctness vote"
     reason: str
+
+
+# How each way of deciding reads after the decision's values (`describe_decision`).
+HOW_WORDS = {DecidedHow.UNANIMOUS: "unanimous", DecidedHow.MAJORITY: "majority, locked by the chair",
+             DecidedHow.TIE_UNCLEAR: "'unclear' on a tie, locked by the chair",
+             DecidedHow.OVERRIDE: "chair's override"}
 
 
 def decision_words(decision: Decision) -> DecisionWords:
     if not is_settled(decision):
         return DecisionWords(None, (), "reopened for a correctness vote", decision.reason or "")
     details = tuple(str(getattr(decision, f)) for f in ("severity", "category", "oov_name") if getattr(decision, f))
-    method = ("chair's override" if decision.method == DecisionMethod.OVERRIDE
-              else "majority, locked by the chair")
-    return DecisionWords(decision.verdict, details + (("problematic",) if decision.problematic else ()), method,
-                         decision.reason or "")
+    how = decided_how(decision)
+    reason = decision.reason or ""
+    if how == DecidedHow.UNANIMOUS:  # its reason, "unanimous: all 3 panelists", says how already
+        reason = reason.removeprefix("unanimous: ")
+    return DecisionWords(decision.verdict, details + (("problematic",) if decision.problematic else ()),
+                         HOW_WORDS[how], reason)
 
 
 def describe_decision(decision: Decision | None, *, full: bool = False) -> str:
     """A decision in words: '' (none), 'reopened', 'wrong (majority)'; with `full`, every
-    field, how it was decided and why: 'wrong, major, fine_grained (majority, locked by
-    the chair): verdict: wrong 3'."""
+    field, how it was decided (`decided_how`, as the export's manifest says it) and why:
+    'wrong, major, fine_grained (majority, locked by the chair): verdict: wrong 2, correct 1',
+    'correct (unanimous): all 3 panelists'."""
     if decision is None:
         return ""
     words = decision_words(decision)
