@@ -14,7 +14,7 @@ about, and everything about one of them as a given panelist may see it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlmodel import Session
@@ -26,12 +26,12 @@ from reviewer.panel.agreement import disagreeing_items
 from reviewer.panel.decisions import Majority, field_unanimity, lockable_items, majority_of, non_unanimous_items
 from reviewer.panel.discussion import HistoryEntry, item_history, notes
 from reviewer.panel.lookup import image_names
-from reviewer.panel.phases import in_phase
+from reviewer.panel.phases import correctness, in_phase
 from reviewer.panel.snapshot import FIELDS, PanelSnapshot, field_value, load_snapshot
 from reviewer.panel.standing import Dispute, Standing, panel_standing
 from reviewer.panel.state import describe_decision
 from reviewer.panel.votes import SeenVote, seen_vote, voted_fields
-from reviewer.terms import Phase
+from reviewer.terms import Phase, Verdict
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,9 @@ class ItemPanel:
     columns: list[PanelColumn]
     viewer_fields: frozenset[str]  # what the viewer has voted: the majority shows only these
     unanimity: dict[str, bool | None]
-    majority: Majority | None  # what a lock would record; None until every panelist voted
+    # What a lock would record; None until every panelist voted. No severity or category unless the verdict
+    # that stands (or that the majority would lock) is wrong: one vote's rating beside "correct" is none.
+    majority: Majority | None
     decision: Decision | None  # the latest decision row (may be "reopened")
     notes: list[tuple[str, str, datetime]]  # (who, text, when), oldest first
     history: list[HistoryEntry]
@@ -147,11 +149,27 @@ def item_panel(*, session: Session, snapshot: PanelSnapshot, item: Item, viewer_
     names = {p.id: p.name for p in snapshot.panelists}
     return ItemPanel(
         item=item, columns=columns, viewer_fields=viewer_fields, unanimity=field_unanimity(snapshot, item),
-        majority=majority_of(votes.values()) if complete else None,
+        majority=_as_locked(snapshot, item, majority_of(votes.values())) if complete else None,
         decision=snapshot.decisions.get(item),
         notes=[(names.get(n.panelist_id, "?"), n.text, n.created_at) for n in notes(session=session, item=item)]
         if viewer_fields else [],
         history=item_history(session=session, item=item, viewer_id=viewer_id) if viewer_fields else [])
+
+
+RATING_FIELDS = ("severity", "category")
+
+
+def _as_locked(snapshot: PanelSnapshot, item: Item, majority: Majority) -> Majority:
+    """The majority as the meeting shows it: a severity and category only where the item's
+    verdict (the one that stands, else the majority's) is wrong, as a lock records them."""
+    verdict = correctness(snapshot, item)
+    if verdict is None:
+        verdict = majority.verdict
+    if verdict is None or verdict == Verdict.WRONG:
+        return majority
+    return replace(majority, severity=None, category=None, oov_name=None,
+                   counts={k: v for k, v in majority.counts.items() if k not in RATING_FIELDS},
+                   ties=tuple(t for t in majority.ties if t not in RATING_FIELDS))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QPushButton, QTabWidget, QWidget
 
 from reviewer.app.keymap import Keymap, default_keymap
 from reviewer.app.mistake_detail import DetailSource, MistakeDetail
@@ -47,7 +47,7 @@ from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES, QtAgreementPanel
 from reviewer.ui.group.qt_group_list import GroupListModel
 from reviewer.ui.group.qt_group_votes import QtGroupVotes
 from reviewer.ui.image_loader import ImageLoader
-from reviewer.ui.keys import KeyDispatcher
+from reviewer.ui.keys import KeyDispatcher, is_text_input
 from reviewer.ui.ops import OpRunner
 from reviewer.ui.plain import text_label
 from reviewer.ui.qt_image_view import QtImageView
@@ -150,6 +150,9 @@ class QtGroupView(GroupViewList, GroupViewItem, GroupViewActs, QWidget):
         self.keymap = keymap
 
     def _key_pressed(self, key: str) -> bool:
+        if (QApplication.focusWidget() is None and is_text_input(self.focusWidget())
+                and not key.startswith(("Ctrl+", "Alt+", "Meta+"))):
+            return False  # no active window names a focus (X11 without a window manager): the view's text field has it
         name = self.keymap.action_for(key)
         if name in ("next", "previous"):
             row = self.list.currentIndex().row() + (1 if name == "next" else -1)
@@ -176,6 +179,10 @@ class QtGroupView(GroupViewList, GroupViewItem, GroupViewActs, QWidget):
     def _release_focus(self, widget: QWidget, key: str) -> bool:
         """Escape in a text field or a filter of the view: back to the list (Enter stays the
         field's; Escape in the list closes the view)."""
+        # The view's own focus child when the app names none: with no active window (an X11 session
+        # without a window manager) Escape in the discussion box reached the view with no focus named,
+        # and closed it.
+        widget = widget if widget is not None else self.focusWidget()
         if key != "Esc" or widget is None or widget is self.list:
             return False
         self.list.setFocus(Qt.FocusReason.OtherFocusReason)
