@@ -24,7 +24,7 @@ of them are decided first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reviewer.panel.standing import Standing
 from reviewer.review.queue_entry import QueueEntry
@@ -198,6 +198,8 @@ class QueueFilter:
     max_confidence: float | None = None
     evidence: QueueEvidence = QueueEvidence.ANY
     sort: QueueSort = QueueSort.IMAGE
+    # What was read otherwise than given, in words the window shows ("Distance 5 to 2 read as 2 to 5").
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         # A window's combo box or a command line hands the plain strings: each becomes its member.
@@ -207,6 +209,17 @@ class QueueFilter:
                 object.__setattr__(self, name, vocabulary(value))
             except ValueError:
                 raise ValueError(f"queue {name} must be one of {', '.join(vocabulary)}, not {value!r}") from None
+        # A range given upside down (5 to 2) would show no mistake at all, silently: it is read the right way
+        # up, and said so.
+        notes = []
+        for low, high, what, shown in (("min_distance", "max_distance", "Distance", str),
+                                       ("min_confidence", "max_confidence", "Confidence", "{:.0%}".format)):
+            bottom, top = getattr(self, low), getattr(self, high)
+            if bottom is not None and top is not None and bottom > top:
+                object.__setattr__(self, low, top)
+                object.__setattr__(self, high, bottom)
+                notes.append(f"{what} {shown(bottom)} to {shown(top)} read as {shown(top)} to {shown(bottom)}")
+        object.__setattr__(self, "notes", tuple(notes))
 
     def accepts(self, entry: QueueEntry) -> bool:
         if not self.status.accepts(entry):

@@ -370,7 +370,11 @@ class QtQueuePanel(QWidget):
         self.class_hint.show()
 
     def _emit(self) -> None:
-        self.filter_changed.emit(self.current_filter())
+        queue_filter = self.current_filter()
+        if queue_filter.notes:  # a range given upside down, read the right way up (QueueFilter): said so
+            class_words = "" if self.class_hint.isHidden() else self.class_hint.text()
+            self._hint(" · ".join(w for w in (class_words, *queue_filter.notes) if w))
+        self.filter_changed.emit(queue_filter)
 
 
 def _on_arrows(box: QAbstractSpinBox, point) -> bool:
