@@ -7,18 +7,22 @@ import sys
 
 from reviewer.terms import RunStatus
 
+# A one-off name: the window uses it and keeps the remembered one (the start screen's name box sets that).
+PANELIST_HELP = ("your name on the panel for this session only (not remembered: the name you type on the start "
+                 "screen is)")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("gui", help="open the review window (on a project, or at the start screen)")
     p.add_argument("project", nargs="?", help="project folder to open (default: the start screen)")
-    p.add_argument("--panelist", "--reviewer", metavar="NAME", help="your name on the panel (remembered)")
+    p.add_argument("--panelist", "--reviewer", metavar="NAME", help=PANELIST_HELP)
     p.set_defaults(func=run_gui_command)
 
     p = subparsers.add_parser("demo", help="build the bundled demo (real images, EfficientNet-Lite0's mistakes) "
                                            "and open it")
     p.add_argument("--no-gui", action="store_true", help="build the project and run the model only, printing "
                                                          "where it stands (for CI and terminals)")
-    p.add_argument("--panelist", "--reviewer", metavar="NAME", help="your name on the panel (remembered)")
+    p.add_argument("--panelist", "--reviewer", metavar="NAME", help=PANELIST_HELP)
     p.set_defaults(func=run_demo_command)
 
 
