@@ -35,6 +35,8 @@ def create_engine(url: str, *, echo: bool = False) -> Engine:
     if url.startswith("postgresql://"):
         # psycopg 3 is the maintained driver; plain postgresql:// would ask for psycopg2.
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    if url.startswith("postgresql+psycopg"):
+        _require_psycopg()
     if url.startswith("sqlite"):
         engine = sa_create_engine(
             url,
@@ -47,6 +49,17 @@ def create_engine(url: str, *, echo: bool = False) -> Engine:
     if engine.dialect.name == "postgresql":
         _configure_postgres(engine)
     return engine
+
+
+def _require_psycopg() -> None:
+    """The PostgreSQL driver, or an error that says how to install it (it is an extra of the app)."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise ModuleNotFoundError(
+            'the PostgreSQL driver (psycopg) is not installed: install the app\'s postgres extra, pip install -e '
+            '".[postgres]" in its folder (or pip install "imagenet-mistake-reviewer[postgres]")', name="psycopg"
+        ) from None
 
 
 def _configure_postgres(engine: Engine) -> None:
