@@ -18,9 +18,9 @@ def suggest_mistakes(project: Project, *, run_id: int | None = None, review: str
             if runs:
                 run_id = runs[0][0]
             else:
-                from reviewer.review.reviewed_mistakes import _imported_items
+                from reviewer.review.reviewed_mistakes import imported_review_items
 
-                models = sorted(set(_imported_items(session)["model"]))
+                models = sorted(set(imported_review_items(session=session)["model"]))
                 if len(models) != 1:
                     raise KeyError("the project has no run" + (f"; give --review, one of {', '.join(models)}"
                                                                if models else " and no imported review"))
@@ -41,11 +41,14 @@ def format_suggestions(result: dict) -> str:
         s = m["suggestion"]
         said = "no label to compare with" if s is None else f"{s['line']} [{s['category_rule']}/{s['severity_rule']}]"
         decided = "" if m["source"] == "suggested" else f"  ({m['source']}: {m['error_type']}, {m['severity']})"
+        if not m["counted"]:
+            decided += "  (not counted: judged no mistake, or the image's ground truth is problematic)"
         lines.append(f"{m['file_name']}  {m['predicted']} {m['predicted_name']}: {said}{decided}")
     shares = result["shares"]
     sources = ", ".join(f"{k} {v}" for k, v in shares["sources"].items())
     types = ", ".join(f"{ErrorType(t).caption} {100 * v['share']:.1f} %" for t, v in shares["error_types"].items()
                       if v["share"])
     severity = ", ".join(f"{k} {100 * v['share']:.1f} %" for k, v in shares["severity"].items() if v["share"] is not None)
-    lines += ["", f"error types: {types or 'none'}", f"severity: {severity or 'none'}", f"answers from: {sources}"]
+    lines += ["", f"error types: {types or 'none'}", f"severity: {severity or 'none'}",
+              f"answers from: {sources}" + (f"; {shares['not_counted']} not counted" if shares["not_counted"] else "")]
     return "\n".join(lines)

@@ -9,7 +9,8 @@ labels or problematic marks that metrics read; nothing adopts evidence into the 
 - `read_evidence_files(paths, stored=)`: every file read and checked by content
   (`sniff`); `store_evidence(session=, sources=)` stores them in the caller's
   transaction (`reviewer.app.evidence.import_evidence` is the act: all in one).
-- `evidence_for(session_or_project, image, predicted, original)`: the lines for one mistake.
+- `evidence_for(session_or_project, image, predicted, original)`: the lines for one mistake;
+  `evidence_for_many(session, mistakes)` the same for many in two queries.
 - `evidence_by_pair(...)`, `uncovered_images(...)`: the queue's bulk questions.
 
 May import `db`, `reviewer.classes`, `reviewer.importers` (their readers) and
@@ -19,9 +20,10 @@ May import `db`, `reviewer.classes`, `reviewer.importers` (their readers) and
 from __future__ import annotations
 
 from reviewer.evidence.lines import EvidenceLine
-from reviewer.evidence.query import PairEvidence, evidence_by_pair, evidence_for, uncovered_images
+from reviewer.evidence.query import PairEvidence, evidence_by_pair, evidence_for, evidence_for_many, uncovered_images
 from reviewer.evidence.sniff import read_evidence_files
 from reviewer.evidence.store import SourceInfo, StoredEvidence, list_sources, store_evidence, stored_files
 
 __all__ = ["EvidenceLine", "PairEvidence", "SourceInfo", "StoredEvidence", "evidence_by_pair", "evidence_for",
-           "list_sources", "read_evidence_files", "store_evidence", "stored_files", "uncovered_images"]
+           "evidence_for_many", "list_sources", "read_evidence_files", "store_evidence", "stored_files",
+           "uncovered_images"]

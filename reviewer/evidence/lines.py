@@ -61,20 +61,31 @@ def _counts(counts: tuple[int, int, int] | None) -> str:
     return f"{yes} yes, {maybe} maybe, {no} no"
 
 
-def image_line(source: StoredSourceRow, payload: dict | None, *, image: str, predicted: int,
-               original: int | None, raters: dict | None = None, raters_imported: bool = False) -> EvidenceLine:
-    """The line of a per-image source. `raters`: the ReaL raters' row, folded into the ReaL line."""
+def image_data(source: StoredSourceRow, payload: dict | None, *, predicted: int, original: int | None,
+               raters: dict | None = None, raters_imported: bool = False) -> dict:
+    """What the line of a per-image source holds besides its words (`image_line`, without the
+    class names it mentions): its kind and file, whether it covers the image, its verdicts on
+    the prediction and the original label, its row and, folded into ReaL's, the raters' row."""
     kind = source.kind
     data = {"kind": kind.value, "file_name": source.file_name, "covered": payload is not None,
             "verdict": verdict(kind, payload, predicted),
             "original_verdict": None if original is None else verdict(kind, payload, original)}
+    if payload is not None:
+        data["row"] = payload
+    if kind is EvidenceKind.REAL_LABELS and raters_imported:
+        data["raters"] = raters
+    return data
+
+
+def image_line(source: StoredSourceRow, payload: dict | None, *, image: str, predicted: int,
+               original: int | None, raters: dict | None = None, raters_imported: bool = False) -> EvidenceLine:
+    """The line of a per-image source. `raters`: the ReaL raters' row, folded into the ReaL line."""
+    data = image_data(source, payload, predicted=predicted, original=original, raters=raters,
+                      raters_imported=raters_imported)
     if payload is None:
         text = _absent(source, image)
     else:
-        data["row"] = payload
-        text = _TEXT[kind](payload, predicted, original, raters if raters_imported else None, raters_imported)
-    if kind is EvidenceKind.REAL_LABELS and raters_imported:
-        data["raters"] = raters
+        text = _TEXT[source.kind](payload, predicted, original, raters if raters_imported else None, raters_imported)
     mentioned = _mentioned(data, predicted, original)
     data["class_names"] = {str(c): name(c) for c in sorted(mentioned)}
     return EvidenceLine(source=source.title, text=f"{source.title}: {text}", data=data)

@@ -37,8 +37,14 @@ REVIEWED_COLUMNS = ["model", "source", "image_id", "file_name", "predicted", "or
                     "severity", "category_raw", "severity_raw", "import_order"]
 
 
-def _imported_items(session: Session) -> pd.DataFrame:
-    """Imported review items; a later review of the same model replaces an earlier one's item."""
+def imported_review_items(*, session: Session) -> pd.DataFrame:
+    """Every imported published review's items as published, one row per (model, image,
+    predicted class); a later review of the same model replaces an earlier one's item.
+
+    Columns: model, image_id, predicted, category and severity (canonical names, None where
+    the file gave none), category_raw and severity_raw (the published spelling), item_id
+    (the stored item's id, in file order within a review) and source ("imported"). The
+    panel's decisions are not applied here: `reviewed_mistakes` does that."""
     query = (select(Model.name, ImportedReviewItem.image_id, ImportedReviewItem.predicted,
                     ImportedReviewItem.category, ImportedReviewItem.severity, ImportedReviewItem.category_raw,
                     ImportedReviewItem.severity_raw, ImportedReviewItem.id)
@@ -86,7 +92,7 @@ def reviewed_mistakes(*, session: Session, decisions: pd.DataFrame | None = None
     """
     decisions = decisions_table(session=session) if decisions is None else decisions
     decided = decisions.set_index(["image_id", "predicted"])
-    imported = _imported_items(session)
+    imported = imported_review_items(session=session)
     runs = _mistakes_by_model(session)
     known = set(zip(imported["model"], imported["image_id"], imported["predicted"]))
     runs = runs[[k not in known for k in zip(runs["model"], runs["image_id"], runs["predicted"])]]
