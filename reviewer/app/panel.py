@@ -28,6 +28,7 @@ from reviewer.items import Item, item_of
 from reviewer.panel import decisions as decisions_mod
 from reviewer.panel.chair import LOCKS, REOPENS, SETS_RULES
 from reviewer.panel.discussion import add_note
+from reviewer.panel.discussion import shown_text as shown_text  # (re-exported: the window bounds a note as show does)
 from reviewer.panel.identity import IdentityError, uses_database_roles
 from reviewer.panel.phases import reopen
 from reviewer.panel.votes import (

@@ -20,24 +20,33 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from reviewer.app import panel as acts
+from reviewer.app.panel import shown_text
 from reviewer.items import Item
+from reviewer.ui.review._long_text import LongTexts
 from reviewer.ui.theme import MUTED, section_title
 from reviewer.ui.workers import Worker
 
 
-def notes_html(shown) -> str:
-    """The notes as the section shows them: who, when, the text (as typed)."""
+def notes_html(shown, texts: LongTexts | None = None) -> str:
+    """The notes as the section shows them: who, when, the text (as typed), bounded by
+    `reviewer.panel.discussion.shown_text` (issue 36; `texts` links each cut one whole)."""
     lines = []
     for note in shown.notes:
         when = note.when.strftime("%Y-%m-%d %H:%M") if note.when else ""
         who = escape(note.who) + (" (you)" if note.mine else "")
         lines.append(f'<p style="margin:0 0 4px 0"><b>{who}</b> <span style="color:{MUTED}">{when}</span><br>'
-                     f'{escape(note.text).replace(chr(10), "<br>")}</p>')
+                     f'{_bounded(note.text, note.who, texts)}</p>')
     if shown.hidden:
         plural = "s" if shown.hidden != 1 else ""
         lines.append(f'<p style="margin:0; color:{MUTED}">{shown.hidden} note{plural} by other panelists hidden until '
                      "you vote (blind review)</p>")
     return "".join(lines)
+
+
+def _bounded(text: str, who: str, texts: LongTexts | None) -> str:
+    if texts is not None:
+        return texts.html(text, title=f"{who}'s note")
+    return escape(shown_text(text)).replace(chr(10), "<br>")
 
 
 class QtNotesPanel(QWidget):
@@ -58,6 +67,7 @@ class QtNotesPanel(QWidget):
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)
+        self._texts = LongTexts(self.body)  # a long note cut, "show all" opens it whole
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 0, 12, 4)  # in line with the facts below it (QtDetailPanel's margins)
         layout.setSpacing(2)
@@ -105,7 +115,8 @@ class QtNotesPanel(QWidget):
             self.body.setText("")
             self.setVisible(False)
         else:
-            self.body.setText(notes_html(shown))
+            self._texts.clear()
+            self.body.setText(notes_html(shown, self._texts))
             self.setVisible(True)
         self.notes_shown.emit(item)
 

@@ -16,6 +16,7 @@ is closed to votes (`set_closed`): the buttons are off and a line above them say
 
 from __future__ import annotations
 
+from dataclasses import replace
 from html import escape
 from typing import Callable
 
@@ -35,9 +36,11 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.app.keymap import Keymap
+from reviewer.panel.state import DecidedHow
 from reviewer.panel.votes import VoteState
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.plain import plain_tip, text_label
+from reviewer.ui.review._long_text import LongTexts
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
 from reviewer.ui.theme import (
     ACCENT,
@@ -194,6 +197,7 @@ class QtVotePanel(QtCard):
         self.suggestion.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.suggestion)
         self.note = rich_label()
+        self._note_texts = LongTexts(self.note)  # the note bounded, "show all" for the whole (issue 36)
         layout.addWidget(self.note)
         self._field_label = text_label()
         self._field_label.setWordWrap(True)
@@ -210,6 +214,7 @@ class QtVotePanel(QtCard):
         layout.addWidget(self.field)
         self._hide_field()
         self.decision = rich_label()  # the panel's final decision, when there is one: what stands
+        self._decision_texts = LongTexts(self.decision)  # its reason bounded
         self.decision.setVisible(False)
         layout.addWidget(self.decision)
         self._decision = None
@@ -218,6 +223,7 @@ class QtVotePanel(QtCard):
         self._status = ""
         layout.addWidget(section_title("Other panelists"))
         self.others = rich_label()
+        self._others_texts = LongTexts(self.others)  # their notes bounded
         # A large panel's votes and notes scroll inside their own box: the column (and with it
         # the window, which grew to fit them) keeps its height from one mistake to the next.
         self.others_box = QScrollArea()
@@ -254,19 +260,36 @@ class QtVotePanel(QtCard):
             button.setChecked(name in checked)
         self._shown_state, self._judged_wrong = state, judged_wrong
         self._enable_buttons()
-        parts = []
-        if judged_wrong and state.verdict != Verdict.WRONG and not (state.severity and state.category):
-            parts.append(chip("wrong", "Phase 2") + " the panel judged it wrong: rate severity and category")
-        if state.category and Category(state.category).needs_name and state.oov_name:
-            parts.append(f"Object: <b>{escape(state.oov_name)}</b>")
-        if state.note:
-            parts.append(f"Note: {escape(state.note)}")
-        self.note.setText("<br>".join(parts))
-        self.note.setVisible(bool(parts))
         self._shown_state = state
         self._decision = decision  # the shown mistake's: never the one shown before it
+        self._show_note()
         self.set_status("superseded" if status == "recorded" and self._superseded() else status)
         self._show_decision()
+
+    def asks_rating(self) -> bool:
+        """Phase 2 asks this panelist's severity and category: the item stands wrong, their own
+        vote does not rate it, and no decision settled the rating (an override that set them
+        did: asking for them beside it contradicted the decision, issue 35, 4)."""
+        state, decision = self._shown_state, self._decision
+        if state is None or not self._judged_wrong or state.verdict == Verdict.WRONG:
+            return False
+        if state.severity and state.category:
+            return False
+        return not (decision is not None and (decision.severity or decision.category))
+
+    def _show_note(self) -> None:
+        """The line under the buttons: phase 2's request, the object's name, the note."""
+        state = self._shown_state
+        parts = []
+        self._note_texts.clear()
+        if self.asks_rating():
+            parts.append(chip("wrong", "Phase 2") + " the panel judged it wrong: rate severity and category")
+        if state is not None and state.category and Category(state.category).needs_name and state.oov_name:
+            parts.append(f"Object: <b>{escape(state.oov_name)}</b>")
+        if state is not None and state.note:
+            parts.append("Note: " + self._note_texts.html(state.note, title="Your note"))
+        self.note.setText("<br>".join(parts))
+        self.note.setVisible(bool(parts))
 
     def set_closed(self, reason: str, tip: str = "") -> None:
         """Votes on the shown item would count nowhere, for `reason` (said above the buttons,
@@ -382,6 +405,7 @@ class QtVotePanel(QtCard):
         """The panel's final decision on the shown mistake (reviewer.panel.final.DecisionNote),
         or None: who decided it and why, and whether it supersedes the panelist's own vote."""
         self._decision = decision
+        self._show_note()  # a decision that settles the rating no longer leaves it asked
         self._show_decision()
         if self._superseded():
             self.set_status("superseded")
@@ -396,15 +420,29 @@ class QtVotePanel(QtCard):
     def _show_decision(self) -> None:
         decision = self._decision
         self.decision.setVisible(decision is not None)
+        self._decision_texts.clear()
         if decision is None:
             self.decision.setText("")
             return
-        said = ", ".join((*decision.details(), decision.how_words()))
-        text = f"<b>Panel's decision:</b> {chip(decision.verdict, decision.verdict)} {escape(said)}"
+        self.decision.setText(self.decision_html(decision))
+
+    def decision_html(self, decision) -> str:
+        """The decision in words, as the rest of the page says a vote ('wrong · Major ·
+        Fine-grained'), the chair's reason bounded (issue 36), and whether it supersedes the vote."""
+        words = [Severity(decision.severity).caption if decision.severity else "",
+                 Category(decision.category).caption if decision.category else "",
+                 "ground truth problematic" if decision.problematic else ""]
+        how = replace(decision, reason="").how_words()  # the reason follows, bounded
+        if decision.reason and decision.how == DecidedHow.OVERRIDE:
+            how = escape(how) + ": " + self._decision_texts.html(decision.reason, title="The chair's reason")
+        else:
+            how = escape(how)
+        text = (f"<b>Panel's decision:</b> {chip(decision.verdict, decision.verdict)}"
+                + "".join(f" · {escape(w)}" for w in words if w) + f" {how}")
         if self._superseded():
             mine = f"Your vote ({self._shown_state.verdict}) is superseded by it; it stays in the history."
             text += "<br>" + muted(mine)
-        self.decision.setText(text)
+        return text
 
     def set_status(self, status: str) -> None:
         self._status = status
@@ -422,22 +460,40 @@ class QtVotePanel(QtCard):
             self.others.setText(muted("No other votes yet."))
             return
         lines = []
+        self._others_texts.clear()
         for vote in votes:
-            if "verdict" in vote.hidden:  # blind: the viewer has flagged the ground truth, not voted a verdict
-                fields = [muted("verdict hidden until you give yours")]
-            else:
-                fields = [chip(vote.verdict, vote.verdict) if vote.verdict else muted("no verdict yet")]
-            if vote.severity:
-                fields.append(escape(Severity(vote.severity).caption))
-            if vote.category:
-                fields.append(escape(Category(vote.category).caption))
-            if vote.problematic:
-                fields.append("problematic")
-            line = f"<b>{escape(names.get(vote.panelist_id, str(vote.panelist_id)))}</b>: {' · '.join(fields)}"
-            if vote.note:
-                line += f'<br><span style="color:{MUTED}">“{escape(vote.note)}”</span>'
-            lines.append(line)
+            name = names.get(vote.panelist_id, str(vote.panelist_id))
+            lines.append(f"<b>{escape(name)}</b>: " + self._other_vote_html(vote, name))
         self.others.setText("<br>".join(lines))
+
+    def _other_vote_html(self, vote, name: str) -> str:
+        """Another's vote as the viewer may see it: each field the blind rule masks reads
+        "hidden until you vote", whether the other voted it or not (`SeenVote.masked`, as
+        `reviewer show --json` says it): a blank beside a hidden value told who voted what
+        (issue 36, H3). Their note bounded (issue 36)."""
+        masked = vote.masked
+        fields = []
+        if "verdict" not in masked:
+            fields.append(chip(vote.verdict, vote.verdict) if vote.verdict else muted("no verdict yet"))
+        if vote.severity and "severity" not in masked:
+            fields.append(escape(Severity(vote.severity).caption))
+        if vote.category and "category" not in masked:
+            fields.append(escape(Category(vote.category).caption))
+        if vote.problematic and "problematic" not in masked:
+            fields.append("problematic")
+        hidden = [words for field, words in (("verdict", "verdict"), ("problematic", "problematic flag"),
+                                             ("severity", "severity"), ("category", "category"))
+                  if field in masked]
+        if "verdict" in masked:  # the note argues for the verdict: hidden with it, as `reviewer show` does
+            hidden.append("note")
+        if hidden:
+            listed = hidden[0] if len(hidden) == 1 else ", ".join(hidden[:-1]) + " and " + hidden[-1]
+            fields.append(muted(f"{listed} hidden until you vote"))
+        line = " · ".join(fields)
+        if vote.note and "verdict" not in masked:
+            note = self._others_texts.html(vote.note, title=f"{name}'s note")
+            line += f'<br><span style="color:{MUTED}">“{note}”</span>'
+        return line
 
     # -- inline text ---------------------------------------------------------------
     def ask_text(self, field: str, prompt: str, initial: str = "", *, name: str = "") -> None:

@@ -9,7 +9,7 @@ and its `voted` and `status_message` signals; it holds no state of its own.
 
 from __future__ import annotations
 
-from reviewer.panel.discussion import shown_text
+from reviewer.app.panel import shown_text
 from reviewer.panel.votes import VoteError, implied_changes
 from reviewer.terms import Category, Severity, Verdict
 
