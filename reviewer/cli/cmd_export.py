@@ -66,33 +66,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from reviewer.app.export import export_project
+    from reviewer.app.export import export_project, export_summary
 
     result = export_project(Project.open(args.project), args.out_dir, formats=args.format, split=args.split).value
-    m = result.manifest
-    reviews = m["reviews"]
-    how = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in reviews["decided_how"].items())
-    from reviewer.export.summary import split_words
-
-    split = split_words(m, requested=args.split)
-    if m["split"]["slice"] is None:
-        split += " (or name another slice with --split)"
-    print(f"exported to {result.path}: {m['counts']['annotated_images']} annotated images, "
-          f"{m['counts']['problematic_images']} problematic; {split}")
-    print(f"  the panel's final decisions: {reviews['decided_items']}" + (f" ({how})" if how else ""))
-    if reviews["voted_not_decided"]:
-        print(f"  {reviews['voted_not_decided_note']} (reviewer panel-status PROJECT --items lists them)")
-    for key, what in (("no_longer_mistakes_with_history", "no longer mistakes under the current labels"),
-                      ("outside_scope_with_history", "outside the panel's scope (reviewer panel-scope)")):
-        if reviews.get(key):
-            print(f"  not exported, their votes and decisions kept: {reviews[key]} items {what}")
-    for model, info in m["models"].items():
-        left = info["left_out_incomplete"] + info["left_out_second_prediction"]
-        print(f"  {info['file']}: {info['mistakes']} reviewed mistakes of {model}"
-              + (f" ({left} left out: no category or severity, or a second prediction on an image)" if left else ""))
-    for split in m.get("zoom_hard_splits", []):
-        print(f"  {split['file']}: the zoom-hard split '{split['slice']}', {split['images']} images no zoomed crop "
-              f"corrects for {', '.join(split['runs'])}")
+    # The summary File > Export shows, line by line (reviewer.app.export.export_summary).
+    summary = export_summary(result, split=args.split, split_option="--split")
+    print(summary.headline)
+    for line in summary.lines:
+        print(f"  {line}")
     return 0
 
 

@@ -37,15 +37,17 @@ class WindowExport:
                            on_error=self._export_failed)
 
     def _exported(self, done) -> None:
-        from reviewer.export import export_summary
+        from reviewer.app.export import export_summary
 
         result = done.value
         self.export_action.setEnabled(True)
-        count = len(result.data_files())
-        self.show_message(f"Exported {count} data file{'' if count == 1 else 's'} and the manifest to {result.path}")
-        # What was written, and what was not (items with votes but no decision), where it can be read.
+        # What `reviewer export` prints (one function builds both): the decisions and what was left out in the
+        # status bar, every line in the box, where it can be read.
         summary = export_summary(result)
-        box = QMessageBox(QMessageBox.Icon.Information, "Export written", summary.headline,
+        self.show_message(summary.headline)
+        count = len(summary.files)
+        box = QMessageBox(QMessageBox.Icon.Information, "Export written",
+                          f"Exported {count} file{'' if count == 1 else 's'} to {result.path}",
                           QMessageBox.StandardButton.Ok, self)
         box.setInformativeText("\n".join(summary.lines))
         box.setDetailedText("\n".join(summary.files))
