@@ -27,6 +27,7 @@ from reviewer.app.preferences import Preferences, load_preferences, save_prefere
 from reviewer.errors import UserError
 from reviewer.panel.identity import default_name
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
+from reviewer.ui.qt_status_strip import QtStatusStrip
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.side_windows import SideWindows
 from reviewer.ui.window_export import WindowExport
@@ -34,7 +35,6 @@ from reviewer.ui.window_menus import WindowMenus
 from reviewer.ui.window_panel_rules import WindowPanelRules
 from reviewer.ui.window_projects import WindowProjects
 from reviewer.ui.window_runs import WindowRuns
-from reviewer.ui.window_status import WindowStatus
 from reviewer.ui.workers import Worker
 
 # The first paint (the start screen, or "Opening …") needs none of the database, the review
@@ -51,8 +51,7 @@ PREFERRED_SIZE = QSize(1280, 800)
 FRAME_ALLOWANCE = QSize(16, 48)
 
 
-class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, WindowExport, WindowStatus,
-                  QMainWindow):
+class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, WindowExport, QMainWindow):
     project_opened = Signal()
     reviewed_listed = Signal(int)  # a project without a run: its reviewed mistakes are listed (how many)
     run_opened = Signal(int)  # a run's id, or SCOPE_QUEUE (0): the panel's scope as one list
@@ -89,7 +88,7 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
         self.start.set_recent(self.prefs.existing_recent())
         self.start.open_project.connect(self.open_project)
         # A refusal about the name typed before ("bob is not on this panel") no longer holds.
-        self.start.name_changed.connect(lambda _name: self._message_is_error and self.status_text.clear())
+        self.start.name_changed.connect(lambda _name: self.status.clear_refusal())
         self.start.new_project.connect(self.new_project)
         self.start.open_demo.connect(self.open_demo)
         self._page: QtReviewPage | None = None  # built when first needed (`page`)
@@ -103,8 +102,9 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
         self._build_toolbar()
         self.actions_by_name: dict[str, QAction] = {}
         self._build_actions()
-        self._build_status_strip()
-        self._offered_run: int | None = None
+        self.status = QtStatusStrip()
+        self.setStatusBar(self.status)
+        self.status.offered_run_chosen.connect(self._show_offered_run)
         self.export_summary: QMessageBox | None = None
 
     @property
@@ -119,7 +119,7 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
             page.status_message.connect(self.show_message)
             # A vote is a new act: a word about the one before it ("Undone: …") no longer applies.
             # (An error stays until its time is up: it may be about a vote not recorded.)
-            page.voted.connect(self._clear_message_after_vote)
+            page.voted.connect(self.status.clear_note)
             page.mistake_shown.connect(self._first_mistake_shown)  # the scope's counts are read then
             self.stack.addWidget(page)
             self.keys_indicator.watch(page)
@@ -193,6 +193,26 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
             return view
 
         return self.side.show("analysis", make, size=(1200, 860), closing_keys=True)
+
+    # -- the status strip's widgets, by the names the window's users know them ------------------
+    def show_message(self, text: str, error: bool = False) -> None:
+        self.status.show_message(text, error)
+
+    @property
+    def status_text(self):
+        return self.status.text
+
+    @property
+    def undo_label(self):
+        return self.status.undo_label
+
+    @property
+    def keys_indicator(self):
+        return self.status.keys_indicator
+
+    @property
+    def show_run_button(self):
+        return self.status.show_run_button
 
     @property
     def _group_view(self):

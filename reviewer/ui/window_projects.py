@@ -100,7 +100,7 @@ class WindowProjects:
         self.close_project()
         self.project, self.panelist, self.runs = project, panelist, runs
         self.scope_view = self.scope_status = None
-        self.status_text.clear()
+        self.status.clear_message()
         self.start.show_error("")
         if panelist.name != self.one_off_panelist:  # a one-off --panelist is not remembered
             self.prefs.panelist_name = panelist.name
@@ -111,7 +111,7 @@ class WindowProjects:
         self.watcher = ProjectWatcher(project, self)
         self.watcher.changed.connect(self._project_changed)
         self.bridge = ReviewBridge(project, panelist, blind=self.prefs.blind, watcher=self.watcher, parent=self)
-        self.bridge.undo_changed.connect(self._undo_changed)
+        self.bridge.undo_changed.connect(lambda available: self.status.show_undo(available, self.keymap.keys("undo")))
         self.bridge.queue_loaded.connect(settle_heap)  # the project's long-lived objects, out of the collector's way
         self.page.set_bridge(self.bridge)
         self._scope_waits = True  # read once the first mistake is on screen (window_runs)

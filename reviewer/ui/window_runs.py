@@ -112,9 +112,7 @@ class WindowRuns:
     def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:
         if run_id is None or self.bridge is None:
             return
-        if run_id == self._offered_run:  # chosen in the toolbar's list: no longer an offer
-            self._offered_run = None
-            self.show_run_button.setVisible(False)
+        self.status.run_opened(run_id)  # chosen in the toolbar's list: no longer an offer
         self.run_combo.select(run_id)
         self.prefs.last_run[str(self.project.root)] = run_id
         save_preferences(self.prefs)
@@ -166,18 +164,10 @@ class WindowRuns:
         self._fill_runs()
         self.run_combo.select(current)
         self.read_scope()
-        model = self.run_combo.model_name(run_id)
-        self._offered_run = run_id
-        self.show_run_button.setText(f"Show run #{run_id}")
-        self.show_run_button.setToolTip(f"Review the mistakes of the finished run #{run_id} {model} "
-                                        "(also in the run list of the toolbar)")
-        self.show_run_button.setVisible(True)
-        self.show_message(f"Run #{run_id} {model} is complete; you are still reviewing run #{current}.")
+        self.status.offer_run(run_id, model=self.run_combo.model_name(run_id), current=current)
 
-    def _show_offered_run(self) -> None:
-        run_id, self._offered_run = self._offered_run, None
-        self.show_run_button.setVisible(False)
-        if run_id is not None and any(r == run_id for r, *_ in self.runs):
+    def _show_offered_run(self, run_id: int) -> None:
+        if any(r == run_id for r, *_ in self.runs):
             self.open_run(run_id)
 
     def _run_started(self, model: str) -> None:
