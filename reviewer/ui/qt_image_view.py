@@ -12,11 +12,13 @@ and the zoom.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from reviewer.ui._overlay_labels import PlacedLabel, place_labels
 from reviewer.ui.image_loader import ImageKey, fit_key
+from reviewer.ui.plain import plain_tip
 
 ZOOM_STEP = 1.25
 MAX_ZOOM = 16.0
@@ -47,6 +49,7 @@ class QtImageView(QWidget):
         self.enlarge_small = False  # fit enlarges a file smaller than the view (else it stays at 100 %)
         # Boxes drawn over the image (the zoom probe's crops): (rect in file pixels, colour, label).
         self._overlay: list[tuple[QRectF, QColor, str]] = []
+        self._placed: list[PlacedLabel] = []  # where their labels were painted (reviewer.ui._overlay_labels)
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return self._preferred if self._preferred is not None else super().sizeHint()
@@ -67,6 +70,7 @@ class QtImageView(QWidget):
         if not boxes and not self._overlay:
             return  # nothing drawn, nothing to draw: no repaint
         self._overlay = list(boxes)
+        self._placed = []  # placed again as painted
         self.update()
 
     @property
@@ -248,8 +252,9 @@ class QtImageView(QWidget):
         metrics = painter.fontMetrics()
         painter.save()
         painter.setClipRect(target)  # nothing drawn past the image's edges
-        for rect, colour, label in self._overlay:
-            box = QRectF(target.x() + rect.x() * sx, target.y() + rect.y() * sy, rect.width() * sx, rect.height() * sy)
+        boxes = [QRectF(target.x() + rect.x() * sx, target.y() + rect.y() * sy, rect.width() * sx, rect.height() * sy)
+                 for rect, _colour, _label in self._overlay]
+        for box, (_rect, colour, _label) in zip(boxes, self._overlay):
             # Outlines only (a dark edge under the colour, readable on any photo): nine
             # overlapping tinted crops hid the object they are about.
             painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -257,20 +262,61 @@ class QtImageView(QWidget):
             painter.drawRect(box.adjusted(2, 2, -2, -2))
             painter.setPen(QPen(colour, 2))
             painter.drawRect(box.adjusted(2, 2, -2, -2))
-            if label:
-                text = metrics.elidedText(label, Qt.TextElideMode.ElideRight, int(max(box.width() - 10, 20)))
-                band = QRectF(box.x() + 3, box.y() + 3, metrics.horizontalAdvance(text) + 8, metrics.height() + 2)
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(QColor(0, 0, 0, 170))
-                painter.drawRect(band)
-                painter.setPen(colour)
-                painter.drawText(band, Qt.AlignmentFlag.AlignCenter, text)
+        # The labels where none covers another or the badges (the tooltip has each whole).
+        self._placed = place_labels(boxes, [label for _rect, _colour, label in self._overlay], metrics,
+                                    bounds=target.intersected(QRectF(self.rect())), avoid=self._badges(metrics))
+        for placed in self._placed:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(0, 0, 0, 170))
+            painter.drawRect(placed.band)
+            painter.setPen(self._overlay[placed.index][1])
+            painter.drawText(placed.band, Qt.AlignmentFlag.AlignCenter, placed.text)
         painter.restore()
+
+    @property
+    def placed_labels(self) -> list[PlacedLabel]:
+        """The crop labels as last painted: where, and what of each."""
+        return list(self._placed)
+
+    def labels_at(self, point: QPointF) -> list[str]:
+        """The whole labels of the crops under `point` (widget coordinates), as last painted."""
+        blit = self._blit_rect()
+        target = blit if blit is not None else self._target_rect()
+        if self._image is None or not self._overlay or self._original.isEmpty():
+            return []
+        band = next((p for p in self._placed if p.band.contains(point)), None)
+        if band is not None:
+            return [band.whole]
+        sx, sy = target.width() / self._original.width(), target.height() / self._original.height()
+        return [label for rect, _colour, label in self._overlay if label and QRectF(
+            target.x() + rect.x() * sx, target.y() + rect.y() * sy, rect.width() * sx, rect.height() * sy).contains(point)]
+
+    def event(self, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.ToolTip:
+            labels = self.labels_at(QPointF(event.pos()))
+            if labels:
+                QToolTip.showText(event.globalPos(), plain_tip("Crops here: " + "\n".join(labels)
+                                                               if len(labels) > 1 else labels[0]), self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    def _badges(self, metrics) -> list[QRectF]:
+        """What the crop labels keep clear of: the corner's size and zoom, a damaged file's warning."""
+        out = [self._scale_box(metrics)]
+        if self._warning:
+            out.append(self._warning_band(metrics))
+        return out
+
+    def _warning_band(self, metrics) -> QRectF:
+        return QRectF(0, self.height() - metrics.height() * 2 - 8, self.width(), metrics.height() * 2 + 8)
 
     def _paint_warning(self, painter: QPainter) -> None:
         metrics = painter.fontMetrics()
         text = f"⚠ Damaged file, {self._warning}"
-        band = QRectF(0, self.height() - metrics.height() * 2 - 8, self.width(), metrics.height() * 2 + 8)
+        band = self._warning_band(metrics)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(60, 40, 10, 225))
         painter.drawRect(band)
@@ -305,11 +351,16 @@ class QtImageView(QWidget):
         size = f"{self._original.width()} × {self._original.height()} px"
         return f"{size} · {'fit ' if self._zoom is None else ''}{self.shown_scale() * 100:.0f} %"
 
+    def _scale_box(self, metrics) -> QRectF:
+        """Where the corner's size and zoom go (the fit badge)."""
+        box = QRectF(0, 0, metrics.horizontalAdvance(self.scale_text()) + 12, metrics.height() + 4)
+        box.moveTopRight(QPointF(self.width() - 6, 6))
+        return box
+
     def _paint_scale(self, painter: QPainter) -> None:
         text = self.scale_text()
         metrics = painter.fontMetrics()
-        box = QRectF(0, 0, metrics.horizontalAdvance(text) + 12, metrics.height() + 4)
-        box.moveTopRight(QPointF(self.width() - 6, 6))
+        box = self._scale_box(metrics)
         # A dark plate keeps the text readable over a bright image.
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(20, 21, 24, 170))

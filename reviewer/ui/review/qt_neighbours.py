@@ -16,11 +16,11 @@ from html import escape
 
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
-from PySide6.QtWidgets import QDialog, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QSizePolicy, QVBoxLayout, QWidget
 
 from reviewer.neighbours.lookup import Duplicate, NeighbourFacts, TrainingNeighbour
 from reviewer.ui.image_loader import ImageLoader
-from reviewer.ui.plain import plain_tip
+from reviewer.ui.qt_elided_label import QtElidedLabel
 from reviewer.ui.review.qt_thumbnail_strip import DWELL_MS, QtThumbnailStrip, Tile, preview_image
 from reviewer.ui.theme import ERROR, MUTED, WARNING
 
@@ -68,15 +68,16 @@ class QtNeighbours(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.setSpacing(2)
-        self.title = QLabel()
+        # One line each, whatever the names, always there: a strip whose height changed from one
+        # mistake to the next would resize the image view (and re-decode it). Cut with "…" where
+        # narrow, the whole line as tooltip: a plain label stopped mid-word ("1 of 10 nearest
+        # training i") with nothing to say that more followed (issue 35, 6).
+        self.title = QtElidedLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)
-        self.duplicates = QLabel()
+        self.duplicates = QtElidedLabel()
         self.duplicates.setTextFormat(Qt.TextFormat.RichText)
         line = self.fontMetrics().lineSpacing()
         for label in (self.title, self.duplicates):
-            # One line each, whatever the names, always there: a strip whose height changed
-            # from one mistake to the next would resize the image view (and re-decode it).
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             label.setFixedHeight(line + 2)
             layout.addWidget(label)
         self.strip = QtThumbnailStrip(thumbnails, GROUP, captions=True, decorate=badged)
@@ -114,31 +115,43 @@ class QtNeighbours(QWidget):
             kind = entry.duplicate if isinstance(entry, TrainingNeighbour) else entry.kind
             tiles.append(Tile(entry.path, entry, describe(entry, facts.k), caption=caption(entry),
                               colour=BADGES[kind][1] if kind is not None else None, mark=kind))
-        self.strip.show_tiles(tiles, empty="" if shown else
-                              "No neighbours stored for this image: it was no mistake of a complete run when the "
-                              "index was built ('reviewer index' again computes them)" if not facts.computed else
-                              "No usable training image in the index")
+        self.strip.show_tiles(tiles, empty=_empty_line(facts) if not shown else "",
+                              problem=facts.problem is not None)
         super().setVisible(True)
         self._dwell.start()
 
     def _show_title(self, facts: NeighbourFacts) -> None:
+        if facts.problem is not None:  # a damaged index: which file and the command, where the strip goes
+            self.title.setText(f"Nearest training images <span style='color:{ERROR}'>(the index of "
+                               f"{escape(facts.index)} is damaged: none shown)</span>")
+            self.duplicates.setText(f"<span style='color:{ERROR}'>⚠ {escape(facts.problem)}</span>")
+            return
         head = f"Nearest training images <span style='color:{MUTED}'>(index of {escape(facts.index)}, " \
                f"K = {facts.k})</span>"
         lines = list(facts.lines)
         summary = lines.pop(0) if facts.neighbours and lines else ""
         self.title.setText(head + (f": {escape(summary)}" if summary else ""))
-        self.title.setToolTip(plain_tip("\n".join(facts.lines) or "no neighbours stored for this image"))
         if lines:  # the duplicates, in the colour of the worst: an exact copy is a leak
             colour = ERROR if any(d.kind == "exact" for d in facts.duplicates) else WARNING
             self.duplicates.setText(f"<span style='color:{colour}'>⚠ {escape(' · '.join(lines))}</span>")
         else:
             self.duplicates.setText(f"<span style='color:{MUTED}'>No duplicate of this image in training or in "
                                     "this project (identical pixels, perceptual hash, embedding)</span>")
-        self.duplicates.setToolTip(plain_tip("\n".join(lines)))
 
     def load_thumbnails(self) -> None:
         """Decode the thumbnails not cached yet (once the panelist stays on a mistake)."""
         self.strip.load_thumbnails()
+
+
+def _empty_line(facts: NeighbourFacts) -> str:
+    """What the strip says where it has no thumbnail: a damaged index's problem (which file,
+    the command that rebuilds it), or why none is stored for the image."""
+    if facts.problem is not None:
+        return facts.problem
+    if not facts.computed:
+        return ("No neighbours stored for this image: it was no mistake of a complete run when the index was "
+                "built ('reviewer index' again computes them)")
+    return "No usable training image in the index"
 
 
 def badged(image: QImage, kind: str) -> QImage:

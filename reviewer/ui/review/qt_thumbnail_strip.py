@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader, fit_key
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.qt_image_view import QtImageView
-from reviewer.ui.theme import style_muted
+from reviewer.ui.theme import ERROR, MUTED, set_text_colour, style_muted
 
 THUMB = QSize(112, 84)  # the size thumbnails are decoded at, and shown at where there is room
 SMALLEST = QSize(64, 48)  # shown down to this on a short window (1280x720), scaled from the decode
@@ -96,6 +96,10 @@ class QtThumbnailStrip(QWidget):
         self.empty.setMaximumHeight(self.list.maximumHeight())
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
+        # A problem's command can be selected and copied; the keys stay with the review.
+        self.empty.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.empty.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._problem = False
         self.empty.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.list)
         layout.addWidget(self.empty)
@@ -148,15 +152,18 @@ class QtThumbnailStrip(QWidget):
         """The tiles shown now, in order."""
         return [self.list.item(row) for row in range(self.list.count()) if not self.list.item(row).isHidden()]
 
-    def show_tiles(self, tiles: Sequence[Tile], empty: str = "") -> None:
-        """Show these tiles (none: the `empty` line instead); the previous mistake's
-        thumbnails not decoded yet are cancelled."""
+    def show_tiles(self, tiles: Sequence[Tile], empty: str = "", *, problem: bool = False) -> None:
+        """Show these tiles (none: the `empty` line instead, in the colour of an error where
+        it says a `problem`); the previous mistake's thumbnails not decoded yet are cancelled."""
         self._items.clear()
         self._marks.clear()
         self._loader.cancel_group(self._group)
         self.list.setVisible(bool(tiles))
         self.empty.setVisible(not tiles)
         self.empty.setText(empty)
+        if problem != self._problem:  # (a palette set at every mistake repaints the strip)
+            self._problem = problem
+            set_text_colour(self.empty, ERROR if problem else MUTED)
         while self.list.count() < len(tiles):
             item = QListWidgetItem()
             if self._captions:
