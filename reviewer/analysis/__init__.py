@@ -5,7 +5,7 @@ Computing, each returning typed results (dataclasses, or tables with named colum
   figure from the caller's snapshot of the database (`reviewer.app.report` opens it);
 - `tables`: category/severity counts, chi-square tests, confused pairs, categories by
   distance; `run_tables`: MLA (Table 1) and variable top-k, one row per run;
-- `calibration`, `class_balance`, `comparison`, `provisional`, `source_agreement`,
+- `calibration`, `class_balance`, `comparison`, `error_types`, `provisional`, `source_agreement`,
   `zoom_probe`: one computation each (`float16_ace`: QUBA's ACE of a float16 file, all
   classes at once); `run_figures`: a complete run's figures before the panel's review.
 

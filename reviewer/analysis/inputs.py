@@ -181,6 +181,13 @@ def panel_inputs(*, session: Session) -> dict:
             "mistake": _large(session, Mistake, group=Mistake.run_id)}
 
 
+def evidence_inputs(*, session: Session) -> dict:
+    """What the suggestions read besides the labels and the run (`reviewer.review.suggest`):
+    the imported evidence sources, their per-image and per-class rows."""
+    return {"evidence_source": _whole(session, EvidenceSource),
+            **{t.__tablename__: _large(session, t) for t in (EvidenceItem, EvidenceClass)}}
+
+
 def panel_status_inputs(*, session: Session, items: bool) -> dict:
     """What `reviewer.app.panel_status` reads: the panel's inputs (panelists, the history as the
     reader may see it, every run's stored mistakes, the settings that hold the scope and the
@@ -193,10 +200,12 @@ def panel_status_inputs(*, session: Session, items: bool) -> dict:
             "image": _large(session, Image) if items else None}
 
 
-def report_inputs(project: Project, *, session: Session, labels: dict, panel: dict) -> dict:
+def report_inputs(project: Project, *, session: Session, labels: dict, panel: dict,
+                  evidence: dict | None = None) -> dict:
     """Everything the report reads (`TABLES_READ`, the probability files, the neighbour index)
-    and the project's folder, which the report names; `labels` and `panel` are
-    `label_inputs` and `panel_inputs` of the same session."""
+    and the project's folder, which the report names; `labels`, `panel` and `evidence` are
+    `label_inputs`, `panel_inputs` and `evidence_inputs` of the same session (the evidence's
+    read here when not given)."""
     from reviewer.neighbours.store import INDEX_FOLDER  # here: numpy's import is not every key's cost
 
     index = project.root / INDEX_FOLDER
@@ -206,8 +215,9 @@ def report_inputs(project: Project, *, session: Session, labels: dict, panel: di
     return {
         "root": str(project.root), "labels": labels, "panel": panel,
         **{t.__tablename__: _whole(session, t) for t in SMALL_TABLES if t not in (ProjectSetting, LabelSource,
-                                                                                 Panelist)},
-        **{t.__tablename__: _large(session, t) for t in (EvidenceItem, EvidenceClass, ZoomProbe)},
+                                                                                 Panelist, EvidenceSource)},
+        "evidence": evidence_inputs(session=session) if evidence is None else evidence,
+        "zoom_probe": _large(session, ZoomProbe),
         "probabilities": [_file(project.root / r.probs_path if r.probs_path else None) for r in runs],
         "index": index_files,
     }

@@ -265,6 +265,49 @@ def plot_source_reliability(table: pd.DataFrame, path: Path, *, style: PlotStyle
     return _save(figure, path, style)
 
 
+ERROR_TYPE_TITLES = {**CATEGORY_SHORT_TITLES, "no_explanation": "No explanation found"}
+
+
+def plot_error_types(table: pd.DataFrame, path: Path, *, style: PlotStyle = LIGHT) -> Path | None:
+    """Each run's share of each error type (left) and of major mistakes (right) against its MLA,
+    one point per run and a least-squares line per error type where three runs or more have
+    distinct MLAs, as Peychev et al. (NeurIPS 2023) plot error types against accuracy. A point
+    is hollow where suggestions, not decided answers, are most of the run's counted mistakes.
+    `table`: one row per run with `mla`, `suggested` (the suggestions' share of the answers) and
+    a share column per error type and `major` (None where nothing was counted); runs without an
+    MLA are not drawn. None (no plot) when no run can be placed."""
+    data = table.dropna(subset=["mla"])
+    if data.empty:
+        return None
+    figure = Figure(figsize=(10, 4.2), dpi=100)
+    left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    x = 100 * data["mla"].to_numpy(dtype=float)
+    hollow = data["suggested"].to_numpy(dtype=float) > 0.5
+    for axes, columns in ((left, [c for c in ERROR_TYPE_TITLES if c in data.columns]), (right, ["major"])):
+        for column in columns:
+            y = 100 * pd.to_numeric(data[column], errors="coerce").to_numpy(dtype=float)
+            shown = ~np.isnan(y)
+            (line,) = axes.plot(x[shown & ~hollow], y[shown & ~hollow], "o", linestyle="none",
+                                label=ERROR_TYPE_TITLES.get(column, "Major"))
+            axes.plot(x[shown & hollow], y[shown & hollow], "o", linestyle="none", markerfacecolor="none",
+                      color=line.get_color())
+            if len(set(x[shown])) >= 3:
+                slope, intercept = np.polyfit(x[shown], y[shown], 1)
+                ends = np.array([x[shown].min(), x[shown].max()])
+                axes.plot(ends, slope * ends + intercept, "-", color=line.get_color(), alpha=0.5, linewidth=1)
+        axes.set_xlabel("MLA after the review (%)")
+        axes.set_ylim(-3, 103)
+        axes.grid(alpha=0.3)
+    left.set_ylabel("share of the run's mistakes (%)")
+    left.set_title("Error types against MLA", fontsize=10)
+    right.set_title("Major mistakes against MLA", fontsize=10)
+    left.legend(fontsize=7, loc="upper left")
+    figure.text(0.01, 0.005, "filled: the panel's or a published review's answers are most of the run's; "
+                "hollow: mostly the categoriser's suggestions", fontsize=7, color="0.35")
+    figure.tight_layout(rect=(0, 0.04, 1, 1))
+    return _save(figure, path, style)
+
+
 def plot_trend(frame: pd.DataFrame, path: str | Path, *, slice_name: str = "imagenet_m",
                style: PlotStyle = LIGHT) -> bool:
     """Slice score (with its interval) against full-set top-1, one point per run that has

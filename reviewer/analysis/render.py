@@ -1,7 +1,7 @@
 """Write the analysis report as Markdown or HTML, with its plots as PNG files.
 
-    OUT/report.md (or report.html), shares.png (shares_provisional.png), distance_<model>.png, confusions_<model>.png,
-    reliability_run<id>.png, source_reliability.png (source_reliability_provisional.png), topk.png, trend.png,
+    OUT/report.md (or report.html), shares.png (shares_provisional.png), error_types.png, distance_<model>.png,
+    confusions_<model>.png, reliability_run<id>.png, source_reliability.png (source_reliability_provisional.png), topk.png, trend.png,
     confused_pairs.csv (every pair of every model)
 
 Both formats are rendered from the same list of sections (`reviewer.analysis.sections`),
@@ -23,7 +23,7 @@ from reviewer.errors import UserError
 
 FORMATS = ("markdown", "html")
 # The names of the plots a report writes: a reused folder loses those the new report does not show.
-OWN_PLOTS = re.compile(r"^(shares|shares_provisional|distance|distance_.+|topk|trend|confusions_.+|"
+OWN_PLOTS = re.compile(r"^(shares|shares_provisional|error_types|distance|distance_.+|topk|trend|confusions_.+|"
                        r"reliability_run\d+|source_reliability|source_reliability_provisional)\.png$")
 
 

@@ -23,6 +23,10 @@ docstring gives the definition and its source):
 - the panel's agreement per field (percent, alpha, kappa, Gwet's AC1) and each
   panelist's reliability (agreement with the decisions, Dawid–Skene accuracy), and
   the queue orders the votes were cast in (`panel_agreement`);
+- error types per run (issue 37): the shares of each category, "no explanation found" and
+  each severity among a run's mistakes, the panel's answers where they exist, a published
+  review's where imported, the categoriser's suggestion elsewhere, counted per source, and
+  against MLA across runs (`error_types`);
 - the zoom probe: per model, the probed mistakes that some crop corrects, by
   the panel's verdict, severity and category and by zoom group (`zoom_probe`);
 - variable top-k / ASMA per label-count subgroup (`reviewer.evaluation.topk`,
@@ -59,7 +63,8 @@ from reviewer.analysis.comparison import (
     novel_share_tests,
     run_mistakes,
 )
-from reviewer.analysis.inputs import label_inputs, panel_inputs, report_inputs, run_inputs
+from reviewer.analysis.error_types import ErrorTypes, run_error_types, suggestions_inputs
+from reviewer.analysis.inputs import evidence_inputs, label_inputs, panel_inputs, report_inputs, run_inputs
 from reviewer.analysis.leakage import Leakage, project_leakage
 from reviewer.analysis.panel_agreement import PanelAgreement, panel_agreement
 from reviewer.analysis.provisional import (
@@ -82,6 +87,7 @@ from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.panel.final import decisions_table
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.project import Project
+from reviewer.review.categorise import decided_answers, suggested_run
 from reviewer.review.reviewed_mistakes import reviewed_mistakes
 from reviewer.runs.predictions import load_predictions
 from reviewer.terms import RunStatus
@@ -148,6 +154,8 @@ class AnalysisReport:
     leakage: Leakage = field(default_factory=Leakage)
     # The panel's agreement per field, each panelist's reliability, the queue orders of the votes.
     panel: PanelAgreement = field(default_factory=PanelAgreement)
+    # Per complete run, the shares of each error type and severity among its mistakes, by source.
+    error_types: ErrorTypes = field(default_factory=ErrorTypes)
 
     @property
     def note(self) -> str:
@@ -208,13 +216,16 @@ def build_report(project: Project, options: ReportOptions = ReportOptions(), *, 
     run's calibration nor its variable top-k, and a new run computes only its own."""
     if cache is None:
         return _build(project, options, session=session, cache=None, keys=None, progress=progress)
-    keys = {"labels": label_inputs(session=session), "panel": panel_inputs(session=session)}
-    whole = {"report": report_inputs(project, session=session, labels=keys["labels"], panel=keys["panel"]),
+    keys = {"labels": label_inputs(session=session), "panel": panel_inputs(session=session),
+            "evidence": evidence_inputs(session=session)}
+    whole = {"report": report_inputs(project, session=session, labels=keys["labels"], panel=keys["panel"],
+                                     evidence=keys["evidence"]),
              "options": asdict(options)}
     report = cache.get(f"report-{digest(asdict(options))[:16]}", whole,
                        lambda: _build(project, options, session=session, cache=cache, keys=keys, progress=progress))
     runs = {str(run.id) for run in report.summary.runs if run.metrics is not None}  # the complete ones
-    cache.forget(lambda name: not name.startswith(("run-", "predictions-")) or name.split("-")[1] in runs)
+    cache.forget(lambda name: not name.startswith(("run-", "predictions-", "suggested-"))
+                 or name.split("-")[1] in runs)
     return report
 
 
@@ -222,20 +233,34 @@ def _kept(cache: FigureCache | None, name: str, inputs, compute: Callable[[], T]
     return compute() if cache is None else cache.get(name, inputs, compute)
 
 
+def _error_types(session: Session, runs: dict, before, decisions: pd.DataFrame, summary: ProjectSummary, *,
+                 cache: FigureCache | None, keys: dict | None, run_keys: dict) -> ErrorTypes:
+    """Each complete run's error types; its suggestions kept per run (they read no vote)."""
+    memo: dict = {}  # a mistake two runs made is suggested once
+    suggested = {}
+    for run_id in runs:
+        inputs = suggestions_inputs(labels=keys["labels"], run=run_keys[run_id],
+                                    mistakes=keys["panel"]["mistake"].get(str(run_id)),
+                                    evidence=keys["evidence"]) if cache is not None else None
+        suggested[run_id] = _kept(cache, f"suggested-{run_id}", inputs,
+                                  lambda: suggested_run(session=session, run_id=run_id, labels=before, memo=memo))
+    return run_error_types(suggested, decided_answers(session=session, decisions=decisions), mla_table(summary))
+
+
 def _build(project: Project, options: ReportOptions, *, session: Session, cache: FigureCache | None,
            keys: dict | None, progress: Progress | None) -> AnalysisReport:
     runs = {r.id: (r, m) for r, m in session.execute(
         select(Run, Model).join(Model, Model.id == Run.model_id).where(Run.status == RunStatus.COMPLETE)
         .order_by(Run.id)).all()}
-    step = Steps(progress, 2 * len(runs) + 7)
+    step = Steps(progress, 2 * len(runs) + 8)
     step("labels")
     base = load_labelset(session=session)  # loaded once: both label views derive from it
     before = reviewed_labelset(session=session, after_review=False, base=base)
     after = reviewed_labelset(session=session, after_review=True, base=base)
     patchml = patchml_sets(session=session)
-    predictions, figures = {}, {}
+    predictions, figures, run_keys = {}, {}, {}
     for run_id, (run, model) in runs.items():
-        run_key = run_inputs(project, run, model) if cache is not None else None
+        run_key = run_keys[run_id] = run_inputs(project, run, model) if cache is not None else None
         step(f"run {run_id} ({model.name}): predictions")
         predictions[run_id] = _kept(cache, f"predictions-{run_id}", run_key,
                                     lambda: load_predictions(session=session, run_id=run_id))
@@ -274,6 +299,8 @@ def _build(project: Project, options: ReportOptions, *, session: Session, cache:
     novel = novel_judgements(session=session, runs=compared, decisions=decisions, mistakes=mistakes)
     overlap = mistake_overlap(session=session, runs=compared, mistakes=mistakes,
                               predicted={run_id: p.image_ids for run_id, p in predictions.items()})
+    step("error types")
+    error_types = _error_types(session, runs, before, decisions, summary, cache=cache, keys=keys, run_keys=run_keys)
     step("the panel's agreement")
     panel = _kept(cache, f"panel-{options.agreement_resamples}",
                   {"panel": keys["panel"], "resamples": options.agreement_resamples} if cache is not None else None,
@@ -295,7 +322,7 @@ def _build(project: Project, options: ReportOptions, *, session: Session, cache:
                                 predictions=predictions),
         status=status, provisional_reviewed=tables[0], provisional_categories=tables[1],
         provisional_severities=tables[2], source_reliability=reliability,
-        provisional_source_reliability=provisional_reliability, zoom=zoom, panel=panel,
+        provisional_source_reliability=provisional_reliability, zoom=zoom, panel=panel, error_types=error_types,
         leakage=project_leakage(project, session=session, labels=before, predictions=predictions,
                                 models={run.id: run.model for run in summary.runs}),
     )

@@ -86,6 +86,7 @@ def report_json(report: AnalysisReport, *, max_pairs: int = 100) -> dict:
             **report.source_reliability.as_dict(),
             PROVISIONAL: (report.provisional_source_reliability.as_dict()
                           if report.provisional_source_reliability is not None else None)},
+        "error_types": report.error_types.as_dict(),
         "zoom_probe": report.zoom.as_dict(),
         "panel": report.panel.as_dict(),
         "leakage": report.leakage.as_dict(),

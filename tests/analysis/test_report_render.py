@@ -43,8 +43,8 @@ def test_markdown_and_html_with_plots(project, tmp_path):
     assert "| model-A | 3 | 3 | 33.3% (1/3) | 0.0% (0/3) | 0 | 33.3% (1/3) |" in text  # novel predictions
     assert "Warning" not in text  # every item decided, no chi-square test on small counts
     pngs = sorted(p.name for p in (tmp_path / "md").glob("*.png"))
-    assert pngs == ["confusions_model-A.png", "distance_model-A.png", "reliability_run1.png", "shares.png",
-                    "topk.png", "trend.png"]
+    assert pngs == ["confusions_model-A.png", "distance_model-A.png", "error_types.png", "reliability_run1.png",
+                    "shares.png", "topk.png", "trend.png"]
     for name in pngs:
         assert f"![{name}]({name})" in text
         assert (tmp_path / "md" / name).read_bytes()[:8] == PNG
@@ -63,8 +63,8 @@ def test_a_reused_folder_loses_the_plots_of_runs_no_longer_in_the_report(project
     (out / "my_figure.png").write_bytes(PNG)  # not a name the report writes: kept
     write_report(build_report(project), out)
     assert sorted(p.name for p in out.glob("*.png")) == [
-        "confusions_model-A.png", "distance_model-A.png", "my_figure.png", "reliability_run1.png", "shares.png",
-        "topk.png", "trend.png"]
+        "confusions_model-A.png", "distance_model-A.png", "error_types.png", "my_figure.png", "reliability_run1.png",
+        "shares.png", "topk.png", "trend.png"]
 
 
 def test_report_command_formats_and_json(project, tmp_path, capsys):

@@ -46,7 +46,7 @@ def test_tables_and_plots_load_off_the_ui_thread(qtbot, analysed, tmp_path):
         view.refresh()
         assert not view.refresh_button.isEnabled()  # the UI thread returned at once; the worker computes
     titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
-    assert titles == ["Project", "MLA", "Categories", "Chi-square", "Confusions", "Distance", "Models", "Top-k",
+    assert titles == ["Project", "MLA", "Categories", "Error types", "Chi-square", "Confusions", "Distance", "Models", "Top-k",
                       "PatchML", "Calibration",
                       "Leaderboard", "Panel", "Sources", "Zoom", "Leakage"]
     view.tabs.setCurrentIndex(2)

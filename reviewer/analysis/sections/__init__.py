@@ -5,7 +5,7 @@ results of `reviewer.analysis.report.build_report` and computes nothing of its o
 
 Every section says what its figures are and where the definition comes from (the
 computing modules: `reviewer.analysis.tables`, `run_tables`, `comparison`,
-`calibration`, `class_balance`, `panel_agreement`, `source_agreement`, `zoom_probe`,
+`calibration`, `class_balance`, `error_types`, `panel_agreement`, `source_agreement`, `zoom_probe`,
 `reviewer.evaluation.topk`, `reviewer.evaluation.patchml`). Every share is shown with its count and denominator
 ("41.2% (7/17)", `cells`); what a reader must not miss (nothing locked yet, a
 chi-square on small expected counts) is a section's warning.
@@ -23,6 +23,7 @@ from reviewer.analysis.sections.categories import categories_section
 from reviewer.analysis.sections.chi_square import chi_square_section
 from reviewer.analysis.sections.confusions import confusions_section
 from reviewer.analysis.sections.distance import distance_section
+from reviewer.analysis.sections.error_types import error_types_section
 from reviewer.analysis.sections.leaderboard import leaderboard_section
 from reviewer.analysis.sections.leakage import leakage_section
 from reviewer.analysis.sections.mla import mla_section
@@ -47,6 +48,7 @@ def report_sections(report: AnalysisReport, out_dir: Path, *, style: PlotStyle =
         project_section(report),
         mla_section(report),
         categories_section(report, out_dir, style),
+        error_types_section(report.error_types, out_dir, style),
         chi_square_section(report),
         confusions_section(report, out_dir, style),
         distance_section(report, out_dir, style),
