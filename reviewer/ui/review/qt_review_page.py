@@ -33,6 +33,7 @@ from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.review.qt_exemplars import QtExemplars, preview_exemplar
 from reviewer.ui.review.qt_neighbours import QtNeighbours
 from reviewer.ui.review.qt_notes import QtNotesPanel
+from reviewer.ui.review.qt_override_notice import QtOverrideNotice
 from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.qt_zoom import QtZoomPanel
@@ -93,6 +94,10 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self.vote_panel.text_left.connect(lambda: self.setFocus(Qt.FocusReason.TabFocusReason))
         self.details = QtDetailPanel()
         self.notes = QtNotesPanel()  # the panel's notes on the shown mistake (hidden when it has none)
+        # The chair's override of one of my votes, told as it happens (issue 35, 4), above the vote.
+        self.override_notice = QtOverrideNotice()
+        self.override_notice.go_to.connect(self.go_to_item)
+        self.override_notice.told.connect(lambda text: self.status_message.emit(text, False))
         # Whether votes on the shown item count (a run outside the panel's scope, a stale queue).
         self.standing = StandingCheck(self)
         self.standing.known.connect(self._standing_known)
@@ -102,7 +107,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
             self, queue=self.queue_panel,
             centre_widgets=[(self.headline, 0), (self.subheadline, 0), (self.image, 0), (self.zoom, 0),
                             (self.exemplars, 0), (self.neighbours, 0)],
-            right_widgets=[(self.vote_panel, 0), (self.notes, 0), (self.details, 1)])
+            right_widgets=[(self.override_notice, 0), (self.vote_panel, 0), (self.notes, 0), (self.details, 1)])
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # A resize re-decodes the shown image at the new size, once the resizing stops.
         self._resize_timer = QTimer(self, singleShot=True, interval=120, timeout=self._refit)
@@ -131,6 +136,9 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
                               blind=(lambda: bridge.state.blind) if bridge else True,
                               watcher=bridge.watcher if bridge else None)
         self.standing.set_project(bridge.project if bridge else None)
+        self.override_notice.set_source(bridge.project if bridge else None, bridge.panelist.id if bridge else None,
+                                        bridge.panelist.name if bridge else "",
+                                        watcher=bridge.watcher if bridge else None, describe=self._describe_item)
         self._scope_view = self._scope_status = None
         self.queue_panel.scope_notes.show_scope(None, None, None)
         if bridge is None:
@@ -186,6 +194,26 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
     def _standing_known(self, item, reason: tuple[str, str]) -> None:
         if self.review is not None and item == self.review.current_item():
             self.vote_panel.set_closed(*reason)
+
+    def _describe_item(self, item: Item) -> str:
+        """An item in words: its file and predicted class (its file where the queue lists it)."""
+        entry = self.review.queue.entry(item) if self.review is not None and self.review.queue is not None else None
+        where = entry.file_name if entry is not None else f"image #{item.image_id}"
+        return f"{where} (predicted {load_classes().names[item.predicted]})"
+
+    def go_to_item(self, item: Item) -> None:
+        """Show `item` (from the override notice); where the queue's filter hides it, say so."""
+        if self.review is None or self.review.queue is None:
+            return
+        row = self.review.queue.row_of(Item(*item))
+        if row is None:
+            listed = self.review.queue.entry(Item(*item)) is not None
+            self.status_message.emit(f"{self._describe_item(Item(*item))} is "
+                                     + ("hidden by the queue's filter (Show: All lists it)" if listed else
+                                        "not in this queue (another run's mistake: choose its run)"), True)
+            return
+        self.review.go_to(row)
+        self.setFocus(Qt.FocusReason.OtherFocusReason)  # the review keys work on it at once
 
     def _list_moved(self, current, _previous) -> None:
         if not self._syncing and current.isValid() and self.bridge is not None:
@@ -354,6 +382,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
     def shutdown(self) -> None:
         """Stop decoding images (the session is closed by its owner)."""
         self.notes.shutdown()
+        self.override_notice.shutdown()
         self.standing.shutdown()
         self.loader.shutdown()
         self.thumbnails.shutdown()
