@@ -5,12 +5,15 @@ same action runs from a key, a menu or a button. Opening a project, loading
 its runs and creating the panelist run on worker threads; closing the window
 waits for the votes still being written.
 
-Its parts, each one responsibility and a mixin of `QtMainWindow`: `window_menus`
-(the toolbar, the menus and the keys), `window_runs` (the runs of the open project
-and the run dialog), `window_projects` (the start screen, opening a project, the
-demo, closing it), `window_panel_rules` (the chair's rules in force),
-`window_export` (File > Export…) and `window_status` (the status strip). What
-stays here: the window's widgets, its place on the screen, the view preferences,
+A tree of parts, each taking what it needs in its constructor, owning its state and
+following the open project itself; `_connect_signals` wires them in one place:
+`project_holder.ProjectHolder` (the open project, its panelist, runs, change records and
+review bridge), `project_opener.ProjectOpener` (from the start screen to an open project,
+the demo), `project_runs.ProjectRuns` (the queue under review, the scope's counts, the run
+dialog), `rules_in_force.RulesInForce` (the chair's rules, the Blind switch, Panel > Rules…),
+`main_menus.MainMenus` (the menus and the keys) and `qt_status_strip.QtStatusStrip`.
+`window_export` (File > Export…) is still a mixin. What stays here: the window's widgets,
+its place on the screen, the view preferences, what the window shows of an open project,
 the windows beside the review, and closing the window.
 """
 
@@ -19,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QPoint, QSize, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget
 
 from reviewer.app.keymap import ACTIONS, Keymap, load_keymap
@@ -27,14 +30,17 @@ from reviewer.app.preferences import Preferences, load_preferences, save_prefere
 from reviewer.errors import UserError
 from reviewer.panel.identity import default_name
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
+from reviewer.ui.main_menus import MainMenus
+from reviewer.ui.plain import plain_tip
+from reviewer.ui.project_holder import ProjectHolder
+from reviewer.ui.project_opener import ProjectOpener
+from reviewer.ui.project_runs import ProjectRuns
 from reviewer.ui.qt_status_strip import QtStatusStrip
 from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
+from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
+from reviewer.ui.rules_in_force import RulesInForce
 from reviewer.ui.side_windows import SideWindows
 from reviewer.ui.window_export import WindowExport
-from reviewer.ui.window_menus import WindowMenus
-from reviewer.ui.window_panel_rules import WindowPanelRules
-from reviewer.ui.window_projects import WindowProjects
-from reviewer.ui.window_runs import WindowRuns
 from reviewer.ui.workers import Worker
 
 # The first paint (the start screen, or "Opening …") needs none of the database, the review
@@ -51,7 +57,7 @@ PREFERRED_SIZE = QSize(1280, 800)
 FRAME_ALLOWANCE = QSize(16, 48)
 
 
-class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, WindowExport, QMainWindow):
+class QtMainWindow(WindowExport, QMainWindow):
     project_opened = Signal()
     reviewed_listed = Signal(int)  # a project without a run: its reviewed mistakes are listed (how many)
     run_opened = Signal(int)  # a run's id, or SCOPE_QUEUE (0): the panel's scope as one list
@@ -61,24 +67,14 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
 
     def __init__(self, *, preferences: Preferences | None = None, keymap: Keymap | None = None):
         super().__init__()
-        self.side = SideWindows(self, lambda: self.keymap)  # the group view and the analysis
         self.prefs = preferences or load_preferences()
-        self.one_off_panelist: str | None = None  # `reviewer gui --reviewer NAME`: used, not remembered
-        self.panel_rules = None
         try:
-            self.keymap = keymap or load_keymap()
+            keymap = keymap or load_keymap()
         except UserError as exc:
-            self.keymap = Keymap(bindings={a.name: a.keys for a in ACTIONS})
+            keymap = Keymap(bindings={a.name: a.keys for a in ACTIONS})
             problem = f"{exc}; the default keys are in use"
             QTimer.singleShot(0, lambda: self.show_message(problem, error=True))
-        self.project: Project | None = None
-        self.panelist = None
-        self.bridge: ReviewBridge | None = None
-        self.watcher: ProjectWatcher | None = None
-        self.runs: list[tuple[int, str, str, int]] = []
-        # The panel's scope (reviewer.app.scope.ScopeView) and status (app.panel_status), once read.
-        self.scope_view = self.scope_status = None
-        self._scope_reading = self._scope_stale = self._scope_waits = False
+        self.side = SideWindows(self, lambda: self.keymap)  # the group view and the analysis
         self.worker = Worker(threads=1, name="window", parent=self)
         self.setWindowTitle("ImageNet mistake reviewer")
         self._place_window()
@@ -86,26 +82,64 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
         self.start = QtStartScreen()
         self.start.set_name(self.prefs.panelist_name or default_name())
         self.start.set_recent(self.prefs.existing_recent())
-        self.start.open_project.connect(self.open_project)
-        # A refusal about the name typed before ("bob is not on this panel") no longer holds.
-        self.start.name_changed.connect(lambda _name: self.status.clear_refusal())
-        self.start.new_project.connect(self.new_project)
-        self.start.open_demo.connect(self.open_demo)
         self._page: QtReviewPage | None = None  # built when first needed (`page`)
         self.reviewed = None  # the reviewed mistakes of a project without a run (qt_reviewed_list), when shown
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start)
         self.setCentralWidget(self.stack)
-        self.help = QtHelpOverlay(self.keymap, self.stack)
-        self.help.edit_keys.connect(self.edit_keys)
-        self.help.closed.connect(lambda: self._page is not None and self._page.setFocus())
-        self._build_toolbar()
-        self.actions_by_name: dict[str, QAction] = {}
-        self._build_actions()
+        self.help = QtHelpOverlay(keymap, self.stack)
+        self.toolbar = QtReviewToolbar(lambda name: self.menus.trigger(name), blind=self.prefs.blind)
+        self.addToolBar(self.toolbar)
+        self.toolbar.setVisible(False)
+        self.menus = MainMenus(self, keymap, acts=self._acts(), help=self.help, page=lambda: self._page,
+                               stack=self.stack, enlarge_small=self.prefs.enlarge_small_images,
+                               evidence_before_vote=self.prefs.evidence_before_vote)
         self.status = QtStatusStrip()
         self.setStatusBar(self.status)
-        self.status.offered_run_chosen.connect(self._show_offered_run)
+        self.holder = ProjectHolder(self.worker, blind=self.prefs.blind, parent=self)
+        self.project_runs = ProjectRuns(self.holder, self.worker, self.toolbar.run_combo, self.prefs, dialog_parent=self)
+        self.rules = RulesInForce(self.holder, self.worker, blind_box=self.toolbar.blind_box,
+                                  rules_action=self.menus.rules_action, own_blind=self.prefs.blind,
+                                  dialog_parent=self)
+        self.opener = ProjectOpener(self.start, self.holder, self.worker, self.prefs,
+                                    confirm_join=lambda question: self.confirm_join(question), dialog_parent=self)
         self.export_summary: QMessageBox | None = None
+        self._connect_signals()
+
+    def _acts(self) -> dict:
+        """What the menus and keys carry out in this window, by name."""
+        return {"start_screen": self.show_start, "open_project": self.show_start, "new_project": self.new_project,
+                "open_demo": self.open_demo, "run_model": self.open_run_dialog, "export": self.export_project,
+                "edit_keys": self.edit_keys, "group_view": self.open_group_view,
+                "group_review": self._open_group_review, "analysis_view": self.open_analysis_view,
+                "toggle_blind": lambda: self.rules.toggle_blind(),
+                "enlarge_small": self.set_enlarge_small, "evidence_before_vote": self.set_evidence_before_vote}
+
+    def _connect_signals(self) -> None:
+        """The parts, wired to each other and to the window's views in one place."""
+        self.help.edit_keys.connect(self.edit_keys)
+        self.help.closed.connect(lambda: self._page is not None and self._page.setFocus())
+        self.menus.keymap_changed.connect(self._keymap_changed)
+        # A refusal about the name typed before ("bob is not on this panel") no longer holds.
+        self.start.name_changed.connect(lambda _name: self.status.clear_refusal())
+        self.opener.start_wanted.connect(self.show_start)
+        self.opener.message.connect(self.show_message)
+        self.opener.demo_needs_run.connect(self._run_demo_model)
+        self.holder.opened.connect(self._show_project)  # after the runs and the rules followed it
+        self.holder.closing.connect(self._let_go_of_project)
+        self.holder.changed.connect(self._project_changed)
+        self.project_opened.connect(self.opener.project_shown)
+        self.project_runs.queue_chosen.connect(self._open_queue)
+        self.project_runs.scope_read.connect(self._show_scope)
+        self.project_runs.scope_read.connect(self.scope_read)
+        self.project_runs.run_offered.connect(lambda run_id, model, current:
+                                           self.status.offer_run(run_id, model=model, current=current))
+        self.project_runs.nothing_to_review.connect(lambda title, detail: self.page.show_empty(title, detail))
+        self.project_runs.message.connect(self.show_message)
+        self.status.offered_run_chosen.connect(self.project_runs.open_offered_run)
+        self.rules.applied.connect(self._show_rules)
+        self.rules.blind_switched.connect(self.set_blind)
+        self.rules.message.connect(self.show_message)
 
     @property
     def page(self) -> QtReviewPage:
@@ -120,9 +154,9 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
             # A vote is a new act: a word about the one before it ("Undone: …") no longer applies.
             # (An error stays until its time is up: it may be about a vote not recorded.)
             page.voted.connect(self.status.clear_note)
-            page.mistake_shown.connect(self._first_mistake_shown)  # the scope's counts are read then
+            page.mistake_shown.connect(self.project_runs.first_mistake_shown)  # the scope's counts are read then
             self.stack.addWidget(page)
-            self.keys_indicator.watch(page)
+            self.status.keys_indicator.watch(page)
             self.help.raise_()  # the overlay stays above the page
             self._page = page
         return self._page
@@ -162,8 +196,166 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
     def set_blind(self, blind: bool) -> None:
         self.prefs.blind = blind
         save_preferences(self.prefs)
-        if self.bridge is not None:
-            self.bridge.state.set_blind(blind)
+        self.holder.set_blind(blind)
+
+    def edit_keys(self) -> None:
+        from reviewer.ui.dialogs.qt_keymap_dialog import QtKeymapDialog
+
+        dialog = QtKeymapDialog(self.keymap, self)
+        if dialog.exec():
+            self.menus.apply_keymap(dialog.keymap)
+            self.show_message("Keys saved.")
+
+    def _keymap_changed(self, keymap: Keymap) -> None:
+        if self._page is not None:
+            self._page.set_keymap(keymap)
+        self.help.set_keymap(keymap)
+        group = self.side.get("group")
+        if group is not None:
+            group.set_keymap(keymap)
+
+    # -- the start screen and the open project ------------------------------------------------
+    def show_start(self) -> None:
+        self.start.set_recent(self.prefs.existing_recent())
+        self.stack.setCurrentWidget(self.start)
+        self.toolbar.setVisible(False)
+
+    def open_project(self, root: str, *, join: bool = False) -> None:
+        self.opener.open_project(root, join=join)
+
+    def new_project(self) -> None:
+        self.opener.new_project()
+
+    def open_demo(self) -> None:
+        self.opener.open_demo()
+
+    def confirm_join(self, question: str) -> bool:
+        """Ask before a new name joins the panel (reviewer.panel.membership)."""
+        answer = QMessageBox.question(self, "Join the panel?", question,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _show_rules(self, rules) -> None:
+        """The rules in force, on the review page (a project is open: the page is needed now)."""
+        self.page.vote_panel.blind_rule = rules.blind
+        bridge = self.holder.bridge
+        if bridge is not None and bridge.state.current_item() is not None:
+            self.page._show_others(bridge.state.current_item())
+
+    def _show_project(self) -> None:
+        """The project the holder opened, on the review page, its default queue open."""
+        from reviewer.app.runs import no_run_words
+
+        project, panelist, bridge = self.holder.project, self.holder.panelist, self.holder.bridge
+        self.status.clear_message()
+        bridge.undo_changed.connect(lambda available: self.status.show_undo(available, self.keymap.keys("undo")))
+        self.page.set_bridge(bridge)
+        self.setWindowTitle(f"{project.name} · ImageNet mistake reviewer")
+        self.toolbar.project_label.setText(project.name)
+        # Who the database says acts, and how far it vouches for it (reviewer.panel.identity).
+        identity = self.holder.identity
+        self.toolbar.panelist_label.setText(f"Reviewing as {panelist.name}"
+                                            + (" (database role)" if self.holder.database_roles else ""))
+        self.toolbar.panelist_label.setToolTip(plain_tip(identity[0].upper() + identity[1:] + "."))
+        self.stack.setCurrentWidget(self.page)
+        self.toolbar.setVisible(True)
+        self.page.setFocus()
+        run_id = self.project_runs.default_run()
+        if run_id is None:
+            # What the project holds and what to do: a project of label files has no image files to run on.
+            self.page.show_empty(*no_run_words(project, run_keys=" or ".join(self.keymap.keys("run_model")),
+                                               analysis_keys=" or ".join(self.keymap.keys("analysis_view"))))
+            # Its published reviews' mistakes are listed instead, when it has any.
+            from reviewer.app.reviewed import reviewed_list
+
+            self.worker.submit(reviewed_list, project, on_done=lambda listed, p=project: self._show_reviewed(p, listed))
+        else:
+            self.project_runs.open_run(run_id)
+        self.project_opened.emit()  # last: the demo then starts its run over the "no run" page
+
+    def _show_reviewed(self, project: Project, listed) -> None:
+        """A project without a run: its reviewed mistakes, read-only, in place of the empty
+        review page (which still says what to do when there are none)."""
+        bridge = self.holder.bridge
+        if project is not self.holder.project or not listed.rows or bridge is None or bridge.state.run_id is not None:
+            return
+        if self.reviewed is None:
+            from reviewer.ui.review.qt_reviewed_list import QtReviewedList
+
+            self.reviewed = QtReviewedList()
+            self.stack.addWidget(self.reviewed)
+            self.help.raise_()
+        self.reviewed.show_list(project, listed, viewer=self.holder.panelist.name,
+                                note=listed.what_to_do(run_keys=" or ".join(self.keymap.keys("run_model"))))
+        if self.stack.currentWidget() is self.page:
+            self.stack.setCurrentWidget(self.reviewed)
+        self.reviewed_listed.emit(len(listed.rows))
+
+    def _open_queue(self, run_id: int, refresh: bool) -> None:
+        """The queue the runs part chose, on the review page."""
+        self.status.run_opened(run_id)  # chosen in the toolbar's list: no longer an offer
+        if self.reviewed is not None and self.stack.currentWidget() is self.reviewed:
+            self.stack.setCurrentWidget(self.page)  # a run to review at last
+        self.holder.bridge.state.open_run(run_id, self.page.queue_panel.current_filter(), refresh=refresh)
+        self._show_scope()
+        self.run_opened.emit(run_id)
+
+    def _show_scope(self) -> None:
+        """The review page's lines about the scope, for the queue it shows."""
+        if self._page is not None and self.holder.bridge is not None:
+            self._page.set_scope(self.project_runs.scope_view, self.project_runs.scope_status)
+
+    def _project_changed(self, changes) -> None:
+        """A change record: the analysis beside the review follows (the runs and the rules follow
+        the holder themselves; the review page follows through its bridge)."""
+        analysis = self.side.get("analysis")
+        if analysis is not None and (changes.votes or changes.decisions or changes.runs or changes.labels):
+            analysis.refresh()
+
+    def _let_go_of_project(self) -> None:
+        """The holder closes its project: the views beside and on the page let go of it first."""
+        self.side.close_all()
+        if self.reviewed is not None:
+            self.reviewed.clear()
+        if self._page is not None:
+            self._page.set_bridge(None)
+
+    def close_project(self) -> None:
+        self.holder.close()
+
+    def _run_demo_model(self) -> None:
+        from reviewer.app.demo import DEMO_MODEL
+
+        dialog = self.open_run_dialog(model=DEMO_MODEL, autostart=True)
+        if dialog is not None:
+            dialog.setWindowTitle("Running the bundled EfficientNet-Lite0 over the demo images")
+            dialog.run_finished.connect(lambda _run_id: self._demo_ran(dialog))
+
+    def _demo_ran(self, dialog) -> None:
+        """The run dialog closes and the review page gets the keys back (the dialog had the
+        focus), so the first mistake can be voted on at once."""
+        dialog.close()
+        self.activateWindow()
+        self.page.setFocus()
+
+    # -- the runs ---------------------------------------------------------------------------
+    def open_run(self, run_id: int | None, *, refresh: bool = False) -> None:
+        self.project_runs.open_run(run_id, refresh=refresh)
+
+    def reload_runs(self, select: int | None = None) -> None:
+        self.project_runs.reload_runs(select)
+
+    def open_run_dialog(self, *, model: str | None = None, autostart: bool = False):
+        return self.project_runs.open_run_dialog(model=model, autostart=autostart)
+
+    def edit_panel_rules(self) -> None:
+        self.rules.edit()
+
+    def _open_group_review(self) -> None:
+        from reviewer.ui.review.qt_group_review import open_group_review
+
+        open_group_review(self)
 
     # -- the windows beside the review (reviewer.ui.side_windows) ---------------------------
     def open_group_view(self):
@@ -194,7 +386,87 @@ class QtMainWindow(WindowMenus, WindowRuns, WindowProjects, WindowPanelRules, Wi
 
         return self.side.show("analysis", make, size=(1200, 860), closing_keys=True)
 
-    # -- the status strip's widgets, by the names the window's users know them ------------------
+    # -- the parts' state, by the names the window's users (the side windows, the tests) know it --
+    @property
+    def project(self) -> Project | None:
+        return self.holder.project
+
+    @property
+    def panelist(self):
+        return self.holder.panelist
+
+    @property
+    def runs(self) -> list[tuple[int, str, str, int]]:
+        return self.holder.runs
+
+    @property
+    def bridge(self) -> ReviewBridge | None:
+        return self.holder.bridge
+
+    @property
+    def watcher(self) -> ProjectWatcher | None:
+        return self.holder.watcher
+
+    @property
+    def one_off_panelist(self) -> str | None:
+        """`reviewer gui --panelist NAME`: used, not remembered."""
+        return self.opener.one_off_panelist
+
+    @one_off_panelist.setter
+    def one_off_panelist(self, name: str | None) -> None:
+        self.opener.one_off_panelist = name
+
+    @property
+    def panel_rules(self):
+        return self.rules.rules
+
+    @property
+    def keymap(self) -> Keymap:
+        return self.menus.keymap
+
+    def apply_keymap(self, keymap: Keymap) -> None:
+        self.menus.apply_keymap(keymap)
+
+    def trigger(self, name: str) -> bool:
+        """Carry out a keymap action by name (a key, a menu); False when it does nothing here."""
+        return self.menus.trigger(name)
+
+    @property
+    def actions_by_name(self):
+        return self.menus.actions_by_name
+
+    @property
+    def export_action(self):
+        return self.menus.export_action
+
+    @property
+    def enlarge_action(self):
+        return self.menus.enlarge_action
+
+    @property
+    def evidence_action(self):
+        return self.menus.evidence_action
+
+    @property
+    def rules_action(self):
+        return self.menus.rules_action
+
+    @property
+    def blind_box(self):
+        return self.toolbar.blind_box
+
+    @property
+    def run_combo(self):
+        return self.toolbar.run_combo
+
+    @property
+    def project_label(self):
+        return self.toolbar.project_label
+
+    @property
+    def panelist_label(self):
+        return self.toolbar.panelist_label
+
     def show_message(self, text: str, error: bool = False) -> None:
         self.status.show_message(text, error)
 

@@ -108,12 +108,12 @@ GUI_PROBE = """
 import json, os, sys, threading
 from PySide6.QtCore import QEvent, QObject
 import reviewer.ui.app as ui_app
-import reviewer.ui.window_projects as window_projects
+import reviewer.ui.project_holder as project_holder
 from reviewer.cli import main
 
 painted = threading.Event()
-open_project = window_projects._open
-window_projects._open = lambda *args: painted.wait(60) and open_project(*args)
+open_project = project_holder._open
+project_holder._open = lambda *args: painted.wait(60) and open_project(*args)
 make = ui_app.create_app
 
 class FirstPaint(QObject):
