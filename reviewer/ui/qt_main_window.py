@@ -49,12 +49,15 @@ from reviewer.ui.workers import Worker
 if TYPE_CHECKING:
     from reviewer.project import Project
     from reviewer.ui.review.qt_review_page import QtReviewPage
-    from reviewer.ui.review.review_bridge import ReviewBridge
-    from reviewer.ui.watcher import ProjectWatcher
 
 PREFERRED_SIZE = QSize(1280, 800)
 # Room left for the window manager's frame and title bar, unknown before the window is shown.
 FRAME_ALLOWANCE = QSize(16, 48)
+
+
+def _part_attribute(part: str, name: str) -> property:
+    """A part's attribute, read through the window by the name its users know (read-only)."""
+    return property(lambda window: getattr(getattr(window, part), name))
 
 
 class QtMainWindow(WindowExport, QMainWindow):
@@ -387,25 +390,11 @@ class QtMainWindow(WindowExport, QMainWindow):
         return self.side.show("analysis", make, size=(1200, 860), closing_keys=True)
 
     # -- the parts' state, by the names the window's users (the side windows, the tests) know it --
-    @property
-    def project(self) -> Project | None:
-        return self.holder.project
-
-    @property
-    def panelist(self):
-        return self.holder.panelist
-
-    @property
-    def runs(self) -> list[tuple[int, str, str, int]]:
-        return self.holder.runs
-
-    @property
-    def bridge(self) -> ReviewBridge | None:
-        return self.holder.bridge
-
-    @property
-    def watcher(self) -> ProjectWatcher | None:
-        return self.holder.watcher
+    project = _part_attribute("holder", "project")
+    panelist = _part_attribute("holder", "panelist")
+    runs = _part_attribute("holder", "runs")
+    bridge = _part_attribute("holder", "bridge")
+    watcher = _part_attribute("holder", "watcher")
 
     @property
     def one_off_panelist(self) -> str | None:
@@ -416,13 +405,8 @@ class QtMainWindow(WindowExport, QMainWindow):
     def one_off_panelist(self, name: str | None) -> None:
         self.opener.one_off_panelist = name
 
-    @property
-    def panel_rules(self):
-        return self.rules.rules
-
-    @property
-    def keymap(self) -> Keymap:
-        return self.menus.keymap
+    panel_rules = _part_attribute("rules", "rules")
+    keymap = _part_attribute("menus", "keymap")
 
     def apply_keymap(self, keymap: Keymap) -> None:
         self.menus.apply_keymap(keymap)
@@ -431,60 +415,23 @@ class QtMainWindow(WindowExport, QMainWindow):
         """Carry out a keymap action by name (a key, a menu); False when it does nothing here."""
         return self.menus.trigger(name)
 
-    @property
-    def actions_by_name(self):
-        return self.menus.actions_by_name
-
-    @property
-    def export_action(self):
-        return self.menus.export_action
-
-    @property
-    def enlarge_action(self):
-        return self.menus.enlarge_action
-
-    @property
-    def evidence_action(self):
-        return self.menus.evidence_action
-
-    @property
-    def rules_action(self):
-        return self.menus.rules_action
-
-    @property
-    def blind_box(self):
-        return self.toolbar.blind_box
-
-    @property
-    def run_combo(self):
-        return self.toolbar.run_combo
-
-    @property
-    def project_label(self):
-        return self.toolbar.project_label
-
-    @property
-    def panelist_label(self):
-        return self.toolbar.panelist_label
+    actions_by_name = _part_attribute("menus", "actions_by_name")
+    export_action = _part_attribute("menus", "export_action")
+    enlarge_action = _part_attribute("menus", "enlarge_action")
+    evidence_action = _part_attribute("menus", "evidence_action")
+    rules_action = _part_attribute("menus", "rules_action")
+    blind_box = _part_attribute("toolbar", "blind_box")
+    run_combo = _part_attribute("toolbar", "run_combo")
+    project_label = _part_attribute("toolbar", "project_label")
+    panelist_label = _part_attribute("toolbar", "panelist_label")
 
     def show_message(self, text: str, error: bool = False) -> None:
         self.status.show_message(text, error)
 
-    @property
-    def status_text(self):
-        return self.status.text
-
-    @property
-    def undo_label(self):
-        return self.status.undo_label
-
-    @property
-    def keys_indicator(self):
-        return self.status.keys_indicator
-
-    @property
-    def show_run_button(self):
-        return self.status.show_run_button
+    status_text = _part_attribute("status", "text")
+    undo_label = _part_attribute("status", "undo_label")
+    keys_indicator = _part_attribute("status", "keys_indicator")
+    show_run_button = _part_attribute("status", "show_run_button")
 
     @property
     def _group_view(self):
