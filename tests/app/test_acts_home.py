@@ -55,7 +55,7 @@ WRITES = {
 }
 # Commands that change nothing: they read (the window's own acts go through reviewer.app,
 # checked below); `leaderboard --plot` draws the table it prints.
-READS = {"gui", "panel-status", "agreement", "evidence", "show", "leaderboard"}
+READS = {"gui", "panel-status", "agreement", "evidence", "show", "leaderboard", "suggest"}
 
 # The domain's write functions: a front end reaches them only through reviewer.app.
 DOMAIN_WRITES = {
