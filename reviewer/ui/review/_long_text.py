@@ -1,7 +1,7 @@
 """Free text a panelist wrote (a note, a vote's note, a decision's reason) as the review page
 prints it: never unbounded (issue 36: a vote's note may hold 131,072 characters, and a label
-laid out with all of them froze the window), cut by `reviewer.panel.discussion.shown_text`,
-which says how much it left out, with a "show all" link that opens the whole text in a
+laid out with all of them froze the window), cut by `reviewer.panel.discussion.shown_text`
+to a few lines (`PAGE_CHARS`), saying how much it left out, with a "show all" link that opens the whole text in a
 dialog of its own (a read-only text box, which lays out a long text lazily).
 
 `LongTexts` belongs to one rich label: each text it bounds gets a link key, forgotten when the
@@ -19,6 +19,9 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
 from reviewer.app.panel import shown_text
 
 LINK = "show-all:"
+# What the page shows of one text: a few lines of its narrow column. `shown_text`'s own bound
+# (2,000 characters, `reviewer show`'s) still filled the column and crushed the vote above it.
+PAGE_CHARS = 160
 
 
 def whole_text_dialog(parent: QWidget | None, title: str, text: str) -> QDialog:
@@ -59,7 +62,7 @@ class LongTexts(QObject):
     def html(self, text: str, *, title: str) -> str:
         """`text` escaped and bounded, line breaks kept; where cut, a "show all" link to the
         whole in a dialog titled `title`."""
-        shown = shown_text(text)
+        shown = shown_text(text, PAGE_CHARS)
         out = escape(shown).replace("\n", "<br>")
         if shown != text:
             key = str(len(self._texts))

@@ -17,14 +17,16 @@ from html import escape
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from reviewer.app import panel as acts
 from reviewer.app.panel import shown_text
 from reviewer.items import Item
-from reviewer.ui.review._long_text import LongTexts
+from reviewer.ui.review._long_text import PAGE_CHARS, LongTexts
 from reviewer.ui.theme import MUTED, section_title
 from reviewer.ui.workers import Worker
+
+NOTES_LINES = 6  # shown before the notes' box scrolls
 
 
 def notes_html(shown, texts: LongTexts | None = None) -> str:
@@ -46,7 +48,7 @@ def notes_html(shown, texts: LongTexts | None = None) -> str:
 def _bounded(text: str, who: str, texts: LongTexts | None) -> str:
     if texts is not None:
         return texts.html(text, title=f"{who}'s note")
-    return escape(shown_text(text)).replace(chr(10), "<br>")
+    return escape(shown_text(text, PAGE_CHARS)).replace(chr(10), "<br>")
 
 
 class QtNotesPanel(QWidget):
@@ -72,7 +74,19 @@ class QtNotesPanel(QWidget):
         layout.setContentsMargins(12, 0, 12, 4)  # in line with the facts below it (QtDetailPanel's margins)
         layout.setSpacing(2)
         layout.addWidget(self.title)
-        layout.addWidget(self.body)
+        # Its own scrolling box of a few lines: the notes of a busy item filled the column and
+        # crushed the vote above them on a 720 px screen (the wheel scrolls it; keys stay).
+        self.box = QScrollArea()
+        self.box.setWidget(self.body)
+        self.box.setWidgetResizable(True)
+        self.box.setFrameShape(QFrame.Shape.NoFrame)
+        self.box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.box.setMaximumHeight(self.body.fontMetrics().lineSpacing() * NOTES_LINES + 6)
+        self.box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.box.viewport().setAutoFillBackground(False)
+        self.body.setAutoFillBackground(False)
+        layout.addWidget(self.box)
         self.setVisible(False)
 
     def set_source(self, project, viewer_id: int | None, *, blind: bool | Callable[[], bool] = True,

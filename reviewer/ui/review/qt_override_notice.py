@@ -74,7 +74,7 @@ class QtOverrideNotice(QFrame):
     """`set_source` once a project is open; hidden while no override waits to be told."""
 
     go_to = Signal(object)  # the Item the panelist asked to see
-    told = Signal(str)  # a new override's line, as it arrives (the status bar repeats it)
+    told = Signal(str)  # a short line as a new override arrives, for the status bar (the notice has the rest)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -143,7 +143,8 @@ class QtOverrideNotice(QFrame):
                 continue
             self._seen.add(key)
             self._waiting = [w for w in self._waiting if w[0] != item] + [(item, decision, vote)]
-            self.told.emit(notice_text(self._describe(item), decision, vote))
+            who = f"The chair ({decision.by})" if decision.by else "The chair"
+            self.told.emit(f"{who} overrode one of your votes: see above your vote")
         self._show()
 
     def _show(self) -> None:
