@@ -159,7 +159,7 @@ def test_an_item_the_labels_now_accept_keeps_its_history_and_counts_nowhere(proj
     status = json.loads(_cli("report", str(project.root), "--json"))["analysis"]["decision_status"]
     assert status["no_longer_mistakes_with_history"] == 1 and NO_LONGER_A_MISTAKE in status["note"]
     out = _cli("export", str(project.root), str(project.root.parent / "out"))
-    assert "1 items no longer mistakes under the current labels" in out
+    assert "votes and decisions kept: 1 no longer mistakes under the current labels" in out  # as the window says
     manifest = json.loads(next((project.root.parent / "out").glob("*/manifest.json")).read_text())
     assert manifest["reviews"]["no_longer_mistakes_with_history"] == 1
     assert image not in {d["image"] for d in manifest["reviews"]["decisions"]}
