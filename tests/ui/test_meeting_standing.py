@@ -41,7 +41,7 @@ def test_the_meeting_counts_and_steps_by_the_domains_standing(qtbot, review_proj
     assert view.title.text() == "3 images without unanimity: 1 decided · 2 disputed"
     row = [r.item for r in view.rows].index(items[2])
     cell = view.model.index(row, 2)
-    assert view.model.data(cell) == "wrong\n≠ disputed"
+    assert view.model.data(cell) == "wrong ≠"  # decided wrong, disputed (the tooltip says where)
     assert "disputed in phase 2: severity" in view.model.data(cell, Qt.ItemDataRole.ToolTipRole)
     # The chair locks the first: the view moves on past the decided one to the one disputed in phase 2
     # (its decision reads "wrong (majority)", which the view once took for settled).

@@ -53,8 +53,10 @@ class GroupListModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ToolTipRole:
                 words = [row.decision or "no decision yet", row.dispute.words() if row.dispute else ""]
                 return plain_tip(" · ".join(w for w in words if w))
-            shown = row.decision.split(" (")[0] or ("" if row.dispute else "–")
-            return "\n".join(w for w in (shown, "≠ disputed" if row.dispute else "") if w)
+            shown = row.decision.split(" (")[0]
+            if row.dispute:  # the column is narrow: a decided verdict with a split rating is "wrong ≠"
+                return f"{shown} ≠" if shown else "≠ disputed"
+            return shown or "–"
         if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.decision:
             colour = KIND_COLOURS.get(row.decision.split(" ")[0])
             return QBrush(QColor(colour)) if colour else None
