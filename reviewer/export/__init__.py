@@ -3,6 +3,8 @@
 - `export_project(project, out_dir, session=)`: a new versioned folder (see `bundle`);
 - `write_model_mistakes(model, path, session=)`: one model's reviewed mistakes in
   the imagenet-mistakes metadata format;
+- `suggestions`: each run's mistakes without a panel decision with the categoriser's
+  suggestion, marked as one (`suggestions/run-<id>.json` in the folder);
 - `export_probabilities(project, run_id, path, session=)`: a run's softmax as `.npz`
   (`file_names`, `probabilities`), the layout `import-logits` reads.
 

@@ -7,6 +7,8 @@
       labels.csv / labels.parquet  one row per image
       mistakes/<model>_mistakes.json  each model's reviewed mistakes (imagenet-mistakes format)
       splits/<slice>.json          each zoom-hard split (the mistakes no zoomed crop corrects), its rule
+      suggestions/run-<id>.json    each complete run's mistakes without a panel decision, with the
+                                   categoriser's suggestion marked as such (never the panel's)
       manifest.json                app version, time, models and runs, review counts, the
                                    split and its rule, sha256 of every input and output
 
@@ -40,7 +42,9 @@ from reviewer.evaluation.slices import slice_names
 from reviewer.export import manifest as manifest_mod
 from reviewer.export.labels import annotation_file, label_table, original_labels
 from reviewer.export.mistakes import model_mistakes, models_with_reviews
+from reviewer.export.suggestions import suggestion_files
 from reviewer.export.zoom_hard import zoom_hard_files
+from reviewer.labels.labelset import load_labelset
 from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.panel.final import decisions_table
 from reviewer.project import Project
@@ -127,7 +131,8 @@ def next_version(out_dir: Path) -> int:
 
 def _write_files(session: Session, folder: Path, formats: tuple[str, ...], split: str | None) -> dict:
     """Write the data files into `folder`; returns what the manifest says about them."""
-    labels = reviewed_labelset(session=session, after_review=True)
+    base = load_labelset(session=session)  # loaded once: both label views derive from it
+    labels = reviewed_labelset(session=session, after_review=True, base=base)
     decisions = decisions_table(session=session)
     images = image_table(session=session)
     annotation = annotation_file(session=session, labels=labels, split=split, decisions=decisions, images=images)
@@ -147,6 +152,11 @@ def _write_files(session: Session, folder: Path, formats: tuple[str, ...], split
         splits, notes["zoom_hard_splits"] = zoom_hard_files(session=session)
         for name, data in splits.items():
             atomic_write_bytes(folder / name, _json_bytes(data))
+        suggested, notes["suggestions"] = suggestion_files(
+            session=session, labels=reviewed_labelset(session=session, after_review=False, base=base),
+            decisions=decisions)
+        for name, data in suggested.items():
+            atomic_write_bytes(folder / name, _json_bytes(data, compact=True))
     if "csv" in formats or "parquet" in formats:
         table = label_table(labels=labels, annotation=annotation, images=images)
         if "csv" in formats:

@@ -114,6 +114,9 @@ def build(project: Project, *, session: Session, created: datetime, version: int
                   "rule": slice_rule(session=session, name=split) if has_split else None},
         # The zoom-hard splits written as splits/<slice>.json (none unless saved by `reviewer zoom-split`).
         "zoom_hard_splits": notes.get("zoom_hard_splits", []),
+        # Each complete run's mistakes without a panel decision, with the categoriser's suggestion: never the
+        # panel's (suggestions/run-<id>.json; none without the json format).
+        "suggestions": notes.get("suggestions", []),
         "counts": notes["counts"],
         "inputs": inputs,
         "outputs": outputs,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewer.export.bundle import DEFAULT_SPLIT, MANIFEST, ExportResult
+from reviewer.export.suggestions import FOLDER
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,11 @@ def export_summary(result: ExportResult) -> ExportSummary:
     for split in m.get("zoom_hard_splits", []):
         lines.append(f"{split['file']}: the zoom-hard split '{split['slice']}', {split['images']} images no zoomed "
                      f"crop corrects for {', '.join(split['runs'])}")
+    suggested = m.get("suggestions", [])
+    if suggested:
+        lines.append(f"{FOLDER}/: {sum(s['listed_without_panel_decision'] for s in suggested)} mistakes of "
+                     f"{len(suggested)} run{'s' if len(suggested) != 1 else ''} without a panel decision, with the "
+                     "categoriser's suggestion (never the panel's)")
     manifest = result.path / MANIFEST
     lines.append(f"Manifest: {manifest}")
     files = [str(p.relative_to(result.path)) for p in result.data_files()] + [MANIFEST]
