@@ -11,8 +11,8 @@ following the open project itself; `_connect_signals` wires them in one place:
 review bridge), `project_opener.ProjectOpener` (from the start screen to an open project,
 the demo), `project_runs.ProjectRuns` (the queue under review, the scope's counts, the run
 dialog), `rules_in_force.RulesInForce` (the chair's rules, the Blind switch, Panel > Rules…),
-`main_menus.MainMenus` (the menus and the keys) and `qt_status_strip.QtStatusStrip`.
-`window_export` (File > Export…) is still a mixin. What stays here: the window's widgets,
+`main_menus.MainMenus` (the menus and the keys), `project_export.ProjectExport` (File >
+Export…) and `qt_status_strip.QtStatusStrip`. What stays here: the window's widgets,
 its place on the screen, the view preferences, what the window shows of an open project,
 the windows beside the review, and closing the window.
 """
@@ -32,6 +32,7 @@ from reviewer.panel.identity import default_name
 from reviewer.ui.dialogs.qt_start_screen import QtStartScreen
 from reviewer.ui.main_menus import MainMenus
 from reviewer.ui.plain import plain_tip
+from reviewer.ui.project_export import ProjectExport
 from reviewer.ui.project_holder import ProjectHolder
 from reviewer.ui.project_opener import ProjectOpener
 from reviewer.ui.project_runs import ProjectRuns
@@ -40,7 +41,6 @@ from reviewer.ui.review.qt_help_overlay import QtHelpOverlay
 from reviewer.ui.review.qt_review_toolbar import QtReviewToolbar
 from reviewer.ui.rules_in_force import RulesInForce
 from reviewer.ui.side_windows import SideWindows
-from reviewer.ui.window_export import WindowExport
 from reviewer.ui.workers import Worker
 
 # The first paint (the start screen, or "Opening …") needs none of the database, the review
@@ -60,7 +60,7 @@ def _part_attribute(part: str, name: str) -> property:
     return property(lambda window: getattr(getattr(window, part), name))
 
 
-class QtMainWindow(WindowExport, QMainWindow):
+class QtMainWindow(QMainWindow):
     project_opened = Signal()
     reviewed_listed = Signal(int)  # a project without a run: its reviewed mistakes are listed (how many)
     run_opened = Signal(int)  # a run's id, or SCOPE_QUEUE (0): the panel's scope as one list
@@ -106,7 +106,7 @@ class QtMainWindow(WindowExport, QMainWindow):
                                   dialog_parent=self)
         self.opener = ProjectOpener(self.start, self.holder, self.worker, self.prefs,
                                     confirm_join=lambda question: self.confirm_join(question), dialog_parent=self)
-        self.export_summary: QMessageBox | None = None
+        self.exporter = ProjectExport(self.holder, self.worker, self.show_message, dialog_parent=self)
         self._connect_signals()
 
     def _acts(self) -> dict:
@@ -143,6 +143,9 @@ class QtMainWindow(WindowExport, QMainWindow):
         self.rules.applied.connect(self._show_rules)
         self.rules.blind_switched.connect(self.set_blind)
         self.rules.message.connect(self.show_message)
+        self.exporter.running_changed.connect(lambda running: self.menus.export_action.setEnabled(not running))
+        self.exporter.exported.connect(self.exported)
+        self.exporter.failed.connect(self.export_failed)
 
     @property
     def page(self) -> QtReviewPage:
@@ -222,6 +225,9 @@ class QtMainWindow(WindowExport, QMainWindow):
         self.start.set_recent(self.prefs.existing_recent())
         self.stack.setCurrentWidget(self.start)
         self.toolbar.setVisible(False)
+
+    def export_project(self) -> None:
+        self.exporter.export_project()
 
     def open_project(self, root: str, *, join: bool = False) -> None:
         self.opener.open_project(root, join=join)
@@ -417,6 +423,7 @@ class QtMainWindow(WindowExport, QMainWindow):
 
     actions_by_name = _part_attribute("menus", "actions_by_name")
     export_action = _part_attribute("menus", "export_action")
+    export_summary = _part_attribute("exporter", "summary")
     enlarge_action = _part_attribute("menus", "enlarge_action")
     evidence_action = _part_attribute("menus", "evidence_action")
     rules_action = _part_attribute("menus", "rules_action")

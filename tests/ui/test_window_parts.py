@@ -434,3 +434,63 @@ def test_a_new_keymap_is_shown_in_the_menus_and_passed_on(qtbot, menus):
     assert changed.args[0].keys("group_view") == ("F9",)
     assert part.actions_by_name["group_view"].text().endswith("\tF9")
     assert part._key_pressed("F9") and menus.done == ["group_view"]
+
+
+# -- the export, on a fake holder and a held worker --------------------------------------------
+@pytest.fixture
+def exporter(qtbot, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QWidget
+
+    from reviewer.ui.project_export import ProjectExport
+
+    create_app()
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    holder, worker, said = FakeHolder(), HeldWorker(), []
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        staticmethod(lambda *a, **k: asked.append(a[2]) or "/exports"))
+    part = ProjectExport(holder, worker, lambda text, error=False: said.append((text, error)), dialog_parent=parent)
+    return SimpleNamespace(part=part, holder=holder, worker=worker, said=said, asked=asked)
+
+
+def test_the_export_runs_on_the_worker_and_shows_its_summary(qtbot, exporter, monkeypatch):
+    import reviewer.app.export
+    from reviewer.app.export import export_project
+
+    part, said = exporter.part, exporter.said
+    running = []
+    part.running_changed.connect(running.append)
+    part.export_project()
+    assert exporter.asked == ["/projects/birds"]  # the folder dialog starts beside the project
+    job = exporter.worker.jobs[0]
+    assert job.fn is export_project and job.args == (exporter.holder.project, "/exports")
+    assert part.running and running == [True] and said == [("Exporting into /exports…", False)]
+    part.export_project()  # a second start while one runs: nothing
+    assert len(exporter.worker.jobs) == 1
+    summary = SimpleNamespace(headline="Exported to /exports/export-0001: 3 decisions of the panel",
+                              lines=["3 decisions", "1 item left out"], files=["manifest.json", "labels.csv"])
+    monkeypatch.setattr(reviewer.app.export, "export_summary", lambda result: summary)
+    with qtbot.waitSignal(part.exported) as exported:
+        exporter.worker.done(SimpleNamespace(value=SimpleNamespace(path="/exports/export-0001")))
+    assert exported.args == ["/exports/export-0001"] and running == [True, False] and not part.running
+    assert said[-1] == (summary.headline, False)
+    box = part.summary
+    assert box.isVisible() and box.informativeText() == "3 decisions\n1 item left out"
+    assert box.detailedText() == "manifest.json\nlabels.csv"
+    box.close()
+
+
+def test_the_export_says_why_it_failed_and_needs_a_project(qtbot, exporter):
+    from reviewer.errors import UserError
+
+    part, said = exporter.part, exporter.said
+    part.export_project()
+    with qtbot.waitSignal(part.failed) as failed:
+        job = exporter.worker.jobs.pop()
+        job.on_error(UserError("/exports is a file"))
+    assert failed.args == ["/exports is a file"] and not part.running
+    assert said[-1] == ("Export failed (no export folder was made): /exports is a file", True)
+    exporter.holder.project = None
+    part.export_project()
+    assert said[-1] == ("Open a project first.", True) and exporter.worker.jobs == [] and part.summary is None
