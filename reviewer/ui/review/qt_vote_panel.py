@@ -20,7 +20,7 @@ from dataclasses import replace
 from html import escape
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
@@ -57,6 +57,7 @@ from reviewer.ui.theme import (
 
 SUGGESTION_LINES = 3  # the suggestion's reasons shown; the tooltip has them whole
 OTHERS_LINES = 8  # the other panelists' votes shown before their box scrolls
+UNDER_LINES = 5  # the lines under the buttons (note, decision) shown before their box scrolls
 
 BUTTONS = (  # (action, label, row, column, column span) on a grid of six columns
     ("verdict_correct", "Correct", 0, 0, 2),
@@ -139,6 +140,48 @@ class _OnWidth(QObject):
         return False
 
 
+class _LinesBox(QScrollArea):
+    """A box as tall as its lines, wrapped at its width, up to its maximum height; it scrolls
+    beyond. The lines under the vote buttons (one's note, the decision and its reason, the
+    "superseded" line) took what height they needed, and on a 720 px screen the column gave
+    it by crushing the buttons above them to a few pixels (issue 35, 3)."""
+
+    def __init__(self, lines: QWidget, *, max_lines: int):
+        super().__init__()
+        self.setWidget(lines)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a display: the wheel scrolls it, keys stay
+        self.viewport().setAutoFillBackground(False)
+        lines.setAutoFillBackground(False)
+        line = lines.fontMetrics().lineSpacing()
+        self.setMinimumHeight(line + 2)
+        self.setMaximumHeight(line * max_lines + 6)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        """The lines' height at the box's width (a wrapped label's own hint guesses a width)."""
+        lines = self.widget()
+        width = self.viewport().width() if self.isVisible() else self.width()
+        if lines.hasHeightForWidth() and width > 0:
+            height = lines.heightForWidth(width)
+        else:
+            height = lines.sizeHint().height()
+        return QSize(super().sizeHint().width(), min(max(height, self.minimumHeight()), self.maximumHeight()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # the lines wrap anew: another height may fit them
+
+    def lines_changed(self) -> None:
+        """Their text changed: the box is laid out again (shown only while it has some)."""
+        layout = self.widget().layout()
+        self.setVisible(any(not layout.itemAt(k).widget().isHidden() for k in range(layout.count())))
+        self.updateGeometry()
+
+
 class QtVotePanel(QtCard):
     action_triggered = Signal(str)
     text_entered = Signal(str, str)  # field (oov_name | note), text
@@ -198,7 +241,12 @@ class QtVotePanel(QtCard):
         layout.addWidget(self.suggestion)
         self.note = rich_label()
         self._note_texts = LongTexts(self.note)  # the note bounded, "show all" for the whole (issue 36)
-        layout.addWidget(self.note)
+        # The note and the decision scroll in a box of a few lines: the buttons keep their size.
+        under = QWidget()
+        under_layout = QVBoxLayout(under)
+        under_layout.setContentsMargins(0, 0, 0, 0)
+        under_layout.setSpacing(4)
+        under_layout.addWidget(self.note)
         self._field_label = text_label()
         self._field_label.setWordWrap(True)
         self.field = _TextField()
@@ -216,7 +264,10 @@ class QtVotePanel(QtCard):
         self.decision = rich_label()  # the panel's final decision, when there is one: what stands
         self._decision_texts = LongTexts(self.decision)  # its reason bounded
         self.decision.setVisible(False)
-        layout.addWidget(self.decision)
+        under_layout.addWidget(self.decision)
+        self.under_box = _LinesBox(under, max_lines=UNDER_LINES)
+        self.under_box.setVisible(False)
+        layout.insertWidget(layout.indexOf(self._field_label), self.under_box)
         self._decision = None
         self._shown_state = None
         self.blind_rule = False  # the chair's rule hides others' votes, whatever the Blind switch says
@@ -290,6 +341,7 @@ class QtVotePanel(QtCard):
             parts.append("Note: " + self._note_texts.html(state.note, title="Your note"))
         self.note.setText("<br>".join(parts))
         self.note.setVisible(bool(parts))
+        self.under_box.lines_changed()
 
     def set_closed(self, reason: str, tip: str = "") -> None:
         """Votes on the shown item would count nowhere, for `reason` (said above the buttons,
@@ -421,10 +473,8 @@ class QtVotePanel(QtCard):
         decision = self._decision
         self.decision.setVisible(decision is not None)
         self._decision_texts.clear()
-        if decision is None:
-            self.decision.setText("")
-            return
-        self.decision.setText(self.decision_html(decision))
+        self.decision.setText("" if decision is None else self.decision_html(decision))
+        self.under_box.lines_changed()
 
     def decision_html(self, decision) -> str:
         """The decision in words, as the rest of the page says a vote ('wrong · Major ·
