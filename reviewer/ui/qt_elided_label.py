@@ -37,6 +37,10 @@ class QtElidedLabel(QLabel):
             self._document.setHtml(text)
         self._update_tip()
 
+    def clear(self) -> None:
+        """Empty, as `setText("")`: QLabel's own clear would leave the cut text to be painted."""
+        self.setText("")
+
     def plain_text(self) -> str:
         """The whole text as the reader sees it (markup left out)."""
         return self._document.toPlainText()

@@ -6,17 +6,22 @@ A part of the main window that owns its widgets and what they say (qutebrowser's
 is built the same way: small widgets in a row, wired by the window in one place). Every other
 part reports through `show_message`; a finished run is offered with `offer_run`, and the
 strip says which run was taken up (`offered_run_chosen`).
+
+The message is one line cut with "…" where the window is too narrow for it, the whole message
+as its tooltip: a label as wide as its text made the window wider than the screen when a
+message was long (a path, an error's detail).
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QPushButton, QStatusBar, QWidget
 
 from reviewer.redact import scrub
 from reviewer.ui.plain import text_label
+from reviewer.ui.qt_elided_label import QtElidedLabel
 from reviewer.ui.qt_keys_indicator import QtKeysIndicator
 from reviewer.ui.theme import ERROR, MUTED, set_text_colour
 
@@ -31,7 +36,8 @@ class QtStatusStrip(QStatusBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message_is_error = False
-        self.text = text_label()
+        self.text = QtElidedLabel()
+        self.text.setTextFormat(Qt.TextFormat.PlainText)  # a message may quote stored strings
         self.undo_label = text_label()
         self.addWidget(self.text, 1)
         # Which text field has the keys, while one has (issue 35, 1): the review keys type there.

@@ -169,7 +169,7 @@ def test_help_overlay_lists_the_keys(qtbot, open_window):
     window = open_window()
     press(qtbot, window, Qt.Key.Key_Question, Qt.KeyboardModifier.ShiftModifier)
     assert window.help.isVisible()
-    texts = " ".join(w.text() for w in window.help.findChildren(type(window.status_text)))
+    texts = " ".join(w.text() for w in window.help.findChildren(QLabel))
     assert "Prediction is wrong" in texts and "Ctrl+Z" in texts
     press(qtbot, window, Qt.Key.Key_Escape)
     assert not window.help.isVisible()
