@@ -5,11 +5,16 @@ listens to the project's change records itself (`reviewer.ui.watcher`: the windo
 once a second, so an override made in another window, process or machine arrives within
 about a second), reads the decisions the records name on a worker of its own, and shows one
 line above the vote, "The chair (ann) overrode your vote on …", with a button that goes to
-the item and one that dismisses the notice. Several overrides wait their turn ("1 of 3").
+the item and one that dismisses the notice (or shows the next). Several overrides wait their
+turn ("2 more overrides of your votes after this one").
 
-A vote is overridden where the chair's override decides what the vote said otherwise: the
-verdict, or a severity or category both gave. The chair's own overrides are not announced to
-the chair.
+A panelist who opens the window (or switches to his name) after the chair overrode him is told
+at once too: the overrides of his votes made since his last vote or note (what
+`reviewer.panel.overridden` counts as not shown yet), oldest first.
+
+A vote is overridden where the chair's override, made after it, decides what the vote said
+otherwise: the verdict, or a severity or category both gave (`reviewer.panel.overridden`). The
+chair's own overrides are not announced to the chair.
 """
 
 from __future__ import annotations
@@ -19,10 +24,9 @@ from typing import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from reviewer.app import panel as acts
+from reviewer.app.overrides import overrides_of_my_votes, overrides_to_tell
 from reviewer.app.panel import shown_text
 from reviewer.items import Item
-from reviewer.panel.state import DecidedHow
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.qt_elided_label import QtElidedLabel
 from reviewer.ui.theme import WARNING, set_text_colour
@@ -32,27 +36,17 @@ MAX_ITEMS_READ = 200  # a change record naming more (a bulk import) is not a cha
 REASON_CHARS = 300  # of the chair's reason in the line (its tooltip); the vote panel has it whole
 
 
-def overridden(decision, vote) -> bool:
-    """The chair's override (`DecisionNote`) decides otherwise than the vote (`VoteState`) said."""
-    if decision is None or decision.how != DecidedHow.OVERRIDE or vote is None or vote.verdict is None:
-        return False
-    return (vote.verdict != decision.verdict
-            or bool(vote.severity and decision.severity and vote.severity != decision.severity)
-            or bool(vote.category and decision.category and vote.category != decision.category))
-
-
-def read_overrides(project, *, panelist_id: int, name: str, items) -> list[tuple[Item, object, object]]:
+def read_overrides(project, *, panelist_id: int, name: str = "", items) -> list[tuple[Item, object, object]]:
     """[(item, decision, the panelist's vote)] for the items whose standing decision is an
-    override by someone else of the panelist's vote (read on the notice's worker)."""
-    found = []
-    for item in sorted(items)[:MAX_ITEMS_READ]:
-        decision = acts.decision_of(project, item=Item(*item))
-        if decision is None or decision.how != DecidedHow.OVERRIDE or decision.by == name:
-            continue
-        vote = acts.my_vote(project, panelist_id=panelist_id, item=Item(*item))
-        if overridden(decision, vote):
-            found.append((Item(*item), decision, vote))
-    return found
+    override by someone else of the panelist's vote (read on the notice's worker; the rule is
+    `reviewer.panel.overridden`'s, `name` is not needed by it)."""
+    found = overrides_of_my_votes(project, panelist_id=panelist_id, items=sorted(items)[:MAX_ITEMS_READ])
+    return [(o.item, o.decision, o.vote) for o in found]
+
+
+def read_overrides_not_shown(project, *, panelist_id: int) -> list[tuple[Item, object, object]]:
+    """On opening: the overrides of the panelist's votes made since his last act (not shown yet)."""
+    return [(o.item, o.decision, o.vote) for o in overrides_to_tell(project, panelist_id=panelist_id)]
 
 
 def _words(verdict: str | None, severity: str | None, category: str | None) -> str:
@@ -88,6 +82,7 @@ class QtOverrideNotice(QFrame):
         self._waiting: list[tuple[Item, object, object]] = []  # told, not yet gone to or dismissed
         self._seen: set = set()  # (item, decision) already told
         self._asked = 0
+        self.opening_read = True  # the overrides not shown yet are read (on opening: set_source)
         self._worker = Worker(threads=1, name="overrides", parent=self)
         self.line = QtElidedLabel()
         self.line.setTextFormat(Qt.TextFormat.PlainText)  # names and the reason are stored strings
@@ -125,6 +120,16 @@ class QtOverrideNotice(QFrame):
         self._waiting.clear()
         self._seen.clear()
         self._show()
+        self.opening_read = project is None or panelist_id is None
+        if not self.opening_read:
+            asked = self._asked
+            self._worker.submit(read_overrides_not_shown, project, panelist_id=panelist_id,
+                                on_done=lambda found: self._found(asked, found, on_opening=True),
+                                on_error=lambda _error: self._found(asked, [], on_opening=True))
+
+    def describe_again(self) -> None:
+        """Items are named anew (the queue, which knows their files, has loaded)."""
+        self._show()
 
     def _changed(self, changes) -> None:
         if not changes.decisions or not changes.items or self.project is None or self.panelist_id is None:
@@ -134,17 +139,26 @@ class QtOverrideNotice(QFrame):
                             items=changes.items, on_done=lambda found: self._found(asked, found),
                             on_error=lambda _error: None)
 
-    def _found(self, asked: int, found) -> None:
+    def _found(self, asked: int, found, *, on_opening: bool = False) -> None:
         if asked != self._asked:
             return  # another project since
+        self.opening_read = self.opening_read or on_opening
+        new = []
         for item, decision, vote in found:
             key = (item, decision)
             if key in self._seen:
                 continue
             self._seen.add(key)
             self._waiting = [w for w in self._waiting if w[0] != item] + [(item, decision, vote)]
-            who = f"The chair ({decision.by})" if decision.by else "The chair"
-            self.told.emit(f"{who} overrode one of your votes: see above your vote")
+            new.append(decision)
+        if new:
+            chairs = sorted({d.by for d in new if d.by})
+            who = f"The chair ({', '.join(chairs)})" if chairs else "The chair"
+            if on_opening:
+                count = f"{len(new)} of your votes" if len(new) > 1 else "one of your votes"
+                self.told.emit(f"{who} overrode {count} since you last voted: see above your vote")
+            else:
+                self.told.emit(f"{who} overrode one of your votes: see above your vote")
         self._show()
 
     def _show(self) -> None:
@@ -157,6 +171,8 @@ class QtOverrideNotice(QFrame):
         more = len(self._waiting) - 1
         self.count.setText(f"{more} more override{'s' if more != 1 else ''} of your votes after this one"
                            if more else "")
+        self.dismiss_button.setText("Next" if more else "Dismiss")
+        self.dismiss_button.setToolTip("Read: show the next override" if more else "Read: hide this notice")
         self.setVisible(True)
 
     def waiting(self) -> list[Item]:

@@ -161,6 +161,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self._update_counts()
         self.standing.queue_read(self.review.run_id)
         self.queue_panel.scope_notes.show_scope(self.review.run_id, self._scope_view, self._scope_status)
+        self.override_notice.describe_again()  # an override told before the queue names its item's file
 
     def _update_counts(self) -> None:
         queue = self.review.queue if self.bridge else None
