@@ -12,12 +12,13 @@ and lets them through one by one.
 
 The state is optimistic: a vote is shown at once, as "saving", and becomes
 "recorded" when its write returns; a read never overwrites a newer vote
-(`reviewer.review.review_state_votes`). The votes on their way are one object
-(`reviewer.review.votes_in_flight.VotesInFlight`), and each vote's status an enum
-computed from it (`vote_status`), which the page only shows. It stays in step with the database
-through change records (`reviewer.review.review_state_sync`). Those two parts
-are mixins of `ReviewState`; this module holds the queue and the position in it,
-the shown mistake and the details read ahead, and the others' votes.
+(`reviewer.review.review_state_votes.OwnVotes`, which owns the panelist's votes, the
+writes on their way and undo); each vote's status is an enum computed from them
+(`vote_status`), which the page only shows. It stays in step with the database through
+change records (`reviewer.review.review_state_sync.ChangeFollower`, which owns what waits to
+be read again). Both are parts the state makes and hands itself to, each with its own
+state; this module holds the queue and the position in it, the shown mistake and the
+details read ahead, and the others' votes, and offers the parts its services.
 
 Events (`reviewer.review.review_protocols.ReviewEvent`) tell whoever shows the
 state what changed; `notify` receives them (the window turns them into Qt signals).
@@ -37,15 +38,15 @@ from reviewer.review.queue import ReviewQueue
 from reviewer.review.queue_entry import QueueEntry
 from reviewer.review.queue_filter import QueueFilter
 from reviewer.review.review_protocols import ReviewBackend, ReviewEvent, Runner
-from reviewer.review.review_state_sync import ReviewStateSync
-from reviewer.review.review_state_votes import ReviewStateVotes
-from reviewer.review.votes_in_flight import VotesInFlight, VoteStatus
+from reviewer.review.review_state_sync import ChangeFollower
+from reviewer.review.review_state_votes import OwnVotes
+from reviewer.review.votes_in_flight import VoteStatus
 
 PREFETCH_AHEAD = 8
 DETAIL_CACHE = 256
 
 
-class ReviewState(ReviewStateSync, ReviewStateVotes):
+class ReviewState:
     """The review page's state: queue and position, cached details, my votes and the
     others', what is being saved. Every method is called on one thread (the UI's)."""
 
@@ -57,18 +58,11 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
         self.run_id: int | None = None
         self.row: int | None = None
         self.details: OrderedDict[Item, Any] = OrderedDict()
-        self.my_votes: dict[Item, VoteState] = {}
         self.others: dict[Item, list | None] = {}
-        # The votes on their way and each item's version (a local vote bumps it: a read begun before is
-        # older, and dropped), from which each vote's status comes (`vote_status`).
-        self.in_flight = VotesInFlight()
         self.names: dict[int, str] = {}
-        self.undo_available = False
-        self._votes_stale: set[Item] = set()  # votes changed elsewhere, read again when shown
         self._loading: set[Item] = set()
-        self._states_asked = 0  # item-state reads asked (`apply_changes`), to drop a stale answer
-        self._state_asks: dict[Item, int] = {}
-        self._queue_loading = self._queue_stale = False
+        self.own = OwnVotes(self)  # my votes, the writes on their way, undo
+        self.sync = ChangeFollower(self)  # what change records ask to read again
 
     def notify(self, event: ReviewEvent, *args: Any) -> None:
         self._notify(event, *args)
@@ -76,15 +70,39 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
     @property
     def pending(self):
         """{item: writes on their way} (read-only; empty when nothing is being saved)."""
-        return self.in_flight.writes
+        return self.own.in_flight.writes
+
+    @property
+    def undo_available(self) -> bool:
+        return self.own.undo_available
 
     def vote_status(self, item: Item) -> VoteStatus:
         """Where the panelist's own vote on the item stands (`VoteStatus`): what the page shows."""
-        return self.in_flight.status(item, read=item in self.my_votes, empty=self.my_vote(item).empty)
+        return self.own.in_flight.status(item, read=item in self.own.votes, empty=self.own.of(item).empty)
 
     def vote_failure(self, item: Item) -> str | None:
         """Why the item's last write failed ("not recorded: ..."), while its status is FAILED."""
-        return self.in_flight.failure(item)
+        return self.own.in_flight.failure(item)
+
+    # -- the panelist's votes and the database's changes: the parts' acts, under the page's names
+    def my_vote(self, item: Item) -> VoteState:
+        return self.own.of(item)
+
+    def vote(self, **changes) -> VoteState | None:
+        """Record a change to the panelist's vote on the shown mistake (`OwnVotes.cast`)."""
+        return self.own.cast(**changes)
+
+    def undo(self) -> None:
+        """Undo the panelist's latest vote (after any still being written)."""
+        self.own.undo()
+
+    def apply_changes(self, changes) -> None:
+        """Re-read what a change record names (`ChangeFollower.apply`)."""
+        self.sync.apply(changes)
+
+    def refresh_votes(self, item: Item) -> None:
+        """Re-read the votes on an item whose votes changed elsewhere, if they did."""
+        self.sync.refresh_votes(item)
 
     # -- loading ---------------------------------------------------------------
     def open_run(self, run_id: int, queue_filter: QueueFilter | None = None, *, refresh: bool = False) -> None:
@@ -95,7 +113,7 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
             self.source = None
         self.details.clear()
         queue_filter = queue_filter or (self.queue.filter if self.queue else None)
-        self.runner.read(self._load, run_id, queue_filter, on_done=self._loaded, on_error=self._failed)
+        self.runner.read(self._load, run_id, queue_filter, on_done=self._loaded, on_error=self.fail)
 
     def _load(self, run_id: int, queue_filter: QueueFilter | None):
         backend = self.backend
@@ -109,11 +127,31 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
             return  # another run was chosen meanwhile
         self.queue = queue
         self.row = None
-        self._set_undo(undo, tell=True)
+        self.own.set_undo(undo, tell=True)
         self.notify(ReviewEvent.QUEUE_LOADED)
         # Resume where the panelist stopped: the first mistake still to do for them.
         first = queue.first_to_do_row()
         self.go_to(first if first is not None else (0 if len(queue) else None))
+
+    def show_queue(self, fresh: ReviewQueue) -> None:
+        """A queue read again whose mistakes changed (stored again): shown, on the same item if it
+        is still there."""
+        item = self.current_item()
+        self.queue = fresh
+        self.notify(ReviewEvent.QUEUE_LOADED)
+        row = fresh.row_of(item) if item is not None else None
+        self.row = None
+        self.go_to(row if row is not None else (0 if len(fresh) else None))
+
+    def forget_source(self) -> None:
+        """The labels changed: the facts' source is read again (`take_source`)."""
+        self.source = None
+
+    def take_source(self, source) -> None:
+        self.source = source
+        item = self.current_item()
+        if item is not None:
+            self.request_detail(item, priority=2)
 
     def judged_wrong(self, item: Item) -> bool:
         """The item stands wrong: the panelist rates severity and category (phase 2)."""
@@ -149,7 +187,7 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
         if entry is None:
             return
         self.request_detail(entry.item, priority=2)
-        self.refresh_votes(entry.item)
+        self.sync.refresh_votes(entry.item)
         # The rest waits for the event loop: the reads then do not compete (for the GIL)
         # with showing this mistake.
         self.runner.soon(lambda r=row, i=entry.item: self._prefetch_around(r, i))
@@ -194,7 +232,7 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
         if item in self.details or item in self._loading or self.source is None:
             return
         self._loading.add(item)
-        self.runner.read(self._load_item, self.run_id, item, self.in_flight.version(item), self.source,
+        self.runner.read(self._load_item, self.run_id, item, self.own.in_flight.version(item), self.source,
                          on_done=self._item_loaded, on_error=lambda e, i=item: self._item_failed(i, e),
                          priority=priority)
 
@@ -215,8 +253,8 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
         while len(self.details) > DETAIL_CACHE:
             self.details.popitem(last=False)
         entry = self.queue.entry(item) if self.queue is not None else None
-        before = (self.my_votes.get(item, VoteState()), entry.my_verdict if entry is not None else None)
-        taken = self._take_votes(item, version, mine, others)
+        before = (self.own.of(item), entry.my_verdict if entry is not None else None)
+        taken = self.own.take(item, version, mine, others)
         self.notify(ReviewEvent.DETAIL_READY, detail)
         # A coming mistake's facts read ahead: its row and the counts change only if its votes
         # did (as a rule they did not: nothing to repaint for it, at every key of a fast panelist).
@@ -226,7 +264,7 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
 
     def _item_failed(self, item: Item, error: BaseException) -> None:
         self._loading.discard(item)
-        self._failed(error)
+        self.fail(error)
 
     def refresh_others(self, item: Item) -> None:
         """Re-read the others' votes on an item (they may have voted since the prefetch)."""
@@ -238,16 +276,17 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
             return  # a vote of ours is on its way; its own refresh follows
         if item in self.others and self.others[item] == votes:
             return  # as shown: nothing to show again (nor a decision to read again)
-        self._set_others(item, votes)
+        self.set_others(item, votes)
         self.notify(ReviewEvent.OTHERS_CHANGED, item)
 
-    def _set_others(self, item: Item, votes: list | None) -> None:
+    def set_others(self, item: Item, votes: list | None) -> None:
+        """The others' votes on an item as read (None: hidden by the blind rule)."""
         self.others[item] = votes
         if votes and any(v.panelist_id not in self.names for v in votes):
             # A panelist who joined after the queue was loaded: fetch the names again.
-            self.runner.read(self.backend.names, on_done=self._names_loaded)
+            self.runner.read(self.backend.names, on_done=self.names_loaded)
 
-    def _names_loaded(self, names: dict[int, str]) -> None:
+    def names_loaded(self, names: dict[int, str]) -> None:
         self.names = names
         item = self.current_item()
         if item is not None:
@@ -260,6 +299,7 @@ class ReviewState(ReviewStateSync, ReviewStateVotes):
         if item:
             self.refresh_others(item)
 
-    def _failed(self, error: BaseException) -> None:
+    def fail(self, error: BaseException) -> None:
+        """A read or write failed: the panelist is told (secrets scrubbed)."""
         text = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
         self.notify(ReviewEvent.MESSAGE, scrub(text), True)

@@ -175,7 +175,7 @@ def test_a_failed_last_write_reads_back_what_the_database_holds(review, monkeypa
 
 def test_a_read_begun_before_a_vote_does_not_overwrite_it(review):
     state, runner, backend, events, item = review
-    state._votes_stale.add(item)
+    state.sync.stale_votes.add(item)
     state.refresh_votes(item)  # a read of my vote (none yet) is on its way...
     state.vote(verdict="correct")  # ...when the panelist votes
     runner.reads()  # the old read arrives: dropped (the item's version moved on)
