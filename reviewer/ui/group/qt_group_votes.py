@@ -4,6 +4,12 @@ and for the chair: lock the majority or override it with a reason.
 
 The widget only shows an `ItemPanel` and emits what the panelist asks for;
 the group view runs the domain calls.
+
+Free text a panelist wrote is never printed unbounded (issue 36: a vote's note may hold
+131,072 characters): the discussion's notes, the history's lines and the decision's reason
+are cut as the review page cuts them (`reviewer.ui.review._long_text`, through
+`reviewer.app.panel.shown_text`) with a "show all" link to the whole in a dialog; a vote's
+note in the table is cut the same way, and a double-click on it opens the whole.
 """
 
 from __future__ import annotations
@@ -37,11 +43,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.app.panel import shown_text
 from reviewer.panel.decisions import DecisionError, check_override
 from reviewer.panel.group import ItemPanel
 from reviewer.panel.state import decision_words
+from reviewer.panel.votes import NOTE_MAX_CHARS as VOTE_NOTE_MAX_CHARS
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.plain import plain_tip, text_label
+from reviewer.ui.review._long_text import PAGE_CHARS, LongTexts, whole_text_dialog
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import ERROR, KIND_COLOURS, MUTED, WARNING
 
@@ -112,6 +121,24 @@ def _combo(values, caption=str) -> QComboBox:
     for v in values:
         combo.addItem(caption(v), v.value)
     return combo
+
+
+class QtLinkedBrowser(QTextBrowser):
+    """A read-only text box whose links are the owner's to follow (`linkActivated`, as a
+    QLabel's), so the review page's `LongTexts` bounds its texts and opens them whole."""
+
+    linkActivated = Signal(str)  # noqa: N815 (QLabel's name: LongTexts connects to it)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.anchorClicked.connect(lambda url: self.linkActivated.emit(url.toString()))
+
+
+def bounded_note(note: str) -> str:
+    """A vote's note as its table cell shows it: a few lines, the cut said, and how to read it whole."""
+    shown = shown_text(note, PAGE_CHARS)
+    return shown if shown == note else f"{shown} (double-click: show all)"
 
 
 class QtOverrideDialog(QDialog):
@@ -220,9 +247,12 @@ class QtGroupVotes(QWidget):
         # out later, the splitter moves), so the rows are fitted again then.
         self._refit = QTimer(self, singleShot=True, interval=0, timeout=self._fit_height)
         self.table.horizontalHeader().sectionResized.connect(lambda *_: self._refit.start())
+        self.table.cellDoubleClicked.connect(self._show_whole_note)
+        self.whole_note: QDialog | None = None  # the last vote's note opened whole (tests read it)
         self.decision = QLabel()
         self.decision.setWordWrap(True)
         self.decision.setTextFormat(Qt.TextFormat.RichText)
+        self._decision_texts = LongTexts(self.decision)  # the chair's reason cut, "show all" for the whole
 
         # My vote: a new row in my history when saved.
         self.verdict = _combo(Verdict)
@@ -233,6 +263,7 @@ class QtGroupVotes(QWidget):
         self.oov_name.setPlaceholderText("the object outside the 1000 classes (fine-grained, OOV)")
         self.my_note = QLineEdit()
         self.my_note.setPlaceholderText("My note on this vote")
+        self.my_note.setMaxLength(VOTE_NOTE_MAX_CHARS)  # Qt's 32,767 would cut a longer note when it is saved again
         self.save = QPushButton("Save my vote")
         self.save.setObjectName("primary")
         self.save.clicked.connect(self._save)
@@ -266,7 +297,8 @@ class QtGroupVotes(QWidget):
         chair_row.addWidget(self.reopen)
         chair_row.addStretch(1)
 
-        self.notes = QTextBrowser()
+        self.notes = QtLinkedBrowser()
+        self._note_texts = LongTexts(self.notes)  # each note cut, "show all" for the whole
         self.new_note = QLineEdit()
         self.new_note.setPlaceholderText("Add to the discussion, then Enter")
         self.new_note.returnPressed.connect(self._add_note)
@@ -280,7 +312,8 @@ class QtGroupVotes(QWidget):
         note_row.addWidget(self.new_note, 1)
         note_row.addWidget(self.add_note)
         d_layout.addLayout(note_row)
-        self.history = QTextBrowser()
+        self.history = QtLinkedBrowser()
+        self._history_texts = LongTexts(self.history)  # a reason, a note in the history: cut likewise
         self.tabs = QTabWidget()
         self.tabs.addTab(discussion, "Discussion")
         self.tabs.addTab(self.history, "History")
@@ -321,13 +354,18 @@ class QtGroupVotes(QWidget):
             return
         self._fill_table(panel)
         self._fill_editor(panel)
+        self._decision_texts.clear()
         self.decision.setText(self._decision_html(panel))
+        notes, history = self._note_texts, self._history_texts
+        notes.clear()
         self.notes.setHtml("<br>".join(f'<span style="color:{MUTED}">{when:%Y-%m-%d %H:%M}</span> '
-                                       f"<b>{escape(who)}</b>: {escape(text)}" for who, text, when in panel.notes)
+                                       f"<b>{escape(who)}</b>: {notes.html(text, title=f'{who}’s note')}"
+                                       for who, text, when in panel.notes)
                            or f'<span style="color:{MUTED}">No discussion yet.</span>')
+        history.clear()
         self.history.setHtml("<br>".join(
             f'<span style="color:{MUTED}">{h.when:%Y-%m-%d %H:%M:%S}</span> <b>{escape(h.who)}</b> '
-            f"{escape(h.kind)}: {escape(h.text)}" for h in panel.history))
+            f"{escape(h.kind)}: {history.html(h.text, title=f'{h.who}: {h.kind}')}" for h in panel.history))
 
     def _fill_table(self, panel: ItemPanel) -> None:
         headers = [c.name + (" (you)" if c.mine else "") + (" ★" if c.is_chair else "") for c in panel.columns]
@@ -347,13 +385,13 @@ class QtGroupVotes(QWidget):
                 hidden = column.vote is not None and field in getattr(column.vote, "hidden", ())
                 # A value blind review hides is said so: "–" means not rated.
                 text = "hidden until you vote" if hidden else (
-                    show_value(field, value) if field != "note" else (value or ""))
+                    show_value(field, value) if field != "note" else bounded_note(value or ""))
                 item = QTableWidgetItem(text)
                 if field == "verdict" and value in KIND_COLOURS:
                     item.setForeground(QBrush(QColor(KIND_COLOURS[value])))
                     item.setFont(bold)
-                if field == "note" and value:
-                    item.setToolTip(plain_tip(value))
+                if field == "note" and value and not hidden:
+                    item.setToolTip(plain_tip(shown_text(value)))  # bounded as `reviewer show` bounds it
                 self.table.setItem(row, col, item)
             majority = panel.majority
             text = ""
@@ -391,20 +429,32 @@ class QtGroupVotes(QWidget):
         self.my_note.setText((mine.note if mine else None) or "")
         self.my_note.setCursorPosition(0)  # a long note reads from its start
 
-    @staticmethod
-    def _decision_html(panel: ItemPanel) -> str:
+    def _show_whole_note(self, row: int, column: int) -> None:
+        """A double-click on a vote's note that was cut: the whole note in a dialog of its own."""
+        panel = self._panel
+        if panel is None or ROWS[row][0] != "note" or column >= len(panel.columns):
+            return
+        vote = panel.columns[column].vote
+        note = getattr(vote, "note", None) if vote is not None and "note" not in getattr(vote, "hidden", ()) else None
+        if note and bounded_note(note) != note:
+            self.whole_note = whole_text_dialog(self.window(), f"{panel.columns[column].name}’s note", note)
+
+    def _decision_html(self, panel: ItemPanel) -> str:
         d = panel.decision
         if d is None:
             return f'<span style="color:{MUTED}">No decision locked yet.</span>'
         words = decision_words(d)
         if words.verdict is None:
             return f'<span style="color:{WARNING}">{escape(words.method.capitalize())}</span>' + \
-                   (f": {escape(words.reason)}" if words.reason else "")
+                   (f": {self._reason_html(words.reason)}" if words.reason else "")
         colour = KIND_COLOURS.get(words.verdict, MUTED)
         return (f'Decision: <b style="color:{colour}">{escape(words.verdict)}</b>'
                 + "".join(f", {escape(detail)}" for detail in words.details)
                 + f' <span style="color:{MUTED}">({escape(words.method)})</span>'
-                + (f'<br><span style="color:{MUTED}">{escape(words.reason)}</span>' if words.reason else ""))
+                + (f'<br><span style="color:{MUTED}">{self._reason_html(words.reason)}</span>' if words.reason else ""))
+
+    def _reason_html(self, reason: str) -> str:
+        return self._decision_texts.html(reason, title="The chair's reason")
 
     # -- asking ----------------------------------------------------------------------
     def my_vote_fields(self) -> dict:
