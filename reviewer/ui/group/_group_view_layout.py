@@ -1,8 +1,8 @@
 """The group view's geometry: its top bar, the list of split items, the image column
 and the three columns side by side.
 
-`QtGroupView` builds its widgets and wires them; these helpers make the plain ones
-(the list's table, the headline) and place them (list | image and its facts | votes
+The meeting's parts build their widgets; these helpers make the plain ones (the list's
+table, the headline) and place them (list | image and its facts | votes
 and agreement), and give the columns their widths as the view is resized. Nothing
 here reads the project.
 """
@@ -77,10 +77,11 @@ def create_headline() -> QLabel:
     return headline
 
 
-def lay_out_centre(*, headline: QWidget, image: QWidget, neighbours: QWidget, facts: QWidget) -> QSplitter:
+def lay_out_centre(centre: QSplitter, *, headline: QWidget, image: QWidget, neighbours: QWidget,
+                   facts: QWidget) -> QSplitter:
     """The centre column: the headline, the image and its nearest training images above
-    the mistake's facts, in a splitter the panelist can move."""
-    centre = QSplitter(Qt.Orientation.Vertical)
+    the mistake's facts, in `centre`, a splitter the panelist can move."""
+    centre.setOrientation(Qt.Orientation.Vertical)
     image_box = QWidget()
     image_layout = QVBoxLayout(image_box)
     image_layout.setContentsMargins(4, 4, 4, 0)

@@ -286,7 +286,7 @@ class QtGroupVotes(QWidget):
         self.lock = QPushButton("Lock majority")
         self.lock.clicked.connect(self.lock_requested)
         self.override = QPushButton("Override…")
-        self.override.clicked.connect(self._override)
+        self.override.clicked.connect(self.ask_override)
         self.reopen = QPushButton("Reopen…")  # undo a lock or an override: back to the panel's vote
         self.reopen.setToolTip(plain_tip("Lift the item's decision (a lock or an override), with a reason kept in "
                                          "its history: the panel votes it again"))
@@ -476,7 +476,8 @@ class QtGroupVotes(QWidget):
             self.note_requested.emit(text)
             self.new_note.clear()
 
-    def _override(self) -> None:
+    def ask_override(self) -> None:
+        """The override dialog, started from what stands; `override_requested` on OK."""
         if self._panel is None:
             return
         dialog = QtOverrideDialog(self._item_text, self)
