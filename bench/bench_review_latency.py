@@ -200,7 +200,7 @@ def drive(project, *, mistakes: int, think_ms: int, size: tuple[int, int]) -> li
             wait_until(app, lambda: shown and shown[-1] != before, timeout=30)
         except TimeoutError:
             page = window.page
-            print("DEBUG", i, before, window.bridge.state.current_item(), page._shown, page._wanted,
+            print("DEBUG", i, before, window.bridge.state.current_item(), page._shown, page.shown_image.wanted,
                   dict(page.loader._pending), window.bridge.state.row, page.image.message,
                   window.bridge.state.current_item() in window.bridge.state.details, window.bridge.state._loading)
             raise

@@ -5,9 +5,15 @@ by name from the keymap) into calls of the review's state. `mistake_shown` fires
 current mistake's facts and its image (or the placeholder) are on screen;
 the latency benchmark waits for it.
 
-Its parts, each one responsibility: `review_page_actions` (what a key or button
-does), `review_page_votes` (the vote panel as votes change), `review_page_image`
-(the image and the decoding ahead) and `_review_page_layout` (where the widgets go).
+A tree of parts, each taking what it needs in its constructor and owning its state;
+`_connect_signals` wires them in one place: `review_page_image.ReviewPageImage` (the image
+view's state: which decoded image it waits for, the decoding ahead),
+`review_page_votes.ReviewPageVotes` (the vote panel's display of the shown item's votes
+and decision, and the keys that vote), `review_page_actions.ReviewPageActions` (a key or
+button's action by name, given the acts it triggers), the panes (`qt_*`) and
+`standing_check.StandingCheck`; `_review_page_layout` places the widgets. What stays here:
+the shown item (its header, its facts, the queue list following it) and when it is on
+screen.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from reviewer.panel.scope import SCOPE_QUEUE
 from reviewer.review.queue_entry import QueueEntry
 from reviewer.review.review_state import ReviewState
 from reviewer.terms import Phase
-from reviewer.ui.image_loader import ImageKey, ImageLoader
+from reviewer.ui.image_loader import ImageLoader
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review._review_page_layout import column_sizes, create_header, lay_out_columns
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
@@ -38,7 +44,7 @@ from reviewer.ui.review.qt_queue_panel import QtQueuePanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 from reviewer.ui.review.qt_zoom import QtZoomPanel
 from reviewer.ui.review.review_bridge import ReviewBridge
-from reviewer.ui.review.review_page_actions import ReviewPageActions
+from reviewer.ui.review.review_page_actions import ReviewPageActions, view_acts
 from reviewer.ui.review.review_page_image import ReviewPageImage
 from reviewer.ui.review.review_page_votes import ReviewPageVotes
 from reviewer.ui.review.standing_check import StandingCheck, outside_run_reason
@@ -53,8 +59,8 @@ IMAGE_MIN_HEIGHT = 150
 IMAGE_PREFERRED_HEIGHT = 300
 
 
-class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget):
-    mistake_shown = Signal(object)  # key
+class QtReviewPage(QWidget):
+    mistake_shown = Signal(object)  # the item shown
     status_message = Signal(str, bool)
     voted = Signal()  # a key or button changed the panelist's vote
 
@@ -62,45 +68,30 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         super().__init__(parent)
         self.bridge: ReviewBridge | None = None  # the Qt side: signals, threads
         self.review: ReviewState | None = None  # the state it shows (the bridge's)
-        self.auto_advance = auto_advance
-        self.evidence_before_vote = True  # the preference: published evidence shown before my verdict
         self.loader = ImageLoader(parent=self)
-        self.loader.loaded.connect(self._image_loaded)
         # Thumbnails decode on their own thread, so they never delay the main image.
         self.thumbnails = ImageLoader(threads=1, cache_size=400, parent=self)
-        self._wanted: ImageKey | None = None  # the image the view waits for
-        self._shown: dict[str, bool] = {}
+        self._shown: dict[str, bool] = {}  # which of the shown item's facts and image are on screen
         self._syncing = False
         self.painted_at = 0.0  # perf_counter() when the last mistake was painted in full
 
         self.queue_panel = QtQueuePanel()
-        self.queue_panel.view.selectionModel().currentChanged.connect(self._list_moved)
-        self.queue_panel.editing_done.connect(lambda: self.setFocus(Qt.FocusReason.OtherFocusReason))
         self.headline, self.subheadline = create_header()
         self.image = QtImageView(preferred=QSize(480, IMAGE_PREFERRED_HEIGHT))
         self.image.setMinimumHeight(IMAGE_MIN_HEIGHT)
-        self.image.full_resolution_wanted.connect(self._want_full_resolution)
+        self.shown_image = ReviewPageImage(self.image, self.loader, parent=self)
         self.zoom = QtZoomPanel()  # the zoom probe's strip; its crops drawn over the image
-        self._decisions: dict = {}  # item -> the panel's decision as last read (DecisionNote or None)
-        self.zoom.overlay_changed.connect(self.image.set_overlay)
-        self.zoom.message.connect(self.status_message)
         self.exemplars = QtExemplars(self.thumbnails)
-        self.exemplars.activated.connect(self._preview_exemplar)
         self.neighbours = QtNeighbours(self.thumbnails, self.loader)  # the nearest training images (issue 26)
         self.vote_panel = QtVotePanel(keymap)
-        self.vote_panel.action_triggered.connect(self.trigger)
-        self.vote_panel.text_entered.connect(self._text_entered)
-        self.vote_panel.text_cancelled.connect(self._text_cancelled)
-        self.vote_panel.text_left.connect(lambda: self.setFocus(Qt.FocusReason.TabFocusReason))
         self.details = QtDetailPanel()
+        self.votes = ReviewPageVotes(self.vote_panel, self.details, auto_advance=auto_advance, parent=self)
+        self.page_actions = ReviewPageActions(view_acts(self.image, self.zoom), vote=self.votes.trigger)
         self.notes = QtNotesPanel()  # the panel's notes on the shown mistake (hidden when it has none)
         # The chair's override of one of my votes, told as it happens (issue 35, 4), above the vote.
         self.override_notice = QtOverrideNotice()
-        self.override_notice.go_to.connect(self.go_to_item)
-        self.override_notice.told.connect(lambda text: self.status_message.emit(text, False))
         # Whether votes on the shown item count (a run outside the panel's scope, a stale queue).
         self.standing = StandingCheck(self)
-        self.standing.known.connect(self._standing_known)
         self._scope_view = self._scope_status = None  # as the window last read them (set_scope)
 
         self.splitter, self._centre, self._right = lay_out_columns(
@@ -109,19 +100,62 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
                             (self.exemplars, 0), (self.neighbours, 0)],
             right_widgets=[(self.override_notice, 0), (self.vote_panel, 0), (self.notes, 0), (self.details, 1)])
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        # A resize re-decodes the shown image at the new size, once the resizing stops.
-        self._resize_timer = QTimer(self, singleShot=True, interval=120, timeout=self._refit)
-        self.image.resized.connect(self._resize_timer.start)
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        """The parts, wired to each other and to the page in one place."""
+        self.queue_panel.view.selectionModel().currentChanged.connect(self._list_moved)
+        self.queue_panel.editing_done.connect(lambda: self.setFocus(Qt.FocusReason.OtherFocusReason))
+        self.shown_image.shown.connect(lambda: self._mark_shown("image"))
+        self.zoom.overlay_changed.connect(self.image.set_overlay)
+        self.zoom.message.connect(self.status_message)
+        self.exemplars.activated.connect(self._preview_exemplar)
+        self.vote_panel.action_triggered.connect(self.trigger)
+        self.vote_panel.text_left.connect(lambda: self.setFocus(Qt.FocusReason.TabFocusReason))
+        self.votes.text_closed.connect(lambda: self.setFocus())
+        self.votes.voted.connect(self.voted)
+        self.votes.message.connect(self.status_message)
+        self.override_notice.go_to.connect(self.go_to_item)
+        self.override_notice.told.connect(lambda text: self.status_message.emit(text, False))
+        self.standing.known.connect(self._standing_known)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         width = event.size().width()
         self.splitter.setSizes(column_sizes(width))
 
+    # -- the preferences the window sets --------------------------------------------
+    @property
+    def auto_advance(self) -> str:
+        """After a vote: "complete" (once the vote is complete), "verdict" or "off"."""
+        return self.votes.auto_advance
+
+    @auto_advance.setter
+    def auto_advance(self, value: str) -> None:
+        self.votes.auto_advance = value
+
+    @property
+    def evidence_before_vote(self) -> bool:
+        """The preference: the published evidence shown before one's verdict."""
+        return self.votes.evidence_before_vote
+
+    @evidence_before_vote.setter
+    def evidence_before_vote(self, shown: bool) -> None:
+        self.votes.evidence_before_vote = shown
+
+    def set_evidence_before_vote(self, shown: bool) -> None:
+        self.votes.set_evidence_before_vote(shown)
+
+    def trigger(self, name: str) -> bool:
+        """Carry out a keymap action (a key, a menu or a button); False when it does not apply here."""
+        return self.page_actions.trigger(name)
+
+    def _show_others(self, item) -> None:  # the main window's, as the rules in force change
+        self.votes.show_others(item)
+
     # -- the review ---------------------------------------------------------------
     def set_bridge(self, bridge: ReviewBridge | None) -> None:
         """Show this review (None: none; the previous one is disconnected)."""
-        self._decisions.clear()
         if self.bridge is not None:
             for signal in (self.bridge.queue_loaded, self.bridge.current_changed, self.bridge.detail_ready,
                            self.bridge.vote_changed, self.bridge.others_changed, self.bridge.message,
@@ -131,6 +165,9 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
             self.bridge.watcher.changed.disconnect(self._project_changed)
         self.bridge = bridge
         self.review = bridge.state if bridge is not None else None
+        self.votes.set_bridge(bridge)
+        self.page_actions.set_review(self.review)
+        self.shown_image.set_review(self.review)
         self.queue_panel.model.set_queue(None)
         self.notes.set_source(bridge.project if bridge else None, bridge.panelist.id if bridge else None,
                               blind=(lambda: bridge.state.blind) if bridge else True,
@@ -147,7 +184,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         bridge.current_changed.connect(self._current_changed)
         bridge.detail_ready.connect(self._detail_ready)
         bridge.vote_changed.connect(self._vote_changed)
-        bridge.others_changed.connect(self._others_changed)
+        bridge.others_changed.connect(self.votes.others_changed)
         bridge.states_changed.connect(self._states_changed)
         bridge.message.connect(self.status_message)
         self.queue_panel.filter_changed.connect(self.review.set_filter)
@@ -162,6 +199,13 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self.standing.queue_read(self.review.run_id)
         self.queue_panel.scope_notes.show_scope(self.review.run_id, self._scope_view, self._scope_status)
         self.override_notice.describe_again()  # an override told before the queue names its item's file
+
+    def _vote_changed(self, item) -> None:
+        """One's own vote on `item` changed: its row and the counts, then the vote panel."""
+        self.queue_panel.model.pending = set(self.review.pending)  # the items whose vote is SAVING
+        self.queue_panel.refresh_items((item,))
+        self._update_counts()
+        self.votes.vote_changed(item)
 
     def _update_counts(self) -> None:
         queue = self.review.queue if self.bridge else None
@@ -223,7 +267,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
     # -- showing ---------------------------------------------------------------------
     def _current_changed(self, entry: QueueEntry | None) -> None:
         self._shown = {}
-        self._drop_text_field()
+        self.votes.drop_text_field()
         self._set_panes_visible(entry is not None)
         self._show_notes(entry)
         if entry is None:
@@ -239,16 +283,15 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self.headline.setText(f'<span style="color:{MUTED}">predicted</span> {escape(names[entry.predicted])} '
                               f'<span style="color:{MUTED}">{entry.probability:.1%} · label</span> {escape(label)}')
         self._show_flags(entry)
-        self._show_vote(entry.item)
-        self._show_others(entry.item)
+        self.votes.show_vote(entry.item)
+        self.votes.show_others(entry.item)
         self._show_standing(entry)
         detail = self.review.detail(entry.item)
         if detail is not None:
             self._show_detail(detail)
         else:
             self.details.clear()
-            self._wanted = None
-            self.image.show_message("Loading…")
+            self.shown_image.show_loading()
 
     def _show_flags(self, entry: QueueEntry) -> None:
         """The line under the headline: where the mistake is, and where the panel stands on it."""
@@ -275,11 +318,11 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         the counts, and the shown mistake's line and rating keys follow."""
         self.queue_panel.refresh_items(items)
         self._update_counts()
-        self._drop_stale_facts(items)
+        self.votes.drop_stale_facts(items)
         entry = self.review.current()
         if entry is not None and entry.item in items:
             self._show_flags(entry)
-            self._show_vote(entry.item)
+            self.votes.show_vote(entry.item)
             self._show_notes(entry)
 
     def _show_notes(self, entry: QueueEntry | None) -> None:
@@ -318,26 +361,20 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         self._syncing = False
 
     def _detail_ready(self, detail: MistakeDetail) -> None:
-        key = (detail.image_id, detail.predicted.index)
-        self._decisions.pop(key, None)  # the facts just read carry the decision as it stands
-        if key == self.review.current_item():
+        item = (detail.image_id, detail.predicted.index)
+        self.votes.facts_read(item)  # the facts just read carry the decision as it stands
+        if item == self.review.current_item():
             self._show_detail(detail)
         elif detail.image_exists:  # prefetch the image of a coming mistake, the nearest first
-            self._prefetch_image_of(detail)
+            self.shown_image.prefetch_of(detail)
 
     def _show_detail(self, detail: MistakeDetail) -> None:
-        key = (detail.image_id, detail.predicted.index)
-        self.details.set_evidence_hidden(not self.evidence_before_vote and self.review.my_vote(key).verdict is None)
-        self.details.show_detail(detail)
-        self.vote_panel.show_suggestion_of(detail.suggestion, hidden=self.details.evidence_hidden)  # never a vote
-        # The decision read with the facts, unless one read since is newer (after a vote: a
-        # unanimous panel decides). Not read again as the mistake is shown: a decision made
-        # since the facts were read comes with its change record, which reads the facts again.
-        self.vote_panel.show_decision(self._decision_of(key))
+        item = Item(detail.image_id, detail.predicted.index)
+        self.votes.show_facts(detail)  # the evidence, the suggestion and the decision
         # The zoom probe runs the model of the run that made the mistake: in the scope's queue, the
         # entry's run (the first scoped run that made it), not the queue's id.
-        shown = self.review.queue.entry(Item(*key)) if self.review.queue is not None else None
-        self.zoom.show_mistake(self.bridge.project, shown.run_id if shown is not None else None, Item(*key),
+        shown = self.review.queue.entry(item) if self.review.queue is not None else None
+        self.zoom.show_mistake(self.bridge.project, shown.run_id if shown is not None else None, item,
                                self.bridge.panelist.id)
         # Like the queue list, the exemplar strips (thumbnails decoded on a worker
         # anyway) follow once the mistake itself is painted.
@@ -346,7 +383,7 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
         if entry is not None and entry.item == (detail.image_id, detail.predicted.index):
             self._show_flags(entry)
         self._shown["detail"] = True
-        self._show_image(detail)
+        self.shown_image.show(detail)
         self._mark_shown("detail")
 
     def _show_exemplars(self, detail: MistakeDetail) -> None:
@@ -370,12 +407,12 @@ class QtReviewPage(ReviewPageActions, ReviewPageVotes, ReviewPageImage, QWidget)
             # thumbnails follow with the next ordinary paint.
             QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
             QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
-            QTimer.singleShot(0, self._prefetch_images)
+            QTimer.singleShot(0, self.shown_image.prefetch)
             self.painted_at = time.perf_counter()
 
     def _current_detail(self) -> MistakeDetail | None:
-        key = self.review.current_item() if self.bridge else None
-        return self.review.detail(key) if key else None
+        item = self.review.current_item() if self.bridge else None
+        return self.review.detail(item) if item else None
 
     def _preview_exemplar(self, exemplar: Exemplar) -> None:
         preview_exemplar(exemplar, self.loader, self)

@@ -1,41 +1,76 @@
 """The review page's image: which decoded image the view waits for, and the decoding ahead.
 
-A part of `QtReviewPage` (a mixin of it), kept apart because it is one
-responsibility: the shown mistake's image at the view's size (or a message where it
-cannot be shown), the full resolution when zoomed in, a re-decode once a resize
-stops, and the coming mistakes' images decoded before they are needed. It uses the
-page's `review`, `loader`, `image`, `_current_detail` and `_mark_shown`; its state
-is `_wanted`, the image the view waits for.
+A part of `QtReviewPage` that owns the image view's state: the shown mistake's image at
+the view's size (or a message where it cannot be shown), the full resolution when zoomed
+in, a re-decode once a resize stops, and the coming mistakes' images decoded before they
+are needed. It takes the view and the loader in its constructor and follows the loader and
+the view itself; `shown` says the shown mistake's image (or why there is none) is on screen.
 """
 
 from __future__ import annotations
 
-from reviewer.app.mistake_detail import MistakeDetail
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
 from reviewer.review.review_state import PREFETCH_AHEAD
-from reviewer.ui.image_loader import Decoded, full_key
+from reviewer.ui.image_loader import Decoded, ImageKey, full_key
+
+if TYPE_CHECKING:
+    from reviewer.app.mistake_detail import MistakeDetail
+    from reviewer.review.review_state import ReviewState
+    from reviewer.ui.image_loader import ImageLoader
+    from reviewer.ui.qt_image_view import QtImageView
+
+REFIT_AFTER_MS = 120  # a resize re-decodes the shown image at the new size once the resizing stops
 
 
-class ReviewPageImage:
-    """The image of the mistake `QtReviewPage` shows, and those of the mistakes after it."""
+class ReviewPageImage(QObject):
+    """The image of the mistake the review shows in `view`, and those of the mistakes after it."""
 
-    def _show_image(self, detail: MistakeDetail) -> None:
+    shown = Signal()  # the shown mistake's image, or why there is none, is on screen
+
+    def __init__(self, view: QtImageView, loader: ImageLoader, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.view, self.loader = view, loader
+        self.review: ReviewState | None = None
+        self.wanted: ImageKey | None = None  # the fit image the view waits for
+        loader.loaded.connect(self._image_loaded)
+        view.full_resolution_wanted.connect(self._want_full_resolution)
+        self._refit_timer = QTimer(self, singleShot=True, interval=REFIT_AFTER_MS, timeout=self.refit)
+        view.resized.connect(self._refit_timer.start)
+
+    def set_review(self, review: ReviewState | None) -> None:
+        """The review whose shown mistake (and those after it) the view shows."""
+        self.review = review
+
+    def _current_detail(self) -> MistakeDetail | None:
+        item = self.review.current_item() if self.review is not None else None
+        return self.review.detail(item) if item else None
+
+    def show(self, detail: MistakeDetail) -> None:
         """The shown mistake's image, or why there is none; asked of the loader at the view's size."""
         if detail.image_path is None:
-            self._wanted = None
-            self.image.show_message("No image file", f"{detail.file_name}: this project has labels for it but "
-                                                     "no image (add its folder with 'reviewer import-images').")
-            self._mark_shown("image")
+            self.wanted = None
+            self.view.show_message("No image file", f"{detail.file_name}: this project has labels for it but "
+                                                    "no image (add its folder with 'reviewer import-images').")
+            self.shown.emit()
         elif not detail.image_exists:
-            self._wanted = None
-            self.image.show_message("Image file not found", str(detail.image_path))
-            self._mark_shown("image")
+            self.wanted = None
+            self.view.show_message("Image file not found", str(detail.image_path))
+            self.shown.emit()
         else:
-            self._wanted = self.image.fit_key(detail.image_path)
-            decoded = self.loader.request(self._wanted, priority=2)
+            self.wanted = self.view.fit_key(detail.image_path)
+            decoded = self.loader.request(self.wanted, priority=2)
             if decoded is not None:
                 self._image_loaded(decoded)
-            elif not self.image.has_image() or self.image.message:
-                self.image.show_message("Loading…")
+            elif not self.view.has_image() or self.view.message:
+                self.view.show_message("Loading…")
+
+    def show_loading(self) -> None:
+        """The shown mistake's facts (and so its image's file) are still being read."""
+        self.wanted = None
+        self.view.show_message("Loading…")
 
     def _image_loaded(self, decoded: Decoded) -> None:
         detail = self._current_detail()
@@ -43,24 +78,25 @@ class ReviewPageImage:
             return
         if decoded.key.full:
             if decoded.image is not None:
-                self.image.show_image(decoded.image, decoded.original_size, keep_view=True, warning=decoded.warning)
+                self.view.show_image(decoded.image, decoded.original_size, keep_view=True, warning=decoded.warning)
             return
-        if decoded.key != self._wanted:
+        if decoded.key != self.wanted:
             return
         if decoded.image is None:
-            self.image.show_message("Cannot read this image", f"{detail.image_path}: {decoded.error}")
+            self.view.show_message("Cannot read this image", f"{detail.image_path}: {decoded.error}")
         else:
-            self.image.show_image(decoded.image, decoded.original_size, warning=decoded.warning)
-        self._mark_shown("image")
+            self.view.show_image(decoded.image, decoded.original_size, warning=decoded.warning)
+        self.shown.emit()
 
-    def _prefetch_image_of(self, detail: MistakeDetail) -> None:
+    def prefetch_of(self, detail: MistakeDetail) -> None:
         """Decode the image of a coming mistake whose facts just arrived, the nearest first."""
-        key = (detail.image_id, detail.predicted.index)
-        row = self.review.queue.row_of(key) if self.review.queue is not None else None
-        ahead = row - self.review.row if row is not None and self.review.row is not None else PREFETCH_AHEAD
-        self.loader.request(self.image.fit_key(detail.image_path), priority=-max(ahead, 0))
+        item = (detail.image_id, detail.predicted.index)
+        review = self.review
+        row = review.queue.row_of(item) if review.queue is not None else None
+        ahead = row - review.row if row is not None and review.row is not None else PREFETCH_AHEAD
+        self.loader.request(self.view.fit_key(detail.image_path), priority=-max(ahead, 0))
 
-    def _prefetch_images(self) -> None:
+    def prefetch(self) -> None:
         """Decode the coming mistakes' images at the view's current size (which
         may have changed since their details arrived)."""
         review = self.review
@@ -69,18 +105,19 @@ class ReviewPageImage:
         for row in range(review.row + 1, min(len(review.queue), review.row + 1 + PREFETCH_AHEAD)):
             detail = review.detail(review.queue[row].item)
             if detail is not None and detail.image_exists:  # the nearest first
-                self.loader.request(self.image.fit_key(detail.image_path), priority=review.row - row)
+                self.loader.request(self.view.fit_key(detail.image_path), priority=review.row - row)
 
-    def _refit(self) -> None:
+    def refit(self) -> None:
+        """The shown image decoded again at the view's size, where that changed (a resize)."""
         detail = self._current_detail()
-        if detail is not None and detail.image_exists and self.image.is_fit():
-            key = self.image.fit_key(detail.image_path)
-            if key != self._wanted:
-                self._wanted = key
+        if detail is not None and detail.image_exists and self.view.is_fit():
+            key = self.view.fit_key(detail.image_path)
+            if key != self.wanted:
+                self.wanted = key
                 decoded = self.loader.request(key, priority=2)
                 if decoded is not None:
                     self._image_loaded(decoded)
-                self._prefetch_images()
+                self.prefetch()
 
     def _want_full_resolution(self) -> None:
         detail = self._current_detail()
