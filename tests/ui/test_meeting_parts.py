@@ -7,12 +7,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from reviewer.app import panel as acts
 from reviewer.items import Item
 from reviewer.panel.group import GroupRow, GroupState, ItemPanel
 from reviewer.panel.standing import Standing
 from reviewer.ui.app import create_app
+from reviewer.ui.group._group_view_layout import lay_out_top
 
 pytestmark = pytest.mark.gui
 
@@ -61,10 +63,16 @@ def listed(qtbot):
     create_app()
     runner = HeldRunner()
     part = MeetingList("PROJECT", ANN, runner)
-    qtbot.addWidget(part.list)
+    # Its widgets placed as the meeting places them (alone, a button shown would be a window of its own).
+    host = QWidget()
+    layout = QVBoxLayout(host)
+    layout.addLayout(lay_out_top(title=part.title, field_filter=part.field_filter, pair_label=part.pair_label,
+                                 clear_pair=part.clear_pair, lock_unanimous=part.lock_unanimous, status=QLabel()))
+    layout.addWidget(part.list)
+    qtbot.addWidget(host)
     chosen = []
     part.row_chosen.connect(lambda r, snapshot: chosen.append((r.item.image_id, snapshot)))
-    return SimpleNamespace(part=part, runner=runner, chosen=chosen)
+    return SimpleNamespace(part=part, runner=runner, chosen=chosen, host=host)
 
 
 def test_the_list_reads_lists_and_chooses_the_first_row(qtbot, listed):
@@ -117,6 +125,7 @@ def test_a_pair_filter_lists_where_two_disagree_and_is_cleared(qtbot, listed):
     job.on_done(state([row(5)], hidden=2))
     assert part.title.text() == "1 image where ann and bob disagree"
     assert part.pair_label.text() == "(and 2 you have not voted yet)" and not part.clear_pair.isHidden()
+    assert part.clear_pair.window() is not part.clear_pair
     part.clear_pair.click()
     job = runner.take(acts.group_state)
     assert job.kwargs == dict(viewer_id=1, field=None, pair=None) and part.field_filter.currentData() is None

@@ -14,9 +14,11 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
@@ -122,7 +124,10 @@ class QtAgreementPanel(QWidget):
         picker = QHBoxLayout()
         picker.addWidget(QLabel("Field"))
         picker.addWidget(self.field, 1)
-        layout = QVBoxLayout(self)
+        # The tab scrolls as one where the window is short: its three tables held the meeting at
+        # 853 px high, past a 1280x720 screen (issue 35, 3).
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.setContentsMargins(8, 4, 8, 8)
         layout.addWidget(section_title("Agreement per field"))
         layout.addWidget(self.stats)
@@ -135,6 +140,17 @@ class QtAgreementPanel(QWidget):
         layout.addWidget(self.matrix)
         layout.addWidget(self.matrix_hint)
         layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(content)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the meeting's list
+        self.scroll.viewport().setAutoFillBackground(False)
+        content.setAutoFillBackground(False)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
 
     def set_busy(self, text: str = "Computing…") -> None:
         self.note.setText(text)

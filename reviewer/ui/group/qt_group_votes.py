@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -54,6 +56,7 @@ from reviewer.ui.review._long_text import PAGE_CHARS, LongTexts, whole_text_dial
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import ERROR, KIND_COLOURS, MUTED, WARNING
 
+DISCUSSION_MIN_HEIGHT = 150  # px: a few notes and the line to add one, when the pane scrolls
 ROWS = (("verdict", "Verdict"), ("problematic", "Problematic"), ("severity", "Severity"),
         ("category", "Category"), ("oov_name", "OOV object"), ("note", "Note"))
 
@@ -226,7 +229,7 @@ class QtGroupVotes(QWidget):
     override_requested = Signal(dict)
     reopen_requested = Signal()
 
-    MAX_TABLE_HEIGHT = 340  # px; taller (long notes) scrolls
+    MAX_TABLE_HEIGHT = 260  # px; taller (long notes) scrolls
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -318,7 +321,10 @@ class QtGroupVotes(QWidget):
         self.tabs.addTab(discussion, "Discussion")
         self.tabs.addTab(self.history, "History")
 
-        layout = QVBoxLayout(self)
+        # The pane scrolls as one where the window is short (a 1280x720 screen): its table, decision,
+        # chair's buttons, own vote and discussion held the meeting at 853 px high (issue 35, 3).
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.setContentsMargins(8, 4, 8, 8)
         layout.setSpacing(4)
         layout.addWidget(section_title("Votes"))
@@ -330,6 +336,18 @@ class QtGroupVotes(QWidget):
         layout.addWidget(section_title("My vote"))
         layout.addLayout(editor)
         layout.addWidget(self.tabs, 1)
+        self.tabs.setMinimumHeight(DISCUSSION_MIN_HEIGHT)
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(content)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the meeting's list
+        self.scroll.viewport().setAutoFillBackground(False)
+        content.setAutoFillBackground(False)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
         self.show_panel(None, chair=False)
 
     # -- showing -------------------------------------------------------------------
