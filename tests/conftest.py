@@ -28,6 +28,14 @@ def shared_data() -> Path:
     return TEST_DATA
 
 
+@pytest.fixture(scope="session")
+def templates():
+    """Projects made once per test run, copied per test (tests/project_data.py)."""
+    from project_data import TEMPLATES
+
+    return TEMPLATES
+
+
 @pytest.fixture(autouse=True)
 def _user_dirs(tmp_path_factory, monkeypatch):
     """Keep per-user state (recent projects, reviewer name) out of the real home."""
@@ -40,14 +48,8 @@ def _user_dirs(tmp_path_factory, monkeypatch):
 POSTGRES_ADMIN_URL = os.environ.get("REVIEWER_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
-@pytest.fixture
-def postgres_url():
-    """URL of a fresh, uniquely named PostgreSQL database, dropped after the test.
-
-    Skips (saying why) when no server answers at REVIEWER_TEST_POSTGRES
-    (default 127.0.0.1:5432)."""
-    import uuid
-
+def _postgres_admin():
+    """A connection to the server's maintenance database, or a skip saying why there is none."""
     import psycopg  # the 'postgres' extra, installed with the test extras
     from sqlalchemy.engine import make_url
 
@@ -58,13 +60,54 @@ def postgres_url():
     except psycopg.OperationalError as exc:
         pytest.skip(f"no PostgreSQL server answers at {admin_url.render_as_string()} "
                     f"({str(exc).strip().splitlines()[0]}); set REVIEWER_TEST_POSTGRES to a server URL")
+    return admin, admin_url
+
+
+def _postgres_database(template: str | None = None):
+    """Yields the URL of a new, uniquely named database (a copy of `template` if given), dropped after."""
+    import uuid
+
+    admin, admin_url = _postgres_admin()
     name = f"reviewer_test_{os.getpid()}_{uuid.uuid4().hex[:10]}"
     with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
         try:
             yield admin_url.set(database=name).render_as_string(hide_password=False)
         finally:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_url():
+    """URL of a fresh, uniquely named PostgreSQL database, dropped after the test.
+
+    Skips (saying why) when no server answers at REVIEWER_TEST_POSTGRES
+    (default 127.0.0.1:5432)."""
+    yield from _postgres_database()
+
+
+@pytest.fixture(scope="session")
+def _postgres_schema():
+    """The name of a database holding the newest schema and nothing else, made once per run."""
+    from sqlalchemy.engine import make_url
+
+    from db import migrate
+    from db.engine import create_engine
+
+    databases = _postgres_database()
+    url = next(databases)
+    engine = create_engine(url)
+    migrate.upgrade(engine)
+    engine.dispose()  # a database copied from may have no one connected
+    yield make_url(url).database
+    databases.close()
+
+
+@pytest.fixture
+def migrated_postgres_url(_postgres_schema):
+    """As `postgres_url`, its database already at the newest schema (a copy of one migrated once:
+    a project made on it is what one made on an empty database is, in a third of the time)."""
+    yield from _postgres_database(_postgres_schema)
 
 
 @pytest.fixture
@@ -133,9 +176,14 @@ SAMPLES = [
 
 
 @pytest.fixture
-def review_project(tmp_path, shared_data):
+def review_project(templates, tmp_path, shared_data):
     """A project of the sample images above (the third one's file then deleted),
-    plus a labels-only image, and a complete run with one mistake per image."""
+    plus a labels-only image, and a complete run with one mistake per image:
+    tmp_path/images and tmp_path/project (made once, copied per test)."""
+    return templates.copy(_review_project, tmp_path)
+
+
+def _review_project(folder: Path):
     from review_data import add_run
     from sqlalchemy import select
 
@@ -143,11 +191,11 @@ def review_project(tmp_path, shared_data):
     from db.tables import Image
     from reviewer.app.imports import init_project
 
-    images = tmp_path / "images"
+    images = folder / "images"
     images.mkdir()
     for name, _ in SAMPLES:
-        shutil.copy(shared_data / "imagenet-samples" / name, images / name)
-    project, _ = init_project(tmp_path / "project", images=images)
+        shutil.copy(TEST_DATA / "imagenet-samples" / name, images / name)
+    project, _ = init_project(folder / "project", images=images)
     (images / SAMPLES[2][0]).unlink()  # a file that went missing after the import
     with write_session(project.engine) as session:
         session.add(Image(file_name="ILSVRC2012_val_00000001.JPEG", original_label=65))  # labels only

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from project_data import new_project
 from timm.data import ImageNetInfo
 
 from db.engine import write_session
@@ -38,7 +39,7 @@ def lite0_correct(files: list[Path]) -> int:
 
 def make_project(root: Path, files: list[Path]) -> Project:
     """A project whose images are the given files; labels from their wnid prefix."""
-    project = Project.create(root)
+    project = new_project(root)
     with write_session(project.engine) as session:
         for path in files:
             wnid = path.name.split("_")[0]

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from project_data import new_project
 from review_data import add_images, add_run, read_with
 
 from reviewer.analysis.calibration import (
@@ -18,7 +19,6 @@ from reviewer.analysis.calibration import (
 )
 from reviewer.analysis.class_balance import class_balance
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.project import Project
 from reviewer.runs.predictions import load_predictions
 
 
@@ -135,7 +135,7 @@ def test_class_balance_on_an_unbalanced_set_is_centred_on_all_images():
 
 
 def test_run_calibration_is_against_the_original_label(tmp_path):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4], labels={1: {"correct": [2, 20]}})
     # Right on image 1 only by the original labels (20 is a correct multi-label of image 2), all at 0.9.
     run = add_run(project, "m", {ids[0]: 1, ids[1]: 20, ids[2]: 30, ids[3]: 40}, probs=dict.fromkeys(ids, 0.9))

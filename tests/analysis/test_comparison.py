@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, decide, decisions_table_of, read_with
 from scipy.stats import chi2
 
@@ -12,7 +13,6 @@ from reviewer.analysis.comparison import compared_runs, mistake_overlap, novel_j
 from reviewer.analysis.report import ReportOptions
 from reviewer.analysis.report_json import report_json
 from reviewer.app.report import build_report
-from reviewer.project import Project
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def two_models(tmp_path):
     7    507   107   A only
     8    900   901   both, different; A's 900 is a wrong label already (not novel)
     """
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     originals = [100 + i for i in range(1, 9)]
     ids = add_images(project, originals, labels={7: {"correct": [108], "wrong": [900]}})
     img = dict(zip(range(1, 9), ids))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from project_data import new_project
 from review_data import add_images, read_with
 
 from db.tables import Run
@@ -16,7 +17,6 @@ from reviewer.analysis.calibration import adaptive_calibration_error, probabilit
 from reviewer.analysis.float16_ace import histogram_ace
 from reviewer.cli import main
 from reviewer.labels.reviewed import reviewed_labelset
-from reviewer.project import Project
 from reviewer.runs.predictions import load_predictions, run_probabilities
 
 
@@ -67,7 +67,7 @@ def test_no_number_for_what_is_not_a_float16_probability_file():
 
 def test_a_runs_ace_is_the_loops_over_its_probability_file(tmp_path):
     """Through `reviewer import-logits`: the run's float16 file as the app writes it."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     rng = np.random.default_rng(3)
     originals = [int(c) for c in rng.integers(0, 1000, 400)]
     ids = add_images(project, originals)

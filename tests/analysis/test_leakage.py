@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from index_data import duplicate, write_index
+from project_data import new_project
 from review_data import add_images, add_run, val_name
 
 from reviewer.analysis.render import to_markdown
@@ -15,7 +16,6 @@ from reviewer.analysis.sections import report_sections
 from reviewer.analysis.sections.leakage import NO_INDEX
 from reviewer.app.report import build_report
 from reviewer.classes.vocabulary import load_classes
-from reviewer.project import Project
 
 # Position: (original label, {multi-labels}); every original class differs, so MLA's per-class mean is a plain mean.
 IMAGES = {1: (1, {"correct": [1, 2]}), 2: (3, {"correct": [3]}), 3: (6, {"correct": [6], "unclear": [7]}),
@@ -25,7 +25,7 @@ TOP1 = {1: 2, 2: 3, 3: 7, 4: 8, 5: 0, 6: 14, 7: 21, 8: 21, 9: 10}  # image 9: la
 
 @pytest.fixture
 def project(tmp_path):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     labels = {pos - 1: kinds for pos, (_, kinds) in IMAGES.items() if kinds}
     ids = add_images(project, [original for original, _ in IMAGES.values()], labels=labels)
     ids += add_images(project, [10], multilabel=False)
@@ -93,7 +93,7 @@ def test_the_section_writes_table_4(project, tmp_path):
 
 
 def test_without_an_index_the_section_says_how_to_build_one(tmp_path):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     add_run(project, "m", dict(zip(add_images(project, [1, 2]), [3, 4])))
     section = next(s for s in report_sections(build_report(project), tmp_path) if s.short == "Leakage")
     assert section.empty == NO_INDEX and not section.tables

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from project_data import new_project
 
 from reviewer.analysis.render import to_markdown
 from reviewer.analysis.report import ReportOptions
@@ -14,7 +15,6 @@ from reviewer.analysis.report_json import report_json
 from reviewer.analysis.sections.panel import panel_section
 from reviewer.app import panel as acts
 from reviewer.app.report import build_report
-from reviewer.project import Project
 
 # ann (the chair), bob, cy on six novel items; None: not voted.
 VERDICTS = [("wrong", "wrong", "wrong"), ("wrong", "wrong", "correct"), ("correct", "correct", "correct"),
@@ -31,7 +31,7 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
 
 @pytest.fixture
 def panel_project(tmp_path, add_mistakes):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     items = add_mistakes(project, [(10 + i, True) for i in range(6)])
     ann, bob, cy = (acts.add_panelist(project, n, chair=n == "ann").value.id for n in ("ann", "bob", "cy"))
     for item, votes in zip(items, VERDICTS):
@@ -76,7 +76,7 @@ def test_the_panel_section_counts_by_hand(panel_project, tmp_path):
 
 
 def test_no_panel_says_so(tmp_path):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     section = panel_section(build_report(project, ReportOptions(agreement_resamples=10)).panel)
     assert section.text == "No panelist yet: the panel's agreement waits for the first votes." and not section.tables
     project.close()

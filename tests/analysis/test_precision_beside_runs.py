@@ -4,6 +4,7 @@ a bf16 run's figures are not an fp32 run's (issue 27)."""
 
 from __future__ import annotations
 
+from project_data import new_project
 from review_data import add_images, add_run
 from sqlalchemy import update
 
@@ -12,11 +13,10 @@ from db.tables import Run
 from reviewer.analysis.render import write_report
 from reviewer.app.report import build_report
 from reviewer.evaluation.slices import save_slice
-from reviewer.project import Project
 
 
 def test_table_1_and_the_leaderboard_say_what_each_run_computed_in(tmp_path):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4, 5, 6])
     exact = add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])))
     reduced = add_run(project, "model-B", dict(zip(ids, [1, 2, 30, 4, 50, 6])))

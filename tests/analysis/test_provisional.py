@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run
 
 from reviewer.analysis.render import write_report
@@ -16,7 +17,6 @@ from reviewer.cli import main
 from reviewer.items import Item
 from reviewer.panel.decisions import lock_all
 from reviewer.panel.votes import cast_vote, get_panelist
-from reviewer.project import Project
 
 PROVISIONAL = ReportOptions(provisional=True)
 
@@ -25,7 +25,7 @@ PROVISIONAL = ReportOptions(provisional=True)
 def panel(tmp_path):
     """Seven images; the run gets five wrong. The prediction on the fourth was a wrong label
     already (not novel: phase 2 only). Three panelists, ann the chair; nothing voted yet."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4, 5, 6, 7], labels={5: {"correct": [6], "wrong": [60]}})
     add_run(project, "model-A", dict(zip(ids, [1, 2, 30, 40, 50, 60, 70])), probs=dict.fromkeys(ids, 0.8))
     people = project.write(lambda s: [get_panelist(session=s, name=n, chair=n == "ann").id

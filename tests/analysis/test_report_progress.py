@@ -8,6 +8,7 @@ import io
 import json
 import sys
 
+from project_data import new_project
 from review_data import add_images, add_run, decide
 
 from reviewer.app.report import build_report
@@ -17,7 +18,7 @@ from reviewer.project import Project
 
 
 def _project(tmp_path) -> Project:
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4, 5, 6])
     add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])), probs=dict.fromkeys(ids, 0.8))
     add_run(project, "model-B", dict(zip(ids, [1, 20, 3, 4, 50, 6])), probs=dict.fromkeys(ids, 0.7))

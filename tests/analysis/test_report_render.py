@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, decide
 
 from reviewer.analysis.render import write_report
 from reviewer.app.report import build_report
 from reviewer.cli import main
 from reviewer.evaluation.slices import save_slice
-from reviewer.project import Project
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -20,7 +20,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def project(tmp_path):
     """Six fish images (classes 1-6); a run gets 4, 5 and 6 wrong; the panel decides
     (4, 40) correct, (5, 50) wrong/minor/fine-grained, (6, 60) wrong/major/spurious."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4, 5, 6])
     add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])), probs=dict.fromkeys(ids, 0.8))
     decide(project, ids[3], 40, "correct")

@@ -19,7 +19,7 @@ TABLES = ("categories", "severities", "mla", "reviewed", "confusions", "by_dista
 def project(request, tmp_path):
     """Classes 1-6; the run gets 4, 5 and 6 wrong; (4, 40) and (5, 50) are decided, (6, 60) not yet.
     On SQLite (one WAL read transaction) and PostgreSQL (REPEATABLE READ)."""
-    db_url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else None
+    db_url = request.getfixturevalue("migrated_postgres_url") if request.param == "postgresql" else None
     project = Project.create(tmp_path / "p", db_url=db_url)
     ids = add_images(project, [1, 2, 3, 4, 5, 6])
     add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])), probs=dict.fromkeys(ids, 0.8))

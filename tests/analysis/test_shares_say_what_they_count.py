@@ -5,19 +5,19 @@ section with nothing to plot says why."""
 from __future__ import annotations
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, decide, decisions_table_of, read_with
 
 from reviewer.analysis.comparison import compared_runs, novel_judgements
 from reviewer.analysis.render import to_markdown
 from reviewer.analysis.sections import report_sections
 from reviewer.app.report import build_report
-from reviewer.project import Project
 
 
 @pytest.fixture
 def project(tmp_path):
     """Three fish images (classes 1-3) that a run gets wrong (40, 50, 60): novel predictions."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     project.ids = add_images(project, [1, 2, 3])
     add_run(project, "model-A", dict(zip(project.ids, [40, 50, 60])), probs=dict.fromkeys(project.ids, 0.8))
     return project

@@ -9,6 +9,7 @@ import json
 import math
 
 import pytest
+from project_data import new_project
 from review_data import decide
 from statsmodels.stats.proportion import proportion_confint
 
@@ -20,7 +21,6 @@ from reviewer.analysis.source_agreement import wilson_interval
 from reviewer.app.evidence import import_evidence
 from reviewer.app.report import build_report
 from reviewer.panel.votes import cast_vote, get_panelist
-from reviewer.project import Project
 
 Z = 1.959963984540054
 
@@ -61,7 +61,7 @@ def hand_built(tmp_path, add_mistakes, shared_data):
       8      108      none yet          [108] accepts    not flagged
       9      109      correct, reopened [109] accepts    not flagged
     """
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     items = add_mistakes(project, [(100 + i, True) for i in range(1, 10)])
     for item, verdict in zip(items, ["correct", "correct", "wrong", "wrong", "unclear", "wrong", "correct"]):
         decide(project, item.image_id, item.predicted, verdict,
@@ -177,7 +177,7 @@ def test_provisional_counts_the_current_majority_in_a_table_of_its_own(hand_buil
 
 
 def test_no_evidence_or_nothing_decided_is_one_line(tmp_path, add_mistakes):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     items = add_mistakes(project, [(101, True)])
     section = {s.title: s for s in report_sections(build_report(project), tmp_path)}["Source reliability"]
     assert section.text.startswith("No evidence source imported") and not section.tables and not section.images

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from project_data import new_project
 from review_data import decide
 from sqlalchemy import select
 
@@ -17,7 +18,6 @@ from reviewer.analysis.sections import report_sections
 from reviewer.analysis.zoom_probe import HOW_TO_PROBE
 from reviewer.app.report import build_report
 from reviewer.cli import main
-from reviewer.project import Project
 from reviewer.runs.zoom import ZoomParams, ZoomResult, save_zoom
 
 SCALES = (128, 224, 448)  # one scale per zoom group: zoom-out, zoom-224, zoom-in
@@ -55,7 +55,7 @@ def hand_built(tmp_path, add_mistakes):
     B10   wrong, major, non_prototypical      complete                224, 448
     B11   none                                complete                -
     """
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     a = add_mistakes(project, [(101 + i, True) for i in range(9)], model="model-A")
     b = add_mistakes(project, [(201, True), (202, True)], model="model-B")
 
@@ -149,7 +149,7 @@ def test_report_command_prints_the_section(hand_built, capsys):
 
 
 def test_nothing_probed_is_one_line(tmp_path, add_mistakes, capsys):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     add_mistakes(project, [(101, True)])
     report = build_report(project)
     assert report.zoom.note == HOW_TO_PROBE and "press X" in HOW_TO_PROBE

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from project_data import new_project
 from review_data import add_images, add_run
 from sqlalchemy import insert
 
@@ -16,7 +17,6 @@ from reviewer.analysis.report_json import report_json
 from reviewer.analysis.sections import report_sections
 from reviewer.app.report import build_report
 from reviewer.cli import main
-from reviewer.project import Project
 from reviewer.runs.zoom import ZoomParams, ZoomResult, save_zoom
 
 SCALES = (128, 224, 448)
@@ -42,7 +42,7 @@ def probe(predicted: int, centre: int) -> ZoomResult:
 
 
 def test_an_unclear_label_found_by_a_crop_corrects_by_the_tools_rule_not_taesiris(tmp_path, capsys):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [o for o, *_ in IMAGES], labels={i: ml for i, (_, ml, *_) in enumerate(IMAGES)})
     with write_session(project.engine) as session:
         source = LabelSource(kind="test", path="real.json")

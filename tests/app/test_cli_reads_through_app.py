@@ -14,12 +14,12 @@ import inspect
 from pathlib import Path
 
 import pytest
+from project_data import new_project
 
 from reviewer.app.leaderboard import Leaderboard, Trend, draw_trend, leaderboard
 from reviewer.app.panel import agreement
 from reviewer.app.panel_status import PanelStatus, panel_status
 from reviewer.cli import main
-from reviewer.project import Project
 
 CLI = Path(__file__).resolve().parents[2] / "reviewer" / "cli"
 
@@ -120,7 +120,7 @@ def test_the_read_commands_print_what_their_app_functions_return(tmp_path, capsy
     figures the window gets from them."""
     from reviewer.app import panel as acts
 
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     items = add_mistakes(project, [(1, True), (2, True), (3, False)])
     for name in ("ann", "bob"):
         acts.add_panelist(project, name, chair=name == "ann")

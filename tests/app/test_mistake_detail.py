@@ -5,20 +5,20 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run
 from sqlalchemy import update
 
 from db.engine import write_session
 from db.tables import Image
 from reviewer.app.mistake_detail import DetailSource, label_kind
-from reviewer.project import Project
 
 GOLDEN, LABRADOR, TABBY, TIGER_CAT = 207, 208, 281, 282
 
 
 @pytest.fixture
 def project(tmp_path, shared_data):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     images = tmp_path / "images"
     images.mkdir()
     for name in ("n02099601_golden_retriever.JPEG", "n02099712_Labrador_retriever.JPEG"):
@@ -102,7 +102,7 @@ def test_the_detail_carries_a_suggestion_the_zoom_probe_can_change(tmp_path):
     keeps it major and says so; one with a crop answering 'wall clock' makes it minor (a rule the
     published reviews cannot measure, reviewer.review.suggest)."""
     wall, analog = 892, 409
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [wall, wall])
     run = add_run(project, "resnet50", {ids[0]: analog, ids[1]: analog})
     source = DetailSource(project)

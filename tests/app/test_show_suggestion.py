@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from project_data import new_project
 from review_data import add_images, add_run
 
 from reviewer.app.mistake_detail import DetailSource
 from reviewer.app.show import format_record, show_mistake
-from reviewer.project import Project
 
 GOLDEN, LABRADOR, TABBY = 207, 208, 281
 
 
 def test_show_and_the_window_suggest_alike(tmp_path):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [GOLDEN, GOLDEN], labels={1: {"correct": [GOLDEN, LABRADOR]}})
     run = add_run(project, "resnet50", {ids[0]: LABRADOR, ids[1]: TABBY})
     source = DetailSource(project)

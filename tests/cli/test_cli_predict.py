@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from project_data import new_project
 from run_data import DEMO_IMAGES, make_project, sample_files
 from sqlalchemy import select
 
 from db.engine import read_session
 from db.tables import Prediction, Run
 from reviewer.cli import main
-from reviewer.project import Project
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -137,7 +137,7 @@ def test_import_logits_again_or_of_another_file_says_what_it_did(tmp_path, capsy
     offered; another file under the same --model: stored under another name, said so."""
     from review_data import add_images, val_name
 
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     add_images(project, [0, 1, 2])
     names = np.array([val_name(i) for i in (1, 2, 3)])
     rng = np.random.default_rng(0)

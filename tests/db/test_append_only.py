@@ -5,6 +5,7 @@ and PostgreSQL (TRUNCATE too), and nothing is changed."""
 from __future__ import annotations
 
 import pytest
+from project_data import new_project
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
@@ -14,7 +15,7 @@ from reviewer.project import Project
 
 def make_history(tmp_path, add_mistakes, url):
     """A project with two votes, a lock and a note."""
-    project = Project.create(tmp_path / "p", db_url=url)
+    project = Project.create(tmp_path / "p", db_url=url) if url else new_project(tmp_path / "p")
     (item,) = add_mistakes(project, [(10, True)])
     ann = acts.add_panelist(project, "ann", chair=True).value.id
     bob = acts.add_panelist(project, "bob").value.id
@@ -27,7 +28,7 @@ def make_history(tmp_path, add_mistakes, url):
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def history(request, tmp_path, add_mistakes):
-    url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else None
+    url = request.getfixturevalue("migrated_postgres_url") if request.param == "postgresql" else None
     project = make_history(tmp_path, add_mistakes, url)
     yield project
     project.close()

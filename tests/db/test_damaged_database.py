@@ -8,6 +8,7 @@ import hashlib
 import sqlite3
 
 import pytest
+from project_data import new_project
 
 from reviewer.app import panel as acts
 from reviewer.cli import main
@@ -21,7 +22,7 @@ def digest(path) -> str:
 @pytest.fixture
 def damaged(tmp_path, add_mistakes):
     """A project with votes whose vote table's root page is then overwritten on disk."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     items = add_mistakes(project, [(10 + i, True) for i in range(30)])
     ann = acts.add_panelist(project, "ann").value.id
     for item in items:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, decide, read_with, val_name
 from scipy.stats import beta
 
@@ -14,7 +15,6 @@ from reviewer.app.imports import import_review
 from reviewer.cli import main
 from reviewer.evaluation.leaderboard import leaderboard, off_trend
 from reviewer.evaluation.slices import save_slice
-from reviewer.project import Project
 from reviewer.review.pending import pending_items, rerun_summary
 
 
@@ -23,7 +23,7 @@ def reruns(tmp_path):
     """Six images (original labels 1-6). Run A over all of them; the panel decides
     (img4, 40) correct and (img6, 60) wrong; a published review judged (img5, 55).
     Model B is rerun on the slice imagenet_m = images 3-6 only."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4, 5, 6])
     img = dict(zip(range(1, 7), ids))
     review = tmp_path / "earlier_mistakes.json"

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import json
 
+from project_data import new_project
 from review_data import add_images, add_run
 from sqlalchemy import update
 
 from db.engine import write_session
 from db.tables import Run
 from reviewer.cli import main
-from reviewer.project import Project
 
 
 def test_a_limited_run_is_named_first_n_everywhere(tmp_path, capsys):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [0, 1, 2, 3])
     full = add_run(project, "model-full", dict(zip(ids, [0, 1, 2, 9])))
     limited = add_run(project, "model-limited", dict(zip(ids[:2], [0, 5])))

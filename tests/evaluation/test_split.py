@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, decide, read_with, val_name
 from scipy.stats import beta
 
@@ -27,7 +28,6 @@ from reviewer.evaluation.split import (
     resolve_members,
     save_split,
 )
-from reviewer.project import Project
 
 HUSKY, ESKIMO_DOG = 250, 248
 
@@ -52,7 +52,7 @@ def case(tmp_path):
     12   530   530   530   orig    none: a published review says Borderline not a candidate (A's: minor)
     13   540   540   orig  orig    540 major                                below k (2 major)
     """
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     originals = [100 + i for i in range(1, 9)] + [HUSKY, 110, 111, 112, 113]
     ids = add_images(project, originals, labels={8: {"correct": [HUSKY, ESKIMO_DOG]},
                                                  9: {"correct": [110], "unclear": [777]}})
@@ -136,7 +136,7 @@ def test_published_reviews_as_members_on_the_real_files(tmp_path, shared_data):
     against the rule applied by hand to the two published files."""
     vit = json.loads((shared_data / "imagenet-mistakes" / "vit3b_mistakes.json").read_text())
     soups = json.loads((shared_data / "imagenet-mistakes" / "greedy_soups_mistakes.json").read_text())
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     names = sorted(set(vit) | set(soups))
     for model, path in (("vit3b", "vit3b_mistakes.json"), ("greedy_soups", "greedy_soups_mistakes.json")):
         import_review(project, shared_data / "imagenet-mistakes" / path, model=model)

@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run
 from sqlalchemy import insert, select
 
@@ -30,7 +31,6 @@ from reviewer.evaluation.zoom_hard import (
     UNCLASSIFIABLE,
     ZoomHardError,
 )
-from reviewer.project import Project
 from reviewer.runs.zoom import PAPER_SCALES, ZoomParams, ZoomResult, save_zoom
 
 # Originals 0-7 (image i has original label i, its one correct multi-label); image 0 has ReaL label 50,
@@ -70,7 +70,7 @@ def case(tmp_path):
     Image 8 is nobody's mistake: no candidate. A complete probe of fewer scales than the paper's is
     no answer (image 3 of B would need one; see test_fewer_scales_are_not_the_papers_324_crops).
     """
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, list(range(9)), labels={1: {"correct": [1], "unclear": [61]}})
     with write_session(project.engine) as session:
         source = LabelSource(kind="real", path="real.json")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from evidence_data import GROUND_TRUTH, published_files, table_counts
+from project_data import new_project
 
 from reviewer.project import Project
 
@@ -34,6 +35,6 @@ def full_project(tmp_path_factory, published, shared_data):
 
 @pytest.fixture
 def project(tmp_path) -> Project:
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     yield project
     project.close()

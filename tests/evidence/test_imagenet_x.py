@@ -11,6 +11,7 @@ from importlib import metadata
 
 import pytest
 from evidence_data import table_counts
+from project_data import new_project
 
 from reviewer.app.evidence import import_evidence
 from reviewer.cli import main
@@ -134,7 +135,7 @@ def test_the_queue_label_questions_ignore_it(imported, folder):
 
 
 def test_only_the_main_factor_file_gives_a_line_of_its_own(tmp_path, folder):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     import_evidence(project, [folder / TOP])
     name, record = sorted(raw(folder / TOP).items())[0]
     main = next(k for k in FACTOR_KEYS if record[k])
@@ -155,7 +156,7 @@ def test_a_wrong_record_names_the_file_and_line_and_nothing_is_stored(tmp_path, 
     edit(records[3])
     path = tmp_path / MULTI
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     before = table_counts(project)
     with pytest.raises(InputError) as caught:
         import_evidence(project, [folder / TOP, path])
@@ -171,7 +172,7 @@ def test_without_the_package_the_command_says_how_to_install_it(tmp_path, monkey
     monkeypatch.setattr(inx.metadata, "distribution", missing)
     with pytest.raises(UserError, match=r"pip install 'imagenet-mistake-reviewer\[imagenetx\]'"):
         inx.package_files()
-    Project.create(tmp_path / "p").close()
+    new_project(tmp_path / "p").close()
     assert main(["import-evidence", str(tmp_path / "p"), "--imagenet-x"]) != 0
     assert "ImageNet-X is not installed" in capsys.readouterr().err
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import sqlite3
 
+from project_data import new_project
 from review_data import add_images
 
 from reviewer.cli import main
-from reviewer.project import Project
 
 
 def test_export_of_non_utf8_text_is_a_clear_error(tmp_path, capsys):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     add_images(project, [1, 2, 3])
     project.close()
     with sqlite3.connect(tmp_path / "p" / "project.db") as raw:  # bytes, not UTF-8, stored as TEXT

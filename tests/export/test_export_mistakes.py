@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from project_data import new_project
 from review_data import add_run, decide, read_with
 
 from reviewer.app.export import export_reviews
@@ -12,14 +13,13 @@ from reviewer.app.imports import import_review, init_project
 from reviewer.cli import main
 from reviewer.errors import UserError
 from reviewer.export import model_mistakes
-from reviewer.project import Project
 from reviewer.review.reviewed_mistakes import image_table, reviewed_mistakes
 
 FILES = {"vit3b": "vit3b_mistakes.json", "greedy_soups": "greedy_soups_mistakes.json"}
 
 
 def test_published_reviews_export_to_the_same_bytes(tmp_path, shared_data, capsys):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     for model, name in FILES.items():
         import_review(project, shared_data / "imagenet-mistakes" / name, model=model)
     for model, name in FILES.items():
@@ -34,7 +34,7 @@ def test_published_reviews_export_to_the_same_bytes(tmp_path, shared_data, capsy
     assert (spellings.count("Fine-grained error with OOV"), spellings.count("Fine-grained with OOV")) == (17, 9)
 
     # Our export, imported into another project and exported again: the same bytes.
-    again = Project.create(tmp_path / "q")
+    again = new_project(tmp_path / "q")
     import_review(again, tmp_path / "vit3b.json", model="vit3b")
     export_reviews(again, "vit3b", tmp_path / "vit3b_again.json")
     assert (tmp_path / "vit3b_again.json").read_bytes() == (shared_data / "imagenet-mistakes" / FILES["vit3b"]
@@ -81,7 +81,7 @@ def test_an_image_flagged_problematic_has_no_mistakes(tmp_path, shared_data):
     "were either problematic or correct"; 378 left): a published item whose image the
     panel flags problematic, on that item or on another model's prediction of the image,
     is no longer a mistake, as the multi-label accuracy after the review leaves it out."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     import_review(project, shared_data / "imagenet-mistakes" / FILES["vit3b"], model="vit3b")
     published = json.loads((shared_data / "imagenet-mistakes" / FILES["vit3b"]).read_text())
     first, second, third = list(published)[:3]

@@ -7,6 +7,7 @@ import shutil
 from collections import Counter
 
 import pytest
+from project_data import new_project
 from sqlalchemy import func, select
 
 from db.engine import read_session
@@ -106,7 +107,7 @@ def test_folder_per_wnid_and_val_names_with_label_file(tmp_path, shared_data):
 
 
 def test_published_reviews(tmp_path, shared_data):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     path = shared_data / "imagenet-mistakes" / "vit3b_mistakes.json"
     done = import_review(project, path, model="vit3b")
     assert done.value.items == 378 and done.changes.labels
@@ -136,7 +137,7 @@ def test_malformed_tfds_imports_nothing(tmp_path, shared_data, mutate, message):
     mutate(data)  # a late record is bad; the earlier ones are fine
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     with pytest.raises(InputError) as err:
         import_labels(project, [bad])
     assert str(err.value).startswith(str(bad))
@@ -165,7 +166,7 @@ def test_malformed_review_imports_nothing(tmp_path, shared_data):
     data[name]["failure category"] = "Cosmic rays"
     bad = tmp_path / "review.json"
     bad.write_text(json.dumps(data))
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     with pytest.raises(InputError, match=f"review.json, record {name}: unknown failure category \"Cosmic rays\""):
         import_review(project, bad, model="vit3b")
     assert count(project, ImportedReviewItem.id) == 0 and project.image_count() == 0

@@ -4,10 +4,13 @@ traceback, and nothing of the file reaches the project."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from pathlib import Path
 
 import pytest
+from project_data import TEST_DATA
 from sqlalchemy import func, select
 
 from db.engine import read_session
@@ -31,14 +34,21 @@ def row_counts(project_dir: Path) -> dict[str, int]:
 
 
 @pytest.fixture
-def project_dir(tmp_path, shared_data, capsys) -> Path:
-    """A project with the TFDS sample and one review already in it (so 'unchanged' means something)."""
-    path = tmp_path / "proj"
-    assert main(["init", str(path), "--labels", str(shared_data / "formats" / "tfds_v3_sample.json")]) == 0
-    assert main(["import-review", str(path), str(shared_data / "imagenet-mistakes" / "greedy_soups_mistakes.json"),
-                 "--model", "greedy_soups"]) == 0
-    capsys.readouterr()
-    return path
+def project_dir(templates, tmp_path) -> Path:
+    """A project with the TFDS sample and one review already in it (so 'unchanged' means something):
+    tmp_path/proj, made once and copied per test."""
+    return templates.copy_folder(_project_dir, tmp_path)
+
+
+def _project_dir(folder: Path):
+    from reviewer.project import Project
+
+    path = folder / "proj"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["init", str(path), "--labels", str(TEST_DATA / "formats" / "tfds_v3_sample.json")]) == 0
+        assert main(["import-review", str(path), str(TEST_DATA / "imagenet-mistakes" / "greedy_soups_mistakes.json"),
+                     "--model", "greedy_soups"]) == 0
+    return Project.open(path)
 
 
 def _tfds(shared_data):

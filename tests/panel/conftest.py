@@ -9,10 +9,12 @@ from reviewer.project import Project
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def project(request, tmp_path):
-    """An empty project on SQLite, or on a fresh PostgreSQL database."""
-    db_url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else None
-    project = Project.create(tmp_path / "p", db_url=db_url)
+def project(request, tmp_path, templates):
+    """An empty project on SQLite (made once, copied per test), or on a fresh PostgreSQL database."""
+    if request.param == "postgresql":
+        project = Project.create(tmp_path / "p", db_url=request.getfixturevalue("migrated_postgres_url"))
+    else:
+        project = templates.new(tmp_path / "p")
     yield project
     project.close()
 

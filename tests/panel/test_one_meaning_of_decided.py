@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from project_data import new_project
 
 from reviewer.cli import main
 from reviewer.panel.final import DecidedHow
@@ -25,7 +26,7 @@ def run(capsys, *args) -> str:
 
 @pytest.fixture
 def two(tmp_path, add_mistakes, capsys):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     items = add_mistakes(project, [(10 + i, True) for i in range(6)])
     project.close()
     root = tmp_path / "p"

@@ -3,14 +3,14 @@ blind review holds another's note back as it holds back their vote (issue 23).""
 
 from __future__ import annotations
 
+from project_data import new_project
+
 from reviewer.app import panel as acts
 from reviewer.panel.discussion import visible_notes
 
 
 def test_without_blind_review_the_notes_show_before_a_vote(tmp_path, add_mistakes):
-    from reviewer.project import Project
-
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     (item,) = add_mistakes(project, [(10, True)])
     ann = acts.add_panelist(project, "ann", chair=True).value.id
     bob = acts.add_panelist(project, "bob").value.id

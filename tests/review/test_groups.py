@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from project_data import new_project
 
 from reviewer.items import Item
 from reviewer.panel.votes import VoteState
@@ -98,9 +99,8 @@ def test_a_groups_votes_are_each_the_panelists_and_undone_one_by_one(tmp_path):
 
     from reviewer.app import panel as acts
     from reviewer.app.group_review import mistake_groups, my_votes
-    from reviewer.project import Project
 
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [40, 40, 40, 1])
     add_run(project, "m", {ids[0]: 46, ids[1]: 46, ids[2]: 46, ids[3]: 2})
     ann = acts.add_panelist(project, "ann", chair=True).value
@@ -126,9 +126,8 @@ def test_neighbourhoods_from_the_projects_index(tmp_path):
 
     from reviewer.app.group_review import NO_INDEX, mistake_groups
     from reviewer.errors import UserError
-    from reviewer.project import Project
 
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [1, 2, 3, 4, 5])
     add_run(project, "m", {i: 9 for i in ids})
     with pytest.raises(UserError, match="reviewer index"):

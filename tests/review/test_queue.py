@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, decide, read_with
 
 from reviewer.app import panel as acts
 from reviewer.items import Item
-from reviewer.project import Project
 from reviewer.review.queue_filter import QueueFilter
 from reviewer.review.queue_load import load_queue
 
@@ -16,7 +16,7 @@ DOG, HUSKY, CAT, CAR = 208, 207, 281, 817  # Labrador retriever, golden retrieve
 
 @pytest.fixture
 def project(tmp_path):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     # Six images; the second already had "Labrador" judged wrong (so predicting it is not novel).
     ids = add_images(project, [HUSKY, HUSKY, CAT, CAT, CAR, CAR],
                      labels={1: {"correct": [HUSKY], "wrong": [DOG]}})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from project_data import new_project
 from sqlalchemy import insert
 
 from db.engine import write_session
@@ -62,7 +63,7 @@ def test_evidence_filters_and_sort_on_the_real_files(tmp_path, real_and_cleanlab
                     and real[k - 1] and row["our_guessed_label"] not in real[k - 1])
     disputed_name = f"ILSVRC2012_val_{disputed['id']:08d}.JPEG"
     mistakes[disputed_name] = disputed["our_guessed_label"]
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     items = add_named_mistakes(project, mistakes)
     # A non-validation image: no source covers it.
     items.update(add_named_mistakes(project, {"my_photo.JPEG": 5}, model="m2"))
@@ -116,7 +117,7 @@ def test_most_informative_next_reads_the_raters_consensus(tmp_path, shared_data)
     for name, cls in info.tolist()[:400]:
         asked.setdefault(name, int(cls))
     mistakes = dict(list(asked.items())[:12]) | {"ILSVRC2012_val_00049999.JPEG": 3}  # the last: not asked
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     items = add_named_mistakes(project, mistakes)
     import_evidence(project, [shared_data / "published" / "real" / "raters.npz"])
     from sqlalchemy import select

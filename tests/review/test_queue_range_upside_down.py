@@ -3,9 +3,9 @@ is read the right way up, and the filter says so for the window to show."""
 
 from __future__ import annotations
 
+from project_data import new_project
 from review_data import add_images, add_run, read_with
 
-from reviewer.project import Project
 from reviewer.review.queue_filter import QueueFilter
 from reviewer.review.queue_load import load_queue
 
@@ -20,7 +20,7 @@ def test_a_distance_range_upside_down_is_read_the_right_way_up_and_said(tmp_path
     assert QueueFilter(min_distance=2, max_distance=5).notes == ()
     assert QueueFilter(min_confidence=0.8, max_confidence=0.3).notes == ("Confidence 80% to 30% read as 30% to 80%",)
 
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [HUSKY, HUSKY, CAT, CAR])
     project.run_id = add_run(project, "resnet50", dict(zip(ids, [DOG, CAT, CAR, TENCH])))
     everything = read_with(project, load_queue, run_id=project.run_id, panelist_id=None, queue_filter=QueueFilter())

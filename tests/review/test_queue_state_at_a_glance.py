@@ -5,6 +5,7 @@ to give, problematic, notes), the filters find each, and the header's counts add
 from __future__ import annotations
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, read_with
 
 from reviewer.app import panel as acts
@@ -23,9 +24,7 @@ def panel(tmp_path):
     """Six novel mistakes; ann (the chair) and bob voted:
     0 both correct (unanimous) · 1 correct/wrong (disputed) · 2 correct/unclear, locked (tie -> unclear)
     3 both wrong and problematic, bob rated it (ann's rating to give) · 4 a note, no votes · 5 nothing."""
-    from reviewer.project import Project
-
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [HUSKY, HUSKY, CAT, CAT, CAR, CAR])
     project.run_id = add_run(project, "resnet50", dict(zip(ids, [DOG, DOG, CAR, CAR, CAT, CAT])))
     ann = acts.add_panelist(project, "ann", chair=True).value.id

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+from project_data import new_project
 from review_data import add_images, val_name
 from sqlalchemy import func, select
 
@@ -19,7 +20,7 @@ from reviewer.project import Project
 
 
 def _project_and_scores(tmp_path, images: int = 4):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     add_images(project, list(range(images)))
     project.close()
     names = np.array([val_name(i) for i in range(1, images + 1)])

@@ -5,12 +5,12 @@ np.argmax in the paper's reference notebook."""
 from __future__ import annotations
 
 import numpy as np
+from project_data import new_project
 from review_data import add_images, val_name
 from sqlalchemy import select
 
 from db.engine import read_session
 from db.tables import Prediction
-from reviewer.project import Project
 from reviewer.runs.logits import import_logits
 
 
@@ -35,7 +35,7 @@ def tied_float16_rows(rows: int, seed: int = 5) -> np.ndarray:
 
 def test_imported_float16_ties_go_to_the_lower_class_index(tmp_path):
     n = 30
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     image_ids = add_images(project, [i % 1000 for i in range(n)], start=1)  # named val_name(1..n)
     scores = tied_float16_rows(n)
     names = np.array([val_name(i + 1) for i in range(n)])

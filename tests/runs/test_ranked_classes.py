@@ -6,6 +6,7 @@ variable top-k at k = 1 scores the run's own top-1."""
 from __future__ import annotations
 
 import numpy as np
+from project_data import new_project
 from review_data import add_images
 from sqlalchemy import insert
 
@@ -50,7 +51,7 @@ def float32_rows(seed: int = 9) -> np.ndarray:
 
 def build(root) -> tuple[Project, int, np.ndarray, np.ndarray, list[set[int]]]:
     """A project whose run stores the float32 top-5 of float32_rows() and its float16 file."""
-    project = Project.create(root)
+    project = new_project(root)
     p32 = float32_rows()
     p16 = p32.astype(np.float16)
     stored = np.array([by_rule(row, range(1000))[:5] for row in p32])

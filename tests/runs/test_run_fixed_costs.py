@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from project_data import new_project
 from sqlalchemy import event, insert
 
 from db.engine import write_session
@@ -18,7 +19,7 @@ from reviewer.runs.records import image_files
 def project_of(root: Path, images: int, *, images_root: Path | None) -> tuple[Project, list[int]]:
     """Images stored as the importers store them: relative to the images' root (or the
     project), and one with an absolute path."""
-    project = Project.create(root)
+    project = new_project(root)
     if images_root is not None:
         project.set_setting("images_root", str(images_root))
     with write_session(project.engine) as session:

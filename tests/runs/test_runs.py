@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import timm
 import torch
+from project_data import new_project
 from run_data import TINY_MODEL as TINY
 from run_data import lite0_correct, make_project, sample_files
 from sqlalchemy import select, update
@@ -222,7 +223,7 @@ def test_a_run_being_computed_by_another_process_is_not_resumed_twice(tmp_path, 
 
 # -- imported logits ---------------------------------------------------------------
 def _val_project(root: Path, indices: list[int]) -> Project:
-    project = Project.create(root)
+    project = new_project(root)
     with write_session(project.engine) as session:
         for i in indices:
             session.add(Image(file_name=f"ILSVRC2012_val_{i + 1:08d}.JPEG", val_index=i, original_label=i % 1000))

@@ -4,9 +4,8 @@ empty (issue 23's walk)."""
 from __future__ import annotations
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, decide
-
-from reviewer.project import Project
 
 pytestmark = pytest.mark.gui
 
@@ -32,7 +31,7 @@ def tab(view, title: str):
 def test_models_tab_judged_correct_is_not_unclear_and_distance_says_why_it_is_blank(qtbot, tmp_path):
     from PySide6.QtWidgets import QLabel, QTableWidget
 
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [1, 2, 3])
     add_run(project, "model-A", dict(zip(ids, [40, 50, 60])), probs=dict.fromkeys(ids, 0.8))
     decide(project, ids[0], 40, "unclear")

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 
+from project_data import new_project
 from PySide6.QtWidgets import QLabel, QTableWidget
 from review_data import add_images, add_run
 
 from reviewer.cli import main
 from reviewer.items import Item
-from reviewer.project import Project
 
 
 def run(capsys, *args) -> str:
@@ -33,7 +33,7 @@ def name(item) -> str:
 
 
 def test_every_count_of_decided_items_agrees_in_the_cli_the_export_and_the_window(qtbot, tmp_path, capsys):
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     # Six images with an original label only (no multi-label set), each a mistake of model-A.
     ids = add_images(project, [1, 2, 3, 4, 5, 6], multilabel=False)
     add_run(project, "model-A", {image_id: 10 + i for i, image_id in enumerate(ids)})

@@ -5,6 +5,7 @@ panelist's own vote on that item and taken back one at a time with Ctrl+Z."""
 from __future__ import annotations
 
 import pytest
+from project_data import new_project
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from review_data import add_images, add_run
@@ -12,7 +13,6 @@ from review_data import add_images, add_run
 from reviewer.app import panel as acts
 from reviewer.app.keymap import default_keymap
 from reviewer.items import Item
-from reviewer.project import Project
 
 pytestmark = pytest.mark.gui
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.gui
 def grouped(tmp_path):
     """American chameleon (40) taken for green lizard (46) three times, goldfish (1) for great
     white shark (2) twice, one mistake alone."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     ids = add_images(project, [40, 40, 40, 1, 1, 5])
     run_id = add_run(project, "m", dict(zip(ids, [46, 46, 46, 2, 2, 7])))
     ann = acts.add_panelist(project, "ann", chair=True).value

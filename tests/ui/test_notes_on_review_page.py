@@ -4,17 +4,18 @@ blind as the votes are, and follows a note written elsewhere."""
 
 from __future__ import annotations
 
+from project_data import new_project
+
 from reviewer.app import panel as acts
 from reviewer.ui.review.qt_notes import QtNotesPanel
 
 
 def test_notes_show_beside_the_facts_blind_until_you_vote(qtbot, tmp_path, add_mistakes):
-    from reviewer.project import Project
     from reviewer.ui.app import create_app
     from reviewer.ui.watcher import ProjectWatcher
 
     create_app()
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     item, other = add_mistakes(project, [(10, True), (11, True)])
     ann = acts.add_panelist(project, "ann", chair=True).value.id
     bob = acts.add_panelist(project, "bob").value.id

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run
 from sqlalchemy import func, select
 
@@ -29,7 +30,7 @@ ORIGINALS = [10 * i + 5 for i in range(12)]
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     root = tmp_path_factory.mktemp("scope_window") / "p"
-    project = Project.create(root)
+    project = new_project(root)
     ids = add_images(project, ORIGINALS)
     wrong_1 = {image: label + 1 if i < 6 else label for i, (image, label) in enumerate(zip(ids, ORIGINALS))}
     wrong_2 = {image: label + 1 if 3 <= i < 9 else label for i, (image, label) in enumerate(zip(ids, ORIGINALS))}

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run, decide
 
 from reviewer.app.imports import import_review
 from reviewer.evaluation.slices import save_slice
-from reviewer.project import Project
 
 pytestmark = pytest.mark.gui
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.gui
 @pytest.fixture
 def analysed(tmp_path, shared_data):
     """The published greedy-soups review, plus a run over six images that the panel reviewed."""
-    project = Project.create(tmp_path / "p")
+    project = new_project(tmp_path / "p")
     import_review(project, shared_data / "imagenet-mistakes" / "greedy_soups_mistakes.json", model="greedy_soups")
     ids = add_images(project, [1, 2, 3, 4, 5, 6], start=40001)
     add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])), probs=dict.fromkeys(ids, 0.8))

@@ -12,6 +12,7 @@ import re
 import shutil
 
 import pytest
+from project_data import new_project
 from review_data import add_images, add_run
 
 from reviewer.project import Project
@@ -34,7 +35,7 @@ MODELS = [
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     root = tmp_path_factory.mktemp("twenty") / "p"
-    project = Project.create(root)
+    project = new_project(root)
     originals = [(7 * i) % 1000 for i in range(30)]
     ids = add_images(project, originals)
     for number, model in enumerate(MODELS):

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import timm
+from project_data import new_project
 from run_data import DEMO_IMAGES, TINY_MODEL
 from sqlalchemy import func, select
 from timm.data import resolve_data_config
@@ -75,7 +76,7 @@ def paper_labels(net) -> dict[str, int]:
 
 def make_project(root: Path, labels: dict[str, int], checkpoint) -> Project:
     """The five images with these labels and a complete run of the tiny model: five mistakes."""
-    project = Project.create(root)
+    project = new_project(root)
     with write_session(project.engine) as session:
         session.add_all([Image(file_name=name, path=str(DEMO_IMAGES / name), original_label=labels[name])
                          for name in NAMES])
