@@ -87,7 +87,7 @@ from reviewer.labels.reviewed import reviewed_labelset
 from reviewer.panel.final import decisions_table
 from reviewer.panel.snapshot import load_snapshot
 from reviewer.project import Project
-from reviewer.review.categorise import decided_answers, suggested_run
+from reviewer.review.categorise import SuggestionMemo, decided_answers, suggested_run
 from reviewer.review.reviewed_mistakes import reviewed_mistakes
 from reviewer.runs.predictions import load_predictions
 from reviewer.terms import RunStatus
@@ -236,7 +236,7 @@ def _kept(cache: FigureCache | None, name: str, inputs, compute: Callable[[], T]
 def _error_types(session: Session, runs: dict, before, decisions: pd.DataFrame, summary: ProjectSummary, *,
                  cache: FigureCache | None, keys: dict | None, run_keys: dict) -> ErrorTypes:
     """Each complete run's error types; its suggestions kept per run (they read no vote)."""
-    memo: dict = {}  # a mistake two runs made is suggested once
+    memo = SuggestionMemo()  # a mistake two runs made is suggested once, an image's evidence read once
     suggested = {}
     for run_id in runs:
         inputs = suggestions_inputs(labels=keys["labels"], run=run_keys[run_id],

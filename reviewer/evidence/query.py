@@ -67,21 +67,26 @@ def evidence_for(target, image_name: str, predicted: int, original: int | None =
     return _lines(sources, items, groups, image_name=image_name, predicted=predicted, original=original)
 
 
-def evidence_for_many(session: Session, mistakes: Iterable[tuple[str, int, int | None]], *, texts: bool = True
+def evidence_for_many(session: Session, mistakes: Iterable[tuple[str, int, int | None]], *, texts: bool = True,
+                      rows: dict[str, dict[int, dict]] | None = None
                       ) -> dict[tuple[str, int, int | None], list[EvidenceLine]]:
     """`evidence_for` of many mistakes at once, (image file name, predicted, original) each, in
     two queries rather than three per mistake (a run's thousands of mistakes, categorised in
     bulk): {mistake: its lines}, the same lines `evidence_for` gives. `texts` False: the lines of
     the per-image sources without their words (`lines.image_data`: what a rule reads, in a
-    fraction of the time)."""
+    fraction of the time). `rows`: {image: {source: its row}} kept between calls of one read
+    (the runs of a report share most images): an image read once is not read again."""
     mistakes = list(dict.fromkeys((str(name), int(cls), None if original is None else int(original))
                                   for name, cls, original in mistakes))
     sources = _sources(session)
     if not sources:
         return {m: [] for m in mistakes}
-    items: dict[str, dict[int, dict]] = {}
-    for source_id, name, payload in _rows_for(session, sorted({name for name, _, _ in mistakes})):
-        items.setdefault(name, {})[source_id] = json.loads(payload)
+    items: dict[str, dict[int, dict]] = {} if rows is None else rows
+    unread = sorted({name for name, _, _ in mistakes if name not in items})
+    for name in unread:
+        items[name] = {}
+    for source_id, name, payload in _rows_for(session, unread):
+        items[name][source_id] = json.loads(payload)
     wanted = {cls for _, cls, _ in mistakes} | {o for _, _, o in mistakes if o is not None}
     groups = _class_rows(session, wanted)
     plan = _plan(sources)

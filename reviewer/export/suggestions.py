@@ -28,7 +28,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from db.tables import Model, Run
-from reviewer.review.categorise import decided_answers, run_mistakes, suggest_many
+from reviewer.review.categorise import SuggestionMemo, decided_answers, run_mistakes, suggest_many
 from reviewer.review.suggest import Suggestion
 from reviewer.terms import Category, RunStatus, Severity
 
@@ -72,7 +72,7 @@ def suggestion_files(*, session: Session, labels: LabelSet, decisions: pd.DataFr
     runs = session.execute(select(Run.id, Model.name).join(Model, Model.id == Run.model_id)
                            .where(Run.status == RunStatus.COMPLETE).order_by(Run.id)).all()
     decided = decided_answers(session=session, decisions=decisions)
-    memo: dict = {}  # a mistake two runs made is suggested once
+    memo = SuggestionMemo()  # a mistake two runs made is suggested once, an image's evidence read once
     files, notes = {}, []
     for run_id, model in runs:
         _, mistakes = run_mistakes(session, run_id)

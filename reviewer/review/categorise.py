@@ -23,7 +23,7 @@ keeps it per run) and `answered` (the panel's and the published answers put on i
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from reviewer.review.suggest import ErrorType, Suggestion, SuggestionFacts, suggest
@@ -165,26 +165,36 @@ def _label_lists(labels: LabelSet, positions) -> dict[int, tuple[tuple[int, ...]
     return {row: (tuple(correct), tuple(wrong)) for row, (correct, wrong) in out.items()}
 
 
+@dataclass
+class SuggestionMemo:
+    """What one read keeps between the runs it suggests for (a report's, an export's): each
+    mistake's suggestion, by (image, prediction, probability), and each image's evidence rows."""
+
+    suggestions: dict = field(default_factory=dict)
+    evidence_rows: dict = field(default_factory=dict)
+
+
 def suggest_many(session: Session, mistakes: Sequence[MistakeToSuggest], *, labels: LabelSet,
-                 probabilities: bool = True, memo: dict | None = None) -> list[Suggestion | None]:
+                 probabilities: bool = True, memo: SuggestionMemo | None = None) -> list[Suggestion | None]:
     """The suggestion of each mistake, as `suggest` gives it one at a time (the image's correct
     labels before the review, its original label where it has none, the labels marked wrong on it,
     every imported evidence source), reading the labels and the evidence of all of them at once.
 
     `probabilities` False: the model's probability is left out of the reasons (it decides
-    nothing), so that `memo`, a dict kept between calls, serves a (image, prediction) that another
-    run made too."""
+    nothing), so that `memo`, kept between calls of one read, serves a (image, prediction) that
+    another run made too; it keeps the images' evidence rows too."""
     import numpy as np
 
     from reviewer.evidence import evidence_for_many
 
-    memo = {} if memo is None else memo
+    memo = SuggestionMemo() if memo is None else memo
+    known = memo.suggestions
     out: list[Suggestion | None] = [None] * len(mistakes)
     todo = []
     for index, m in enumerate(mistakes):
         key = (m.image_id, m.predicted, m.probability if probabilities else None)
-        if key in memo:
-            out[index] = memo[key]
+        if key in known:
+            out[index] = known[key]
         else:
             todo.append((index, key, m))
     if not todo:
@@ -192,13 +202,14 @@ def suggest_many(session: Session, mistakes: Sequence[MistakeToSuggest], *, labe
     positions = labels.positions(np.array([m.image_id for _, _, m in todo], dtype=np.int64)).tolist()
     lists = _label_lists(labels, positions)
     # The lines' words are not read by any rule: left out, they cost most of the time.
-    lines = evidence_for_many(session, [(m.file_name, m.predicted, m.original) for _, _, m in todo], texts=False)
+    lines = evidence_for_many(session, [(m.file_name, m.predicted, m.original) for _, _, m in todo], texts=False,
+                              rows=memo.evidence_rows)
     for (index, key, m), position in zip(todo, positions):
         correct, wrong = lists.get(position, ((), ()))
         targets = correct or ((m.original,) if m.original is not None else ())
         found = suggest(SuggestionFacts(m.predicted, targets, tuple(lines[(m.file_name, m.predicted, m.original)]),
                                         wrong=wrong or None, probability=m.probability if probabilities else None))
-        memo[key] = out[index] = found
+        known[key] = out[index] = found
     return out
 
 
@@ -241,7 +252,7 @@ def _review_mistakes(session: Session, review: str) -> tuple[dict, list[MistakeT
 
 def categorise(*, session: Session, run_id: int | None = None, review: str | None = None,
                labels: LabelSet | None = None, decisions: pd.DataFrame | None = None,
-               probabilities: bool = True, memo: dict | None = None) -> list[CategorisedMistake]:
+               probabilities: bool = True, memo: SuggestionMemo | None = None) -> list[CategorisedMistake]:
     """Every mistake of the run (its stored mistakes) or of the imported review named `review`
     (its model's name), in image order, categorised (module docstring). `labels` (before the
     review) and `decisions` (`decisions_table`) are read when not given; `probabilities` False
@@ -271,7 +282,8 @@ def categorise(*, session: Session, run_id: int | None = None, review: str | Non
 SUGGESTED_COLUMNS = ["image_id", "predicted", "error_type", "severity", "category_rule", "severity_rule"]
 
 
-def suggested_run(*, session: Session, run_id: int, labels: LabelSet, memo: dict | None = None) -> pd.DataFrame:
+def suggested_run(*, session: Session, run_id: int, labels: LabelSet, memo: SuggestionMemo | None = None
+                  ) -> pd.DataFrame:
     """The suggestion of every stored mistake of the run, panel aside (`SUGGESTED_COLUMNS`, in
     image order; None where the image has no label to compare with): what a vote leaves as it is."""
     import pandas as pd
