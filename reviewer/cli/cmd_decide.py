@@ -123,7 +123,7 @@ def run_decide(args: argparse.Namespace) -> int:
         else:
             row = acts.lock(project, chair_id=chair, item=item, force=args.force).value
         print(f"decision {row.id} ({row.method}) on {args.image} predicted {row.predicted}: verdict {row.verdict}"
-              + (f", {row.reason}" if row.reason else ""))
+              + (f", {acts.shown_text(row.reason)}" if row.reason else ""))  # bounded, as show prints it
         return 0
     done = acts.lock_all(project, chair_id=chair, unanimous_only=args.unanimous_only, force=args.force)
     result = done.value
