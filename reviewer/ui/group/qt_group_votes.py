@@ -466,8 +466,11 @@ class QtGroupVotes(QWidget):
             return f'<span style="color:{WARNING}">{escape(words.method.capitalize())}</span>' + \
                    (f": {self._reason_html(words.reason)}" if words.reason else "")
         colour = KIND_COLOURS.get(words.verdict, MUTED)
+        # In words, as the review page says it ('wrong · Major · Fine-grained'), not the stored values.
+        details = [Severity(d.severity).caption if d.severity else "", Category(d.category).caption if d.category
+                   else "", f"“{d.oov_name}”" if d.oov_name else "", "ground truth problematic" if d.problematic else ""]
         return (f'Decision: <b style="color:{colour}">{escape(words.verdict)}</b>'
-                + "".join(f", {escape(detail)}" for detail in words.details)
+                + "".join(f" · {escape(detail)}" for detail in details if detail)
                 + f' <span style="color:{MUTED}">({escape(words.method)})</span>'
                 + (f'<br><span style="color:{MUTED}">{self._reason_html(words.reason)}</span>' if words.reason else ""))
 
