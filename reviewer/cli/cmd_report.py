@@ -197,6 +197,25 @@ def _print_counts(counts, *, suffix: str = "") -> None:
         print(f"  {model}{suffix}: {cells}")
 
 
+def _print_error_types(error_types) -> None:
+    """Each run's error types and severities (issue 37), every share with where its answers came
+    from: the panel's decisions, a published review, the categoriser's suggestions."""
+    if not error_types.runs:
+        return
+    print("\nError types per run, among its counted mistakes (answers: panel / published / suggested; "
+          "a suggestion is never the panel's)")
+    for run in error_types.runs:
+        shares = run.shares
+        sources = " / ".join(str(shares["sources"].get(s, 0)) for s in ("panel", "published", "suggested"))
+        mla = "-" if run.mla is None else f"{run.mla:.1%}"
+        print(f"  #{run.run_id:<3} {run.model[:30]:30} MLA {mla}: {shares['counted']} counted (answers {sources})")
+        for table in ("error_types", "severity"):
+            total = sum(entry["count"] for entry in shares[table].values())  # the JSON's share: of those answered
+            cells = ", ".join(f"{level.replace('_', ' ')} {_share(entry['count'], total)}"
+                              for level, entry in shares[table].items())
+            print(f"      {cells}")
+
+
 def _print_sources(reliability) -> None:
     """How often each evidence source agrees with the panel's decisions (reviewer.analysis.source_agreement)."""
     if reliability.note:
@@ -268,6 +287,7 @@ def _print_analysis(report) -> None:
                       f"dof {row.dof}, p {row.p_value:.4f}"
                       + (f"  [WARNING: an expected count is {row.min_expected:.2f} < 5; {row.fisher_test} "
                          f"p {row.fisher_p:.4f}]" if row.small_sample else ""))
+    _print_error_types(report.error_types)
     _print_sources(report.source_reliability)
     _print_zoom(report.zoom)
     if report.options.provisional and len(report.provisional_categories):

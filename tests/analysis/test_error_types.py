@@ -157,3 +157,20 @@ def test_the_analysis_window_shows_the_section_as_a_tab(made, qtbot):
     titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
     assert "Error types" in titles
     project.close()
+
+
+def test_the_text_report_prints_each_runs_error_types_with_their_sources(made, project, capsys):
+    """`reviewer report` (text) prints what `--json` gives: each run's counted mistakes, where
+    the answers came from, and each error type's and severity's share among those answered."""
+    data = _json(project)["error_types"]["runs"]
+    assert main(["report", str(project.root)]) == 0
+    out = capsys.readouterr().out
+    assert "Error types per run" in out
+    for run in data:
+        sources = " / ".join(str(run["sources"][s]) for s in ("panel", "published", "suggested"))
+        assert f"{run['counted']} counted (answers {sources})" in out
+        for table in ("error_types", "severity"):
+            total = sum(entry["count"] for entry in run[table].values())
+            for level, entry in run[table].items():
+                share = f"{100 * entry['count'] / total:.1f}% ({entry['count']}/{total})" if total else "-"
+                assert f"{level.replace('_', ' ')} {share}" in out
