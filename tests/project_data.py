@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import copy
 import os
+import re
 import shutil
 import sqlite3
 import tempfile
@@ -36,28 +37,25 @@ class ProjectTemplates:
     def __init__(self, mktemp: Callable[[str], Path]):
         self._mktemp = mktemp
         self._made: dict = {}
-        self._empty: dict = {}
 
     def new(self, root: Path):
         """As `Project.create(root)`: a new, empty SQLite project at `root` (named after its folder)."""
-        build = self._empty.get(root.name)
-        if build is None:
-            def build(folder: Path, name: str = root.name):
-                from reviewer.project import Project
-
-                return Project.create(folder / name)
-
-            build.__name__ = f"empty_{root.name}"
-            build = self._empty[root.name] = build
-        return self.copy(build, root.parent)
-
-    def folder(self, build) -> tuple[Path, Path, dict, list[Path]]:
-        """(the template's folder, its project's root inside it, the attributes `build` set,
-        the databases in it that name paths inside it)."""
-        if build not in self._made:
+        def build(folder: Path):
             from reviewer.project import Project
 
-            folder = self._mktemp(f"template_{build.__name__.strip('_')}").resolve()
+            return Project.create(folder / root.name)
+
+        return self.copy(build, root.parent, key=("empty", root.name))
+
+    def folder(self, build, key=None) -> tuple[Path, Path, dict, list[Path]]:
+        """(the template's folder, its project's root inside it, the attributes `build` set,
+        the databases in it that name paths inside it). A template is known by `key`, by default
+        the name of `build` in its module: a function defined in a fixture is made once too."""
+        key = key or (build.__module__, build.__qualname__)
+        if key not in self._made:
+            from reviewer.project import Project
+
+            folder = self._mktemp(re.sub(r"\W+", "_", "_".join(map(str, key)))[-60:]).resolve()
             with _apart_user_dirs(folder.parent / f"{folder.name}_user"):
                 project = build(folder)
             extras = {k: v for k, v in vars(project).items() if k not in Project.__dataclass_fields__}
@@ -71,21 +69,21 @@ class ProjectTemplates:
                 connection.close()
                 if str(folder).encode() in database.read_bytes():
                     databases.append(database.relative_to(folder))
-            self._made[build] = (folder, root, extras, databases)
-        return self._made[build]
+            self._made[key] = (folder, root, extras, databases)
+        return self._made[key]
 
-    def copy(self, build, dest: Path):
+    def copy(self, build, dest: Path, *, key=None):
         """The project `build` made, copied into `dest` and opened (its attributes with it)."""
         from reviewer.project import Project
 
-        project = Project.open(self.copy_folder(build, dest))
-        for key, value in copy.deepcopy(self._made[build][2]).items():
-            setattr(project, key, value)
+        project = Project.open(self.copy_folder(build, dest, key=key))
+        for name, value in copy.deepcopy(self.folder(build, key)[2]).items():
+            setattr(project, name, value)
         return project
 
-    def copy_folder(self, build, dest: Path) -> Path:
+    def copy_folder(self, build, dest: Path, *, key=None) -> Path:
         """The folder `build` made, copied into `dest`; returns the project's root there (not opened)."""
-        folder, root, _, databases = self.folder(build)
+        folder, root, _, databases = self.folder(build, key)
         dest.mkdir(parents=True, exist_ok=True)
         shutil.copytree(folder, dest, dirs_exist_ok=True, symlinks=True)
         for database in databases:

@@ -47,7 +47,7 @@ def mturk(number: int, given_label: int, guessed_label: int, **answers: int) -> 
 
 
 @pytest.fixture
-def hand_built(tmp_path, add_mistakes, shared_data):
+def hand_built(templates, tmp_path, add_mistakes, shared_data):
     """Nine mistakes of images val 1-9 (original labels 0-8), predicted 101-109.
 
     image  predicted  panel             ReaL labels      cleanlab (given, guessed; MTurk)
@@ -61,29 +61,35 @@ def hand_built(tmp_path, add_mistakes, shared_data):
       8      108      none yet          [108] accepts    not flagged
       9      109      correct, reopened [109] accepts    not flagged
     """
-    project = new_project(tmp_path / "p")
-    items = add_mistakes(project, [(100 + i, True) for i in range(1, 10)])
-    for item, verdict in zip(items, ["correct", "correct", "wrong", "wrong", "unclear", "wrong", "correct"]):
-        decide(project, item.image_id, item.predicted, verdict,
-               **({"severity": "major", "category": "fine_grained"} if verdict == "wrong" else {}))
-    decide(project, items[8].image_id, 109, "correct")
-    decide(project, items[8].image_id, 109, None, method="reopened")
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        items = add_mistakes(project, [(100 + i, True) for i in range(1, 10)])
+        for item, verdict in zip(items, ["correct", "correct", "wrong", "wrong", "unclear", "wrong", "correct"]):
+            decide(project, item.image_id, item.predicted, verdict,
+                   **({"severity": "major", "category": "fine_grained"} if verdict == "wrong" else {}))
+        decide(project, items[8].image_id, 109, "correct")
+        decide(project, items[8].image_id, 109, None, method="reopened")
 
-    real = [[] for _ in range(50_000)]
-    for number, labels in {1: [101], 2: [1], 3: [2], 4: [104, 3], 5: [105], 6: [], 7: [107], 8: [108],
-                           9: [109], 100: [7]}.items():
-        real[number - 1] = labels
-    (tmp_path / "real.json").write_text(json.dumps(real))
-    (tmp_path / "imagenet_mturk.json").write_text(json.dumps([
-        mturk(1, 0, 101, guessed=4, given=1), mturk(2, 1, 102, given=5), mturk(3, 2, 500, given=3, guessed=2),
-        mturk(5, 4, 105, both=3, neither=2), mturk(6, 5, 106, neither=4, guessed=1),
-        mturk(4000, 9, 10, guessed=5)]))
-    (tmp_path / "finegrained.csv").write_text(
-        "id,category,original_label,proposed_labels,manually_validated\n"
-        f"{val(40)},B,1,2,True\n")
-    import_evidence(project, [tmp_path / "real.json", tmp_path / "imagenet_mturk.json", tmp_path / "finegrained.csv",
-                              shared_data / "published" / "flaws-of-imagenet" / "problem_groups_clusters.json"])
-    yield project, items
+        real = [[] for _ in range(50_000)]
+        for number, labels in {1: [101], 2: [1], 3: [2], 4: [104, 3], 5: [105], 6: [], 7: [107], 8: [108],
+                               9: [109], 100: [7]}.items():
+            real[number - 1] = labels
+        (tmp_path / "real.json").write_text(json.dumps(real))
+        (tmp_path / "imagenet_mturk.json").write_text(json.dumps([
+            mturk(1, 0, 101, guessed=4, given=1), mturk(2, 1, 102, given=5), mturk(3, 2, 500, given=3, guessed=2),
+            mturk(5, 4, 105, both=3, neither=2), mturk(6, 5, 106, neither=4, guessed=1),
+            mturk(4000, 9, 10, guessed=5)]))
+        (tmp_path / "finegrained.csv").write_text(
+            "id,category,original_label,proposed_labels,manually_validated\n"
+            f"{val(40)},B,1,2,True\n")
+        import_evidence(project, [tmp_path / "real.json", tmp_path / "imagenet_mturk.json",
+                                  tmp_path / "finegrained.csv",
+                                  shared_data / "published" / "flaws-of-imagenet" / "problem_groups_clusters.json"])
+        project.items = items
+        return project
+
+    project = templates.copy(build, tmp_path)  # made once, copied per test
+    yield project, project.items
     project.close()
 
 

@@ -20,10 +20,10 @@ from reviewer.project import Project
 
 
 @pytest.fixture
-def panel(postgres_url, tmp_path, add_mistakes):
+def panel(migrated_postgres_url, tmp_path, add_mistakes):
     """A PostgreSQL project made by its owner, two mistakes, and a panel of roles
     ann (chair) and bob, set up through the CLI; the roles are dropped afterwards."""
-    url = make_url(postgres_url)
+    url = make_url(migrated_postgres_url)
     tag = f"t{uuid.uuid4().hex[:8]}"
     ann, bob = f"{tag}_ann", f"{tag}_bob"
     # The URL in project.json names no user: each process's PGUSER says who connects.

@@ -33,7 +33,7 @@ HUSKY, ESKIMO_DOG = 250, 248
 
 
 @pytest.fixture
-def case(tmp_path):
+def case(templates, tmp_path):
     """Thirteen images (original label 100 + i), four runs A-D (A the anchor) and the
     panel's decisions; expected statuses by the rule of the paper's 5.1, k=3 of A-D:
 
@@ -52,33 +52,38 @@ def case(tmp_path):
     12   530   530   530   orig    none: a published review says Borderline not a candidate (A's: minor)
     13   540   540   orig  orig    540 major                                below k (2 major)
     """
-    project = new_project(tmp_path / "p")
-    originals = [100 + i for i in range(1, 9)] + [HUSKY, 110, 111, 112, 113]
-    ids = add_images(project, originals, labels={8: {"correct": [HUSKY, ESKIMO_DOG]},
-                                                 9: {"correct": [110], "unclear": [777]}})
-    img = dict(zip(range(1, 14), ids))
-    preds = {
-        "A": [501, 502, 506, 508, 510, 511, 513, 515, HUSKY, 110, 111, 530, 540],
-        "B": [501, 503, 506, 508, 510, 511, 514, 515, HUSKY, 110, 520, 530, 540],
-        "C": [501, 504, 506, 509, 510, 511, 514, 515, HUSKY, 110, 520, 530, 113],
-        "D": [101, 505, 507, 104, 510, 512, 107, 108, ESKIMO_DOG, 777, 520, 112, 113],
-    }
-    review = tmp_path / "published_mistakes.json"
-    review.write_text(json.dumps({
-        val_name(8): {"top_prediction": 515, "failure category": "Fine-grained error", "failure severity": "Major"},
-        val_name(12): {"top_prediction": 530, "failure category": "Fine-grained error",
-                       "failure severity": "Borderline"}}))
-    import_review(project, review, model="published")
-    runs = {name: add_run(project, f"model-{name}", {img[i + 1]: p for i, p in enumerate(top)})
-            for name, top in preds.items()}
-    for i, p in ((1, 501), (2, 502), (2, 503), (3, 506), (4, 508), (5, 510), (6, 511), (7, 513), (11, 520),
-                 (13, 540)):
-        decide(project, img[i], p, "wrong", severity="major", category="fine_grained")
-    for i, p in ((2, 504), (2, 505)):
-        decide(project, img[i], p, "wrong", severity="minor", category="fine_grained")
-    decide(project, img[3], 507, "correct")
-    decide(project, img[7], 514, "unclear")
-    return project, img, runs
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        originals = [100 + i for i in range(1, 9)] + [HUSKY, 110, 111, 112, 113]
+        ids = add_images(project, originals, labels={8: {"correct": [HUSKY, ESKIMO_DOG]},
+                                                     9: {"correct": [110], "unclear": [777]}})
+        img = dict(zip(range(1, 14), ids))
+        preds = {
+            "A": [501, 502, 506, 508, 510, 511, 513, 515, HUSKY, 110, 111, 530, 540],
+            "B": [501, 503, 506, 508, 510, 511, 514, 515, HUSKY, 110, 520, 530, 540],
+            "C": [501, 504, 506, 509, 510, 511, 514, 515, HUSKY, 110, 520, 530, 113],
+            "D": [101, 505, 507, 104, 510, 512, 107, 108, ESKIMO_DOG, 777, 520, 112, 113],
+        }
+        review = tmp_path / "published_mistakes.json"
+        review.write_text(json.dumps({
+            val_name(8): {"top_prediction": 515, "failure category": "Fine-grained error", "failure severity": "Major"},
+            val_name(12): {"top_prediction": 530, "failure category": "Fine-grained error",
+                           "failure severity": "Borderline"}}))
+        import_review(project, review, model="published")
+        runs = {name: add_run(project, f"model-{name}", {img[i + 1]: p for i, p in enumerate(top)})
+                for name, top in preds.items()}
+        for i, p in ((1, 501), (2, 502), (2, 503), (3, 506), (4, 508), (5, 510), (6, 511), (7, 513), (11, 520),
+                     (13, 540)):
+            decide(project, img[i], p, "wrong", severity="major", category="fine_grained")
+        for i, p in ((2, 504), (2, 505)):
+            decide(project, img[i], p, "wrong", severity="minor", category="fine_grained")
+        decide(project, img[3], 507, "correct")
+        decide(project, img[7], 514, "unclear")
+        project.case = img, runs
+        return project
+
+    project = templates.copy(build, tmp_path)  # made once, copied per test
+    return project, *project.case
 
 
 def test_an_image_whose_ground_truth_is_problematic_is_never_selected(case):

@@ -54,7 +54,7 @@ def probe(model: str, predicted: int, *, answers: dict[tuple[int, int, int], int
 
 
 @pytest.fixture
-def case(tmp_path):
+def case(templates, tmp_path):
     """Stored probes, and the status worked out by hand for A and B together (IN+ReaL):
 
     image  A's probe                          B's probe                 status
@@ -70,36 +70,41 @@ def case(tmp_path):
     Image 8 is nobody's mistake: no candidate. A complete probe of fewer scales than the paper's is
     no answer (image 3 of B would need one; see test_fewer_scales_are_not_the_papers_324_crops).
     """
-    project = new_project(tmp_path / "p")
-    ids = add_images(project, list(range(9)), labels={1: {"correct": [1], "unclear": [61]}})
-    with write_session(project.engine) as session:
-        source = LabelSource(kind="real", path="real.json")
-        session.add(source)
-        session.flush()
-        session.execute(insert(Label), [{"label_set": "real", "image_id": ids[0], "class_index": 50, "kind": "correct",
-                                         "source_id": source.id}])
-        session.add(Panelist(name="bob"))
-    run_a = add_run(project, "model-A", {ids[i]: c for i, c in A.items()} | {ids[8]: 8})
-    run_b = add_run(project, "model-B", {ids[i]: c for i, c in B.items()} | {ids[8]: 8})
-    bob = project.write(lambda s: s.execute(select(Panelist.id).where(Panelist.name == "bob")).scalar_one())
-    stored = [  # (run, image, predicted, result, computed by)
-        (run_a, 0, 100, probe("model-A", 100, answers={(512, 0, 2): 50}), None),
-        (run_a, 1, 101, probe("model-A", 101, answers={(224, 1, 1): 61}), None),
-        (run_a, 2, 102, probe("model-A", 102), None),
-        (run_a, 2, 102, probe("model-A", 102, answers={(10, 0, 0): 2}), bob),
-        (run_a, 3, 103, probe("model-A", 103), None),
-        (run_a, 4, 104, probe("model-A", 104), None),
-        (run_a, 5, 105, probe("model-A", 105, answers={(64, 1, 1): 5}, done=54), None),
-        (run_a, 6, 106, probe("model-A", 106), None),
-        (run_b, 0, 110, probe("model-B", 110), None),
-        (run_b, 1, 111, probe("model-B", 111), None),
-        (run_b, 2, 112, probe("model-B", 112), None),
-        (run_b, 4, 114, probe("model-B", 114, done=54), None),
-        (run_b, 7, 117, probe("model-B", 117), None),
-    ]
-    for run_id, image, predicted, result, by in stored:
-        store(project, run_id, ids[image], predicted, result, by)
-    yield project, ids, run_a, run_b
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        ids = add_images(project, list(range(9)), labels={1: {"correct": [1], "unclear": [61]}})
+        with write_session(project.engine) as session:
+            source = LabelSource(kind="real", path="real.json")
+            session.add(source)
+            session.flush()
+            session.execute(insert(Label), [{"label_set": "real", "image_id": ids[0], "class_index": 50,
+                                             "kind": "correct", "source_id": source.id}])
+            session.add(Panelist(name="bob"))
+        run_a = add_run(project, "model-A", {ids[i]: c for i, c in A.items()} | {ids[8]: 8})
+        run_b = add_run(project, "model-B", {ids[i]: c for i, c in B.items()} | {ids[8]: 8})
+        bob = project.write(lambda s: s.execute(select(Panelist.id).where(Panelist.name == "bob")).scalar_one())
+        stored = [  # (run, image, predicted, result, computed by)
+            (run_a, 0, 100, probe("model-A", 100, answers={(512, 0, 2): 50}), None),
+            (run_a, 1, 101, probe("model-A", 101, answers={(224, 1, 1): 61}), None),
+            (run_a, 2, 102, probe("model-A", 102), None),
+            (run_a, 2, 102, probe("model-A", 102, answers={(10, 0, 0): 2}), bob),
+            (run_a, 3, 103, probe("model-A", 103), None),
+            (run_a, 4, 104, probe("model-A", 104), None),
+            (run_a, 5, 105, probe("model-A", 105, answers={(64, 1, 1): 5}, done=54), None),
+            (run_a, 6, 106, probe("model-A", 106), None),
+            (run_b, 0, 110, probe("model-B", 110), None),
+            (run_b, 1, 111, probe("model-B", 111), None),
+            (run_b, 2, 112, probe("model-B", 112), None),
+            (run_b, 4, 114, probe("model-B", 114, done=54), None),
+            (run_b, 7, 117, probe("model-B", 117), None),
+        ]
+        for run_id, image, predicted, result, by in stored:
+            store(project, run_id, ids[image], predicted, result, by)
+        project.case = ids, run_a, run_b
+        return project
+
+    project = templates.copy(build, tmp_path)  # made once, copied per test
+    yield project, *project.case
     project.close()
 
 

@@ -20,28 +20,31 @@ DOG, HUSKY, CAT, CAR = 208, 207, 281, 817
 
 
 @pytest.fixture
-def panel(tmp_path):
+def panel(templates, tmp_path):
     """Six novel mistakes; ann (the chair) and bob voted:
     0 both correct (unanimous) · 1 correct/wrong (disputed) · 2 correct/unclear, locked (tie -> unclear)
     3 both wrong and problematic, bob rated it (ann's rating to give) · 4 a note, no votes · 5 nothing."""
-    project = new_project(tmp_path / "p")
-    ids = add_images(project, [HUSKY, HUSKY, CAT, CAT, CAR, CAR])
-    project.run_id = add_run(project, "resnet50", dict(zip(ids, [DOG, DOG, CAR, CAR, CAT, CAT])))
-    ann = acts.add_panelist(project, "ann", chair=True).value.id
-    bob = acts.add_panelist(project, "bob").value.id
-    items = [Item(i, p) for i, p in zip(ids, [DOG, DOG, CAR, CAR, CAT, CAT])]
-    for who, item, verdict in [(ann, items[0], "correct"), (bob, items[0], "correct"),
-                               (ann, items[1], "correct"), (bob, items[1], "wrong"),
-                               (ann, items[2], "correct"), (bob, items[2], "unclear")]:
-        acts.vote(project, panelist_id=who, item=item, verdict=verdict, problematic=False)
-    for who in (ann, bob):
-        acts.vote(project, panelist_id=who, item=items[3], verdict="wrong", problematic=True)
-    acts.vote(project, panelist_id=bob, item=items[3], severity="major", category="fine_grained")
-    acts.lock(project, chair_id=ann, item=items[2])
-    acts.note(project, panelist_id=bob, item=items[4], text="is that a car or a van?")
-    acts.note(project, panelist_id=ann, item=items[4], text="a van, I think")
-    project.items, project.ann, project.bob = items, ann, bob
-    return project
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        ids = add_images(project, [HUSKY, HUSKY, CAT, CAT, CAR, CAR])
+        project.run_id = add_run(project, "resnet50", dict(zip(ids, [DOG, DOG, CAR, CAR, CAT, CAT])))
+        ann = acts.add_panelist(project, "ann", chair=True).value.id
+        bob = acts.add_panelist(project, "bob").value.id
+        items = [Item(i, p) for i, p in zip(ids, [DOG, DOG, CAR, CAR, CAT, CAT])]
+        for who, item, verdict in [(ann, items[0], "correct"), (bob, items[0], "correct"),
+                                   (ann, items[1], "correct"), (bob, items[1], "wrong"),
+                                   (ann, items[2], "correct"), (bob, items[2], "unclear")]:
+            acts.vote(project, panelist_id=who, item=item, verdict=verdict, problematic=False)
+        for who in (ann, bob):
+            acts.vote(project, panelist_id=who, item=items[3], verdict="wrong", problematic=True)
+        acts.vote(project, panelist_id=bob, item=items[3], severity="major", category="fine_grained")
+        acts.lock(project, chair_id=ann, item=items[2])
+        acts.note(project, panelist_id=bob, item=items[4], text="is that a car or a van?")
+        acts.note(project, panelist_id=ann, item=items[4], text="a van, I think")
+        project.items, project.ann, project.bob = items, ann, bob
+        return project
+
+    return templates.copy(build, tmp_path)  # made once, copied per test
 
 
 def _queue(project, panelist_id, **filters):
