@@ -16,7 +16,7 @@ from reviewer.app.report import build_report
 
 
 @pytest.fixture
-def two_models(tmp_path):
+def two_models(templates, tmp_path):
     """Eight images (original 100 + i; image 8 lists 900 as a wrong label). Runs A and B:
 
     img  A     B     mistakes
@@ -29,22 +29,27 @@ def two_models(tmp_path):
     7    507   107   A only
     8    900   901   both, different; A's 900 is a wrong label already (not novel)
     """
-    project = new_project(tmp_path / "p")
-    originals = [100 + i for i in range(1, 9)]
-    ids = add_images(project, originals, labels={7: {"correct": [108], "wrong": [900]}})
-    img = dict(zip(range(1, 9), ids))
-    a = add_run(project, "A", dict(zip(ids, [101, 502, 103, 504, 505, 506, 507, 900])))
-    b = add_run(project, "B", dict(zip(ids, [101, 102, 503, 504, 605, 606, 107, 901])))
-    # The panel: A's novel 502 correct, 504 unclear (B shares it), 505 wrong + problematic, 506 wrong,
-    # 507 undecided; B's 503 correct, 605 wrong, 606 wrong, 901 wrong.
-    decide(project, img[2], 502, "correct")
-    decide(project, img[4], 504, "unclear")
-    decide(project, img[5], 505, "wrong", severity="minor", category="fine_grained", problematic=True)
-    decide(project, img[6], 506, "wrong", severity="major", category="fine_grained")
-    decide(project, img[3], 503, "correct")
-    for i, p in ((5, 605), (6, 606), (8, 901)):
-        decide(project, img[i], p, "wrong", severity="major", category="fine_grained")
-    return project, a, b
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        originals = [100 + i for i in range(1, 9)]
+        ids = add_images(project, originals, labels={7: {"correct": [108], "wrong": [900]}})
+        img = dict(zip(range(1, 9), ids))
+        a = add_run(project, "A", dict(zip(ids, [101, 502, 103, 504, 505, 506, 507, 900])))
+        b = add_run(project, "B", dict(zip(ids, [101, 102, 503, 504, 605, 606, 107, 901])))
+        # The panel: A's novel 502 correct, 504 unclear (B shares it), 505 wrong + problematic, 506 wrong,
+        # 507 undecided; B's 503 correct, 605 wrong, 606 wrong, 901 wrong.
+        decide(project, img[2], 502, "correct")
+        decide(project, img[4], 504, "unclear")
+        decide(project, img[5], 505, "wrong", severity="minor", category="fine_grained", problematic=True)
+        decide(project, img[6], 506, "wrong", severity="major", category="fine_grained")
+        decide(project, img[3], 503, "correct")
+        for i, p in ((5, 605), (6, 606), (8, 901)):
+            decide(project, img[i], p, "wrong", severity="major", category="fine_grained")
+        project.runs = a, b
+        return project
+
+    project = templates.copy(build, tmp_path)  # made once, copied per test
+    return project, *project.runs
 
 
 def test_overlap_of_mistakes(two_models):

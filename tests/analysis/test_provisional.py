@@ -22,19 +22,24 @@ PROVISIONAL = ReportOptions(provisional=True)
 
 
 @pytest.fixture
-def panel(tmp_path):
+def panel(templates, tmp_path):
     """Seven images; the run gets five wrong. The prediction on the fourth was a wrong label
     already (not novel: phase 2 only). Three panelists, ann the chair; nothing voted yet."""
-    project = new_project(tmp_path / "p")
-    ids = add_images(project, [1, 2, 3, 4, 5, 6, 7], labels={5: {"correct": [6], "wrong": [60]}})
-    add_run(project, "model-A", dict(zip(ids, [1, 2, 30, 40, 50, 60, 70])), probs=dict.fromkeys(ids, 0.8))
-    people = project.write(lambda s: [get_panelist(session=s, name=n, chair=n == "ann").id
-                                      for n in ("ann", "bob", "cy")])
-    items = [Item(ids[i], p) for i, p in ((2, 30), (3, 40), (4, 50), (5, 60), (6, 70))]
-    # Here only the chair's lock decides (the chair turned the paper's "unanimous is final" off),
-    # so what the votes give stays provisional until the lock: reviewer.panel.final.
-    project.set_setting("unanimous_final", "off")
-    return project, dict(zip(("ann", "bob", "cy"), people)), items
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        ids = add_images(project, [1, 2, 3, 4, 5, 6, 7], labels={5: {"correct": [6], "wrong": [60]}})
+        add_run(project, "model-A", dict(zip(ids, [1, 2, 30, 40, 50, 60, 70])), probs=dict.fromkeys(ids, 0.8))
+        people = project.write(lambda s: [get_panelist(session=s, name=n, chair=n == "ann").id
+                                          for n in ("ann", "bob", "cy")])
+        items = [Item(ids[i], p) for i, p in ((2, 30), (3, 40), (4, 50), (5, 60), (6, 70))]
+        # Here only the chair's lock decides (the chair turned the paper's "unanimous is final" off),
+        # so what the votes give stays provisional until the lock: reviewer.panel.final.
+        project.set_setting("unanimous_final", "off")
+        project.panel = dict(zip(("ann", "bob", "cy"), people)), items
+        return project
+
+    project = templates.copy(build, tmp_path)  # made once, copied per test
+    return project, *project.panel
 
 
 def vote(project, panelist_id, item, **fields):

@@ -17,17 +17,20 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture
-def project(tmp_path):
+def project(templates, tmp_path):
     """Six fish images (classes 1-6); a run gets 4, 5 and 6 wrong; the panel decides
     (4, 40) correct, (5, 50) wrong/minor/fine-grained, (6, 60) wrong/major/spurious."""
-    project = new_project(tmp_path / "p")
-    ids = add_images(project, [1, 2, 3, 4, 5, 6])
-    add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])), probs=dict.fromkeys(ids, 0.8))
-    decide(project, ids[3], 40, "correct")
-    decide(project, ids[4], 50, "wrong", severity="minor", category="fine_grained")
-    decide(project, ids[5], 60, "wrong", severity="major", category="spurious_correlation")
-    project.write(lambda session: save_slice(session=session, name="imagenet_m", image_ids=ids[2:]))
-    return project
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        ids = add_images(project, [1, 2, 3, 4, 5, 6])
+        add_run(project, "model-A", dict(zip(ids, [1, 2, 3, 40, 50, 60])), probs=dict.fromkeys(ids, 0.8))
+        decide(project, ids[3], 40, "correct")
+        decide(project, ids[4], 50, "wrong", severity="minor", category="fine_grained")
+        decide(project, ids[5], 60, "wrong", severity="major", category="spurious_correlation")
+        project.write(lambda session: save_slice(session=session, name="imagenet_m", image_ids=ids[2:]))
+        return project
+
+    return templates.copy(build, tmp_path)  # made once, copied per test
 
 
 def test_markdown_and_html_with_plots(project, tmp_path):

@@ -15,12 +15,15 @@ from reviewer.app.report import build_report
 
 
 @pytest.fixture
-def project(tmp_path):
+def project(templates, tmp_path):
     """Three fish images (classes 1-3) that a run gets wrong (40, 50, 60): novel predictions."""
-    project = new_project(tmp_path / "p")
-    project.ids = add_images(project, [1, 2, 3])
-    add_run(project, "model-A", dict(zip(project.ids, [40, 50, 60])), probs=dict.fromkeys(project.ids, 0.8))
-    return project
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        project.ids = add_images(project, [1, 2, 3])
+        add_run(project, "model-A", dict(zip(project.ids, [40, 50, 60])), probs=dict.fromkeys(project.ids, 0.8))
+        return project
+
+    return templates.copy(build, tmp_path)  # made once, copied per test
 
 
 def section(project, tmp_path, short: str):

@@ -17,27 +17,30 @@ GOLDEN, LABRADOR, TABBY, TIGER_CAT = 207, 208, 281, 282
 
 
 @pytest.fixture
-def project(tmp_path, shared_data):
-    project = new_project(tmp_path / "p")
-    images = tmp_path / "images"
-    images.mkdir()
-    for name in ("n02099601_golden_retriever.JPEG", "n02099712_Labrador_retriever.JPEG"):
-        shutil.copy(shared_data / "imagenet-samples" / name, images / name)
-    project.set_setting("images_root", str(images))
-    ids = add_images(project, [GOLDEN, LABRADOR, GOLDEN, TABBY],
-                     labels={0: {"correct": [GOLDEN], "wrong": [TABBY], "unclear": [LABRADOR]},
-                             2: {"correct": [GOLDEN, LABRADOR]}})
-    with write_session(project.engine) as session:
-        session.execute(update(Image).where(Image.id == ids[0]).values(path="n02099601_golden_retriever.JPEG",
-                                                                        problematic=True))
-        session.execute(update(Image).where(Image.id == ids[1]).values(path="n02099712_Labrador_retriever.JPEG"))
-        session.execute(update(Image).where(Image.id == ids[2]).values(path="missing.JPEG"))
-    # Run 1 predicts tabby on image 0 (a wrong label); run 2 predicts tiger cat there.
-    project.run1 = add_run(project, "resnet50", {ids[0]: TABBY, ids[1]: LABRADOR, ids[2]: GOLDEN, ids[3]: TABBY},
-                           probs={ids[0]: 0.55})
-    project.run2 = add_run(project, "vit", {ids[0]: TIGER_CAT, ids[1]: LABRADOR, ids[2]: GOLDEN, ids[3]: TABBY})
-    project.ids = ids
-    return project
+def project(templates, tmp_path, shared_data):
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        images = tmp_path / "images"
+        images.mkdir()
+        for name in ("n02099601_golden_retriever.JPEG", "n02099712_Labrador_retriever.JPEG"):
+            shutil.copy(shared_data / "imagenet-samples" / name, images / name)
+        project.set_setting("images_root", str(images))
+        ids = add_images(project, [GOLDEN, LABRADOR, GOLDEN, TABBY],
+                         labels={0: {"correct": [GOLDEN], "wrong": [TABBY], "unclear": [LABRADOR]},
+                                 2: {"correct": [GOLDEN, LABRADOR]}})
+        with write_session(project.engine) as session:
+            session.execute(update(Image).where(Image.id == ids[0]).values(path="n02099601_golden_retriever.JPEG",
+                                                                            problematic=True))
+            session.execute(update(Image).where(Image.id == ids[1]).values(path="n02099712_Labrador_retriever.JPEG"))
+            session.execute(update(Image).where(Image.id == ids[2]).values(path="missing.JPEG"))
+        # Run 1 predicts tabby on image 0 (a wrong label); run 2 predicts tiger cat there.
+        project.run1 = add_run(project, "resnet50", {ids[0]: TABBY, ids[1]: LABRADOR, ids[2]: GOLDEN, ids[3]: TABBY},
+                               probs={ids[0]: 0.55})
+        project.run2 = add_run(project, "vit", {ids[0]: TIGER_CAT, ids[1]: LABRADOR, ids[2]: GOLDEN, ids[3]: TABBY})
+        project.ids = ids
+        return project
+
+    return templates.copy(build, tmp_path)  # made once, copied per test
 
 
 def test_detail_of_a_mistake(project):

@@ -15,16 +15,19 @@ DOG, HUSKY, CAT, CAR = 208, 207, 281, 817  # Labrador retriever, golden retrieve
 
 
 @pytest.fixture
-def project(tmp_path):
-    project = new_project(tmp_path / "p")
-    # Six images; the second already had "Labrador" judged wrong (so predicting it is not novel).
-    ids = add_images(project, [HUSKY, HUSKY, CAT, CAT, CAR, CAR],
-                     labels={1: {"correct": [HUSKY], "wrong": [DOG]}})
-    top1 = {ids[0]: DOG, ids[1]: DOG, ids[2]: CAT, ids[3]: CAR, ids[4]: CAT, ids[5]: CAR}
-    probs = {ids[0]: 0.9, ids[1]: 0.4, ids[3]: 0.7, ids[4]: 0.2}
-    project.run_id = add_run(project, "resnet50", top1, probs=probs)
-    project.ids = ids
-    return project
+def project(templates, tmp_path):
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        # Six images; the second already had "Labrador" judged wrong (so predicting it is not novel).
+        ids = add_images(project, [HUSKY, HUSKY, CAT, CAT, CAR, CAR],
+                         labels={1: {"correct": [HUSKY], "wrong": [DOG]}})
+        top1 = {ids[0]: DOG, ids[1]: DOG, ids[2]: CAT, ids[3]: CAR, ids[4]: CAT, ids[5]: CAR}
+        probs = {ids[0]: 0.9, ids[1]: 0.4, ids[3]: 0.7, ids[4]: 0.2}
+        project.run_id = add_run(project, "resnet50", top1, probs=probs)
+        project.ids = ids
+        return project
+
+    return templates.copy(build, tmp_path)  # made once, copied per test
 
 
 def test_queue_lists_the_run_mistakes_with_novelty_and_distance(project):
