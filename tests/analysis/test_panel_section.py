@@ -30,17 +30,21 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
 
 
 @pytest.fixture
-def panel_project(tmp_path, add_mistakes):
-    project = new_project(tmp_path / "p")
-    items = add_mistakes(project, [(10 + i, True) for i in range(6)])
-    ann, bob, cy = (acts.add_panelist(project, n, chair=n == "ann").value.id for n in ("ann", "bob", "cy"))
-    for item, votes in zip(items, VERDICTS):
-        for who, verdict in zip((ann, bob, cy), votes):
-            if verdict:  # ann works in the 'most informative next' order of the review page
-                acts.vote(project, panelist_id=who, item=item, verdict=verdict,
-                          queue_order="informative" if who == ann else None)
-    for item in (items[1], items[3], items[4]):
-        acts.lock(project, chair_id=ann, item=item)
+def panel_project(templates, tmp_path, add_mistakes):
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        items = add_mistakes(project, [(10 + i, True) for i in range(6)])
+        ann, bob, cy = (acts.add_panelist(project, n, chair=n == "ann").value.id for n in ("ann", "bob", "cy"))
+        for item, votes in zip(items, VERDICTS):
+            for who, verdict in zip((ann, bob, cy), votes):
+                if verdict:  # ann works in the 'most informative next' order of the review page
+                    acts.vote(project, panelist_id=who, item=item, verdict=verdict,
+                              queue_order="informative" if who == ann else None)
+        for item in (items[1], items[3], items[4]):
+            acts.lock(project, chair_id=ann, item=item)
+        return project
+
+    project = templates.copy(build, tmp_path)  # made once, copied per test
     yield project
     project.close()
 

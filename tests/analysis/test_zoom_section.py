@@ -38,7 +38,7 @@ def probe(predicted: int, original: int, *, corrected_at: tuple[int, ...] = (), 
 
 
 @pytest.fixture
-def hand_built(tmp_path, add_mistakes):
+def hand_built(templates, tmp_path, add_mistakes):
     """model-A: images 1-9 (original labels 0-8), predicted 101-109; model-B: images 10-11 (original
     labels 0-1: add_mistakes counts them per call), predicted 201-202.
 
@@ -55,32 +55,36 @@ def hand_built(tmp_path, add_mistakes):
     B10   wrong, major, non_prototypical      complete                224, 448
     B11   none                                complete                -
     """
-    project = new_project(tmp_path / "p")
-    a = add_mistakes(project, [(101 + i, True) for i in range(9)], model="model-A")
-    b = add_mistakes(project, [(201, True), (202, True)], model="model-B")
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        a = add_mistakes(project, [(101 + i, True) for i in range(9)], model="model-A")
+        b = add_mistakes(project, [(201, True), (202, True)], model="model-B")
 
-    def runs_and_weights(session):
-        session.execute(select(Model).where(Model.name == "model-A")).scalar_one().weights_sha256 = SHA
-        return {name: run_id for name, run_id in session.execute(
-            select(Model.name, Run.id).join(Run, Run.model_id == Model.id)).all()}
-    runs = project.write(runs_and_weights)
+        def runs_and_weights(session):
+            session.execute(select(Model).where(Model.name == "model-A")).scalar_one().weights_sha256 = SHA
+            return {name: run_id for name, run_id in session.execute(
+                select(Model.name, Run.id).join(Run, Run.model_id == Model.id)).all()}
+        runs = project.write(runs_and_weights)
 
-    for i, verdict, details in ((0, "correct", {}), (1, "wrong", {"severity": "major", "category": "fine_grained"}),
-                                (2, "wrong", {"severity": "major", "category": "fine_grained"}),
-                                (3, "wrong", {"severity": "minor", "category": "spurious_correlation"}),
-                                (4, "wrong", {}), (5, "unclear", {}), (6, "correct", {})):
-        decide(project, a[i].image_id, a[i].predicted, verdict, **details)
-    decide(project, a[6].image_id, a[6].predicted, None, method="reopened")
-    decide(project, b[0].image_id, 201, "wrong", severity="major", category="non_prototypical")
+        for i, verdict, details in ((0, "correct", {}), (1, "wrong", {"severity": "major", "category": "fine_grained"}),
+                                    (2, "wrong", {"severity": "major", "category": "fine_grained"}),
+                                    (3, "wrong", {"severity": "minor", "category": "spurious_correlation"}),
+                                    (4, "wrong", {}), (5, "unclear", {}), (6, "correct", {})):
+            decide(project, a[i].image_id, a[i].predicted, verdict, **details)
+        decide(project, a[6].image_id, a[6].predicted, None, method="reopened")
+        decide(project, b[0].image_id, 201, "wrong", severity="major", category="non_prototypical")
 
-    stored = [(runs["model-A"], a[i], probe(101 + i, i, corrected_at=at))
-              for i, at in enumerate([(448,), (128, 448), (), (224,), (), (), (128,)])]
-    stored.append((runs["model-A"], a[7], probe(108, 7, corrected_at=(128,), done=9)))
-    stored += [(runs["model-B"], b[0], probe(201, 0, corrected_at=(224, 448), model="model-B", sha=None)),
-               (runs["model-B"], b[1], probe(202, 1, model="model-B", sha=None))]
-    for run_id, item, result in stored:
-        project.write(lambda s, r=run_id, it=item, res=result: save_zoom(
-            session=s, run_id=r, image=it.image_id, predicted=it.predicted, result=res))
+        stored = [(runs["model-A"], a[i], probe(101 + i, i, corrected_at=at))
+                  for i, at in enumerate([(448,), (128, 448), (), (224,), (), (), (128,)])]
+        stored.append((runs["model-A"], a[7], probe(108, 7, corrected_at=(128,), done=9)))
+        stored += [(runs["model-B"], b[0], probe(201, 0, corrected_at=(224, 448), model="model-B", sha=None)),
+                   (runs["model-B"], b[1], probe(202, 1, model="model-B", sha=None))]
+        for run_id, item, result in stored:
+            project.write(lambda s, r=run_id, it=item, res=result: save_zoom(
+                session=s, run_id=r, image=it.image_id, predicted=it.predicted, result=res))
+        return project
+
+    project = templates.copy(build, tmp_path)  # made once, copied per test
     yield project
     project.close()
 

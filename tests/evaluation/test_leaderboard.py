@@ -19,23 +19,29 @@ from reviewer.review.pending import pending_items, rerun_summary
 
 
 @pytest.fixture
-def reruns(tmp_path):
+def reruns(templates, tmp_path):
     """Six images (original labels 1-6). Run A over all of them; the panel decides
     (img4, 40) correct and (img6, 60) wrong; a published review judged (img5, 55).
     Model B is rerun on the slice imagenet_m = images 3-6 only."""
-    project = new_project(tmp_path / "p")
-    ids = add_images(project, [1, 2, 3, 4, 5, 6])
-    img = dict(zip(range(1, 7), ids))
-    review = tmp_path / "earlier_mistakes.json"
-    review.write_text(json.dumps({val_name(5): {"top_prediction": 55, "failure category": "Fine-grained error",
-                                                "failure severity": "Major"}}))
-    import_review(project, review, model="earlier-model")
-    run_a = add_run(project, "model-A", {img[1]: 1, img[2]: 2, img[3]: 3, img[4]: 40, img[5]: 50, img[6]: 60})
-    decide(project, img[4], 40, "correct")
-    decide(project, img[6], 60, "wrong", severity="major", category="spurious_correlation")
-    project.write(lambda session: save_slice(session=session, name="imagenet_m", image_ids=[img[3], img[4], img[5], img[6]]))
-    run_b = add_run(project, "model-B", {img[3]: 30, img[4]: 40, img[5]: 55, img[6]: 6}, image_slice="imagenet_m")
-    return project, img, run_a, run_b
+    def build(tmp_path):
+        project = new_project(tmp_path / "p")
+        ids = add_images(project, [1, 2, 3, 4, 5, 6])
+        img = dict(zip(range(1, 7), ids))
+        review = tmp_path / "earlier_mistakes.json"
+        review.write_text(json.dumps({val_name(5): {"top_prediction": 55, "failure category": "Fine-grained error",
+                                                    "failure severity": "Major"}}))
+        import_review(project, review, model="earlier-model")
+        run_a = add_run(project, "model-A", {img[1]: 1, img[2]: 2, img[3]: 3, img[4]: 40, img[5]: 50, img[6]: 60})
+        decide(project, img[4], 40, "correct")
+        decide(project, img[6], 60, "wrong", severity="major", category="spurious_correlation")
+        project.write(lambda session: save_slice(session=session, name="imagenet_m",
+                                                 image_ids=[img[3], img[4], img[5], img[6]]))
+        run_b = add_run(project, "model-B", {img[3]: 30, img[4]: 40, img[5]: 55, img[6]: 6}, image_slice="imagenet_m")
+        project.case = img, run_a, run_b
+        return project
+
+    project = templates.copy(build, tmp_path)  # made once, copied per test
+    return project, *project.case
 
 
 def test_rerun_queues_only_unreviewed_predictions(reruns):
