@@ -29,20 +29,24 @@ def export_project(project, out_dir, **options):
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def reviewed_project(request, tmp_path, shared_data):
+def reviewed_project(request, templates, tmp_path, shared_data):
     """The TFDS sample (labels, 10 problematic images with metadata, ImageNet-M) plus
-    four images a run got wrong, three of them decided by the panel; on SQLite and
-    on a fresh PostgreSQL database."""
-    db_url = request.getfixturevalue("migrated_postgres_url") if request.param == "postgresql" else None
-    project, _ = init_project(tmp_path / "p", labels=[shared_data / "formats" / "tfds_v3_sample.json"],
-                              db_url=db_url)
-    ids = add_images(project, [200, 201, 202, 203], start=30001)
-    add_run(project, "model-A", dict(zip(ids, [300, 301, 302, 303])))
-    decide(project, ids[0], 300, "correct")
-    decide(project, ids[1], 301, "wrong", severity="major", category="spurious_correlation")
-    decide(project, ids[2], 302, "unclear", problematic=True, reason="two objects, neither dominant", chair="ann",
-           method="override")
-    return project
+    four images a run got wrong, three of them decided by the panel; on SQLite (made once,
+    copied per test) and on a fresh PostgreSQL database."""
+    def build(tmp_path, db_url=None):
+        project, _ = init_project(tmp_path / "p", labels=[shared_data / "formats" / "tfds_v3_sample.json"],
+                                  db_url=db_url)
+        ids = add_images(project, [200, 201, 202, 203], start=30001)
+        add_run(project, "model-A", dict(zip(ids, [300, 301, 302, 303])))
+        decide(project, ids[0], 300, "correct")
+        decide(project, ids[1], 301, "wrong", severity="major", category="spurious_correlation")
+        decide(project, ids[2], 302, "unclear", problematic=True, reason="two objects, neither dominant",
+               chair="ann", method="override")
+        return project
+
+    if request.param == "postgresql":
+        return build(tmp_path, request.getfixturevalue("migrated_postgres_url"))
+    return templates.copy(build, tmp_path)
 
 
 def test_labels_after_review_in_the_published_layout(reviewed_project, tmp_path, shared_data):
