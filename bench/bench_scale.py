@@ -52,6 +52,7 @@ import json
 import os
 import pty
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -304,6 +305,9 @@ def measure_case(size: int, run_count: int, args, truth: inputs.Truth, runs: inp
         return timing
 
     print(f"   measuring (log: {log})", flush=True)
+    args.speed = machine_speed()
+    print(f"   this machine's speed: {args.speed['import_sqlmodel_cpu_s']:.2f} s CPU to import SQLModel, "
+          f"{args.speed['loop_cpu_s']:.2f} s for {LOOP:,} additions (medians of 5)", flush=True)
     if step("init", ["init", str(project), "--labels", str(files["original"]), str(files["multilabel"])]).rc:
         return finish(case, size, run_count, timings, started, args, project, aborted="init failed")
     step("import-labels", ["import-labels", str(project), str(files["real"])], note="ReaL")
@@ -349,10 +353,32 @@ def measure_case(size: int, run_count: int, args, truth: inputs.Truth, runs: inp
     return finish(case, size, run_count, timings, started, args, project)
 
 
+LOOP = 5_000_000
+
+
+def machine_speed() -> dict:
+    """Two fixed pieces of work timed on this machine at the start of a case: importing SQLModel
+    in a fresh interpreter (what every command that opens a project pays first) and a pure-Python
+    loop, each the median CPU seconds of five. The same code's figures moved by a third between
+    hours of one day (docs/benchmarks.md), so a table read against another day's is read
+    against these too."""
+    def cpu(code: str) -> float:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=CODE["root"])
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    loop = f"s = 0\nfor i in range({LOOP}):\n    s += i"
+    return {"import_sqlmodel_cpu_s": statistics.median(cpu("import sqlmodel") for _ in range(5)),
+            "loop_cpu_s": statistics.median(cpu(loop) for _ in range(5)) - statistics.median(
+                cpu("pass") for _ in range(5)), "load": os.getloadavg()[0]}
+
+
 def finish(case, size, run_count, timings, started, args, project, aborted: str = "") -> dict:
     result = {"case": case, "size": size, "runs": run_count, "seed": args.seed, "aborted": aborted,
               "when": args.started_at, "total_s": time.perf_counter() - started,
-              "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+              "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
+                          **getattr(args, "speed", {})},
               "commit": _span(args.commit_at_start, _commit()) if CODE["root"] == REPO else CODE["label"],
               "timings": [asdict(t) for t in timings]}
     path = args.out / "results" / f"{case}.json"
@@ -496,7 +522,10 @@ def print_tables(results: dict[tuple[int, int], dict]) -> None:
     print_table(results, "cpu")
     for (s, r), result in sorted(results.items()):
         failed = [t for t in result["timings"] if t["rc"] != 0]
+        speed = result.get("machine", {})
         print(f"\n{s:,} x {r}: measured {result['when']} at {result['commit']}, {result['total_s'] / 60:.1f} min"
+              + (f"; machine speed: SQLModel import {speed['import_sqlmodel_cpu_s']:.2f} s CPU, "
+                 f"{LOOP:,}-addition loop {speed['loop_cpu_s']:.2f} s" if "loop_cpu_s" in speed else "")
               + (f"; ABORTED: {result['aborted']}" if result["aborted"] else "")
               + "".join(f"\n  failed: {t['step']} ({t['note']}) rc {t['rc']}" for t in failed))
 

@@ -61,13 +61,21 @@ def open_book(snapshot: PanelSnapshot) -> ProgressBook:
     parts = {}
     counts = {True: 0, False: 0}
     standings = {}
+    worked: dict[tuple, tuple] = {}  # shape -> (part, standing): the rules once per shape (`PanelSnapshot.shape`)
+    per_part: dict[int, list] = {}  # id(part) -> [part, items]: counted once per part
     for item, facts in snapshot.facts.items():
         if item in snapshot.votes or item in snapshot.decisions or item in snapshot.reopened:
-            parts[item] = item_progress(snapshot, item)
-            count_progress(reports, parts[item])
-            standings[item] = panel_standing(snapshot, item).standing
+            shape = snapshot.shape(item)
+            found = worked.get(shape)
+            if found is None:
+                found = worked[shape] = (item_progress(snapshot, item), panel_standing(snapshot, item).standing)
+            parts[item], standings[item] = found
+            entry = per_part.setdefault(id(found[0]), [found[0], 0])
+            entry[1] += 1
         else:
             counts[facts.novel] += 1
+    for part, n in per_part.values():
+        count_progress(reports, part, sign=n)
     for novel, n in counts.items():
         if n:
             count_progress(reports, untouched[novel], sign=n)

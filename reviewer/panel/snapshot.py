@@ -145,6 +145,21 @@ class PanelSnapshot:
             return self._fields(item)[name][1]
         return len(set(self.values(item, name).values())) == 1 if self.complete(item, name) else None
 
+    def shape(self, item: Item) -> tuple:
+        """What the panel's rules read of the item (`reviewer.panel.phases`, `.final`, `.standing`),
+        without the item itself: its novelty, whether it was reopened, its latest decision's
+        method and values, and each current vote's values. The rules are functions of these
+        and of the snapshot's panel and setting alone, so two items of one shape have one
+        progress and one standing: a count over thousands of voted items works the rules
+        once per shape (a panel's 5,000 voted items come to a few hundred shapes)."""
+        decision = self.decisions.get(item)
+        votes = self.votes.get(item)
+        return (self.facts[item].novel if item in self.facts else None, item in self.reopened,
+                None if decision is None else (decision.method, decision.verdict, decision.problematic,
+                                               decision.severity, decision.category),
+                None if not votes else tuple((rid, v.verdict, v.problematic, v.severity, v.category, v.retracted)
+                                             for rid, v in sorted(votes.items())))
+
     def locked(self, item: Item) -> Decision | None:
         """The item's standing final decision (None if none, or reopened since)."""
         decision = self.decisions.get(item)
@@ -170,10 +185,12 @@ def _scoped_facts(session: Session, scope: PanelScope, images: list[int] | None)
         query = query.where(Mistake.image_id.in_(images))
     facts = {}
     make_item, make_facts = Item._make, ItemFacts._make  # 26,000 items at 50,000 images: the loop is kept lean
+    parsed: dict[object, tuple[int, ...]] = {}  # the runs' lists repeat (one run, all twenty): each parsed once
     for image_id, predicted, novel, run_ids, probability, distance in session.connection().execute(query).all():
         item = make_item((image_id, predicted))
-        run_ids = str(run_ids)  # a run makes an item once (uq_mistake_run_image): no repeats to drop
-        runs = tuple(sorted(map(int, run_ids.split(",")))) if "," in run_ids else (int(run_ids),)
+        runs = parsed.get(run_ids)
+        if runs is None:  # a run makes an item once (uq_mistake_run_image): no repeats to drop
+            runs = parsed[run_ids] = tuple(sorted(map(int, str(run_ids).split(","))))
         facts[item] = make_facts((item, novel == 1, runs, probability, distance))
     return facts
 
