@@ -129,20 +129,25 @@ def _compute(session, *, items: bool):
     from reviewer.panel.lookup import image_names
     from reviewer.panel.phases import phase_items, status
     from reviewer.panel.progress_book import open_book
-    from reviewer.panel.snapshot import load_snapshot
+    from reviewer.panel.snapshot import load_snapshot, scoped_novelty
 
-    snapshot = load_snapshot(session=session)
+    if items:
+        snapshot, novelty = load_snapshot(session=session), None
+    else:  # the counts only: the untouched items' novelty counted in the database
+        snapshot = load_snapshot(session=session, history_only=True)
+        novelty = scoped_novelty(session, snapshot.scope)
     names = image_names(session=session, image_ids=[i.image_id for i in snapshot.items]) if items else {}
     models = _run_models(session)
     rows = [ItemStatus(names.get(item.image_id), item.predicted, phase, status(snapshot, item, phase),
                        snapshot.facts[item].runs, tuple(models.get(r, "?") for r in snapshot.facts[item].runs))
             for phase in Phase for item in phase_items(snapshot, phase)] if items else []
-    book = open_book(snapshot)
+    book = open_book(snapshot, novelty)
     scope = snapshot.scope
+    scope_items = len(snapshot.facts) if novelty is None else sum(novelty.values())
     return PanelStatus(panelists=snapshot.panelists, phases=book.reports, items=rows,
                        scope=scope.describe(models), scope_runs=scope.runs, scope_slice=scope.image_slice,
-                       scope_items=len(snapshot.facts), no_longer_mistakes=len(snapshot.retired),
-                       outside_scope=len(snapshot.outside_scope), standing=_standing(book, len(snapshot.facts))), book
+                       scope_items=scope_items, no_longer_mistakes=len(snapshot.retired),
+                       outside_scope=len(snapshot.outside_scope), standing=_standing(book, scope_items)), book
 
 
 def _standing(book, items: int) -> dict[str, int]:

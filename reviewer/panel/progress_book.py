@@ -54,12 +54,20 @@ def untouched_parts(snapshot: PanelSnapshot) -> dict[bool, object]:
     return parts
 
 
-def open_book(snapshot: PanelSnapshot) -> ProgressBook:
-    """The book of the whole snapshot: its counts equal `progress(snapshot)`."""
+def open_book(snapshot: PanelSnapshot, novelty: dict[bool, int] | None = None) -> ProgressBook:
+    """The book of the whole snapshot: its counts equal `progress(snapshot)`. Given `novelty`
+    ({novel: items} of the whole scope, `snapshot.scoped_novelty`), the snapshot need hold only
+    the items with a history (`load_snapshot(history_only=True)`): every other item of the
+    scope is counted as untouched, by its novelty."""
     reports = empty_progress(snapshot)
     untouched = untouched_parts(snapshot)
     parts = {}
     counts = {True: 0, False: 0}
+    if novelty is not None:  # the scope's items less those the snapshot holds (counted below, one by one)
+        held = sum(1 for facts in snapshot.facts.values() if facts.novel)
+        counts = {True: novelty[True] - held, False: novelty[False] - (len(snapshot.facts) - held)}
+        if counts[True] < 0 or counts[False] < 0:
+            raise ValueError("the novelty counts are not of the snapshot's scope")
     standings = {}
     worked: dict[tuple, tuple] = {}  # shape -> (part, standing): the rules once per shape (`PanelSnapshot.shape`)
     per_part: dict[int, list] = {}  # id(part) -> [part, items]: counted once per part

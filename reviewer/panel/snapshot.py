@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from sqlalchemy import String, case, cast, func, literal_column, select
+from sqlalchemy import String, case, cast, func, literal_column, select, tuple_, union
 from sqlmodel import Session
 
 from db.tables import Decision, ImageSlice, ImportedReviewItem, Mistake, Prediction, ProjectSetting, Vote
@@ -166,23 +166,37 @@ class PanelSnapshot:
         return decision if is_settled(decision) else None
 
 
-def _scoped_facts(session: Session, scope: PanelScope, images: list[int] | None) -> dict[Item, ItemFacts]:
-    """The facts of every item of the scope, grouped in the database: one row per item, not
-    one per run (twenty runs' mistakes are 130,000 rows, their items half as many)."""
-    if session.get_bind().dialect.name == "postgresql":
-        runs = func.string_agg(cast(Mistake.run_id, String), literal_column("','"))
-    else:
-        runs = func.group_concat(Mistake.run_id)
-    query = (select(Mistake.image_id, Mistake.predicted, func.min(case((Mistake.novel, 1), else_=0)), runs,
-                    func.max(Mistake.probability), func.max(Mistake.hierarchy_distance))
-             .group_by(Mistake.image_id, Mistake.predicted))
+def _in_scope(query, scope: PanelScope):
+    """`query` over the Mistake rows of the scope's runs and slice."""
     if scope.runs is not None:
         query = query.where(Mistake.run_id.in_(scope.runs or (-1,)))
     if scope.image_slice is not None:
         query = query.where(Mistake.image_id.in_(select(ImageSlice.image_id).where(
             ImageSlice.name == scope.image_slice)))
+    return query
+
+
+def _history_items():
+    """The (image, predicted) pairs with a vote or a decision row (a reopening is one)."""
+    return union(select(Vote.image_id, Vote.predicted), select(Decision.image_id, Decision.predicted))
+
+
+def _scoped_facts(session: Session, scope: PanelScope, images: list[int] | None, *,
+                  history_only: bool = False) -> dict[Item, ItemFacts]:
+    """The facts of every item of the scope, grouped in the database: one row per item, not
+    one per run (twenty runs' mistakes are 130,000 rows, their items half as many); with
+    `history_only`, of the items with a vote or a decision only (looked up by the item index)."""
+    if session.get_bind().dialect.name == "postgresql":
+        runs = func.string_agg(cast(Mistake.run_id, String), literal_column("','"))
+    else:
+        runs = func.group_concat(Mistake.run_id)
+    query = _in_scope(select(Mistake.image_id, Mistake.predicted, func.min(case((Mistake.novel, 1), else_=0)), runs,
+                             func.max(Mistake.probability), func.max(Mistake.hierarchy_distance))
+                      .group_by(Mistake.image_id, Mistake.predicted), scope)
     if images is not None:
         query = query.where(Mistake.image_id.in_(images))
+    if history_only:
+        query = query.where(tuple_(Mistake.image_id, Mistake.predicted).in_(_history_items()))
     facts = {}
     make_item, make_facts = Item._make, ItemFacts._make  # 26,000 items at 50,000 images: the loop is kept lean
     parsed: dict[object, tuple[int, ...]] = {}  # the runs' lists repeat (one run, all twenty): each parsed once
@@ -193,6 +207,17 @@ def _scoped_facts(session: Session, scope: PanelScope, images: list[int] | None)
             runs = parsed[run_ids] = tuple(sorted(map(int, str(run_ids).split(","))))
         facts[item] = make_facts((item, novel == 1, runs, probability, distance))
     return facts
+
+
+def scoped_novelty(session: Session, scope: PanelScope) -> dict[bool, int]:
+    """{novel: items} over every item of the scope (an item is novel when no run found its
+    prediction among the image's wrong labels, as `_scoped_facts` says), counted in the database."""
+    grouped = _in_scope(select(func.min(case((Mistake.novel, 1), else_=0)).label("novel"))
+                        .group_by(Mistake.image_id, Mistake.predicted), scope).subquery()
+    counts = {True: 0, False: 0}
+    for novel, count in session.execute(select(grouped.c.novel, func.count()).group_by(grouped.c.novel)):
+        counts[novel == 1] += int(count)
+    return counts
 
 
 def _made(session: Session, items: set[Item]) -> set[Item]:
@@ -231,10 +256,14 @@ def _retired(session: Session, candidates: set[Item]) -> frozenset[Item]:
     return frozenset(candidates & predicted)
 
 
-def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> PanelSnapshot:
+def load_snapshot(*, session: Session, items: Iterable[Item] | None = None,
+                  history_only: bool = False) -> PanelSnapshot:
     """Read the panel's whole state (pass a read session: one snapshot); with `items`, the
     state of those items only (every panelist, their facts, votes and decisions): what a
-    window re-reads when a change record names a few items."""
+    window re-reads when a change record names a few items. With `history_only`, the facts
+    of the items with a vote or a decision only, every vote and decision: what a count needs
+    beside `scoped_novelty` (the items nobody touched are alike but for their novelty,
+    `reviewer.panel.progress_book`), without a Python object for each of 26,000 items."""
     panel = [Panelist(r.id, r.name, r.is_chair) for r in panelists(session=session)]  # the revoked left out
     wanted = None if items is None else set(items)
     images = None if wanted is None else sorted({i.image_id for i in wanted})
@@ -244,7 +273,7 @@ def load_snapshot(*, session: Session, items: Iterable[Item] | None = None) -> P
         Decision.method == DecisionMethod.REOPENED).distinct()
     if images is not None:
         reopened_query = reopened_query.where(Decision.image_id.in_(images))
-    facts = _scoped_facts(session, scope, images)
+    facts = _scoped_facts(session, scope, images, history_only=history_only)
     votes = _current_vote_rows(session, images)
     decisions = latest_decisions(session=session, items=wanted)
     reopened = session.execute(reopened_query).all()

@@ -134,3 +134,51 @@ def test_items_of_one_shape_follow_the_rules_alike_and_a_value_changes_the_shape
         assert snapshot.shape(voted) != before, name
         setattr(vote, name, old)
     assert snapshot.shape(voted) == before
+
+
+def _status_fields(status) -> tuple:
+    return (status.phases, status.standing, status.scope_items, status.no_longer_mistakes, status.outside_scope)
+
+
+def test_the_counts_from_the_items_with_a_history_equal_those_of_the_whole_snapshot(panel, add_mistakes):
+    """`panel-status` counts from a snapshot of the items with a history and the scope's novelty
+    counted in the database (`load_snapshot(history_only=True)`, `scoped_novelty`): the same
+    counts as the whole snapshot's, with undone votes, locks, a reopening and a scope that
+    leaves a voted item out."""
+    from sqlalchemy import select
+
+    from db.tables import Run
+    from reviewer.app import panel as acts
+    from reviewer.app.panel_status import _compute
+    from reviewer.app.scope import set_panel_scope
+    from reviewer.panel.snapshot import load_snapshot
+
+    project, (ann, bob, cy), items = panel
+    other = add_mistakes(project, [(70, True), (71, False)])  # a second run's mistakes
+    for who in (ann, bob, cy):
+        acts.vote(project, panelist_id=who, item=items[0], verdict="wrong", severity="minor", category="fine_grained")
+        acts.vote(project, panelist_id=who, item=items[1], verdict="correct" if who == cy else "wrong")
+    acts.vote(project, panelist_id=bob, item=items[2], verdict="unclear")
+    acts.vote(project, panelist_id=cy, item=items[3], verdict="wrong")
+    acts.undo(project, panelist_id=cy)  # items[3]: a history, no current vote
+    acts.lock(project, chair_id=ann, item=items[1], force=True)
+    acts.override(project, chair_id=ann, item=items[6], verdict="correct", reason="looked again")
+    acts.reopen_item(project, panelist_id=ann, item=items[7], reason="look again")
+    acts.vote(project, panelist_id=bob, item=other[0], verdict="wrong")
+
+    def compare() -> None:
+        with project.read() as session:
+            whole, _ = _compute(session, items=True)
+            counted, _ = _compute(session, items=False)
+            snapshot = load_snapshot(session=session)
+        assert _status_fields(counted) == _status_fields(whole)
+        assert counted.scope_items == len(snapshot.facts)
+        assert counted.phases == progress(snapshot)
+
+    compare()
+    with project.read() as session:
+        first_run = min(session.execute(select(Run.id)).scalars())
+    set_panel_scope(project, chair_id=ann, runs=[first_run])
+    with project.read() as session:
+        assert _compute(session, items=False)[0].outside_scope == 1
+    compare()
