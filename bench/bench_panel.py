@@ -8,7 +8,7 @@
    makes each process a panelist's own database role (`reviewer panel-setup`:
    privileges and row-level security checked on every insert).
 2. Reads on a 3-panelist project of --items mistakes: the snapshot, the
-   group list, progress, the agreement report with --resamples bootstrap
+   meeting list, progress, the agreement report with --resamples bootstrap
    resamples, a `changes_since` poll.
 
 Run: python bench/bench_panel.py [--processes 5] [--votes 200] [--items 2000] [--resamples 1000]
@@ -144,7 +144,7 @@ def reads(project: Project, items: int, resamples: int) -> None:
     timed("progress", lambda: progress(snapshot=snap))
     timed("Cohen's kappa matrix (verdict)", lambda: pairwise_kappa(snap, "verdict"))
     timed(f"agreement report, 4 fields, {resamples} resamples", lambda: agreement_report(snap, resamples=resamples))
-    timed("group list (the group view's rows)", lambda: acts.group_state(project, viewer_id=ids[0]))
+    timed("meeting list (the meeting's rows)", lambda: acts.meeting_state(project, viewer_id=ids[0]))
     cursor = acts.cursor(project)
     timed("poll for changes (nothing new)", lambda: acts.poll(project, cursor=cursor))
 

@@ -1,6 +1,6 @@
 """A hand-built nearest-neighbour index beside a project (the files `reviewer index` writes,
 reviewer/neighbours/store.py), for tests whose answers must not hang on a model: the
-window's neighbours strip, the grouped review, the leakage section.
+window's neighbours strip, the review of alike mistakes, the leakage section.
 
 Importable from any test as `from index_data import write_index`. Its manifest records
 every file's size and checksum, as a build's does (`reviewer.neighbours.integrity`).

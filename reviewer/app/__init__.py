@@ -6,7 +6,7 @@ through the same functions (tests/app/test_cli_reads_through_app.py: no command 
 a snapshot of its own):
 
 - `panel`: panelists, votes (one, a batch, undo), notes, reopen, lock and override,
-  the panel's rules; the panel's reads (the group view, agreement, the poll); `review`:
+  the panel's rules; the panel's reads (the meeting, agreement, the poll); `review`:
   those the review page runs, bound to its panelist; `panel_status`: where the panel
   stands, per phase and per panelist;
 - `project`: open a project as a panelist; `imports`: a new project, images, label

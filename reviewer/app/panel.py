@@ -48,8 +48,8 @@ from reviewer.panel.votes import (
 )
 from reviewer.project import Project
 
-if TYPE_CHECKING:  # the group view's module loads numpy and the agreement's statistics: a vote needs neither
-    from reviewer.panel.group import AgreementSummary, GroupState, ItemPanel
+if TYPE_CHECKING:  # the meeting's module loads numpy and the agreement's statistics: a vote needs neither
+    from reviewer.panel.meeting import AgreementSummary, ItemPanel, MeetingState
     from reviewer.panel.snapshot import PanelSnapshot
 
 
@@ -336,25 +336,25 @@ def override(project: Project, *, chair_id: PanelistRef, item: ItemRef, **decisi
     return Done(row, Changes(items=frozenset([item_of(row)]), decisions=True), by=name)
 
 
-# -- the group view -------------------------------------------------------------------------
-def group_state(project: Project, *, viewer_id: int, field: str | None = None,
-                pair: tuple[int, int] | None = None) -> GroupState:
-    """What the group view lists."""
-    from reviewer.panel.group import load_group
+# -- the meeting ----------------------------------------------------------------------------
+def meeting_state(project: Project, *, viewer_id: int, field: str | None = None,
+                  pair: tuple[int, int] | None = None) -> MeetingState:
+    """What the meeting lists."""
+    from reviewer.panel.meeting import load_meeting
 
     with project.read() as session:
-        return load_group(session=session, viewer_id=viewer_id, field=field, pair=pair)
+        return load_meeting(session=session, viewer_id=viewer_id, field=field, pair=pair)
 
 
-def group_item(project: Project, *, snapshot: PanelSnapshot, item: Item, viewer_id: int) -> ItemPanel:
-    from reviewer.panel.group import item_panel
+def meeting_item(project: Project, *, snapshot: PanelSnapshot, item: Item, viewer_id: int) -> ItemPanel:
+    from reviewer.panel.meeting import item_panel
 
     with project.read() as session:
         return item_panel(session=session, snapshot=snapshot, item=item, viewer_id=viewer_id)
 
 
 def agreement(project: Project, *, resamples: int = 1000, seed: int = 0) -> AgreementSummary:
-    from reviewer.panel.group import agreement_summary
+    from reviewer.panel.meeting import agreement_summary
 
     with project.read() as session:
         return agreement_summary(session=session, resamples=resamples, seed=seed)

@@ -1,5 +1,5 @@
 """The acts one panelist's review page reads and writes through, bound to a project
-and a panelist: the `ReviewBackend` of `reviewer.review.review_state.ReviewState`.
+and a panelist: the `ReviewBackend` of `reviewer.review.state.ReviewState`.
 
 Each method is one of `reviewer.app.panel`'s acts (looked up when called, so a test
 that replaces an act sees the page use it) or the facts of one mistake

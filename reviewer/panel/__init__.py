@@ -2,7 +2,7 @@
 (`votes`), the current and standing decisions of items (`state`), the one meaning of
 decided (`final`), locking and overriding a final decision (`decisions`), the review
 phases (`phases`, `terms.Phase`), the rules the chair sets (`rules`) and who is on the
-panel (`membership`), the group view's rows (`group`), agreement statistics
+panel (`membership`), the meeting's rows (`meeting`), agreement statistics
 (`agreement`), discussion notes (`discussion`), resolving an item named on a command
 line (`lookup`) and one consistent snapshot of every vote (`snapshot`).
 

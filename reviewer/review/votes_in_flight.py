@@ -3,7 +3,7 @@ status as an enum computed from them (`VoteStatus`): what the review page shows 
 the vote ("saving…", "✓ recorded", "not voted", "not recorded: why"), never worked out
 by the page itself.
 
-The review state (reviewer.review.review_state) is optimistic: a vote is shown at once,
+The review state (reviewer.review.state) is optimistic: a vote is shown at once,
 and is SAVING while any write of its item is on its way; RECORDED once the last of them
 returned (what shows as recorded is on disk); FAILED, with the reason, when a write
 failed, until the next vote or undo of the item. Each item also has a version, bumped by

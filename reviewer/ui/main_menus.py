@@ -3,7 +3,7 @@ whether a key, a menu or a button asked for it.
 
 A part of the main window that owns its actions, the keymap in force and the key dispatch
 (`reviewer.ui.keys.KeyDispatcher`). It takes the acts it triggers (`acts`, by name: the
-window's own, such as the start screen, a new project, Export…, the group view) and the views
+window's own, such as the start screen, a new project, Export…, the meeting) and the views
 a key may belong to (the help overlay, the review page once built, the stack showing it), and
 carries out the rest on the review page. `keymap_changed` tells the views that show keys.
 """
@@ -57,12 +57,12 @@ class MainMenus(QObject):
         self._add_action(window, file_menu, "run_model")
         self.export_action = file_menu.addAction("Export…", acts["export"])
         file_menu.addSeparator()
-        # Quit from any of the app's windows (the group view, the analysis) closes them all.
+        # Quit from any of the app's windows (the meeting, the analysis) closes them all.
         file_menu.addAction("Quit\tCtrl+Q", window.close)
         self.quit_key = AppKey(window, "Ctrl+Q", window.close)
         for action in ACTIONS:
             if action.group not in MENUS or action.name in FILE_ACTIONS:
-                continue  # the group view's own keys; those File holds
+                continue  # the meeting's own keys; those File holds
             menu_name = MENUS[action.group]
             if menu_name not in menus:
                 menus[menu_name] = bar.addMenu(menu_name)

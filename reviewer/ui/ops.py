@@ -1,6 +1,6 @@
 """A view's acts and reads, run off the UI thread (Anki's `CollectionOp`).
 
-`OpRunner` is the one way the review page and the group view reach the
+`OpRunner` is the one way the review page and the meeting reach the
 database: reads on one or more lanes of reader threads (a slow read, such as
 the agreement's bootstrap, gets its own lane so it never holds up the shown
 item), writes on one writer thread in the order they were asked, and an act's

@@ -77,7 +77,7 @@ class QtMainWindow(QMainWindow):
             keymap = Keymap(bindings={a.name: a.keys for a in ACTIONS})
             problem = f"{exc}; the default keys are in use"
             QTimer.singleShot(0, lambda: self.show_message(problem, error=True))
-        self.side = SideWindows(self, lambda: self.keymap)  # the group view and the analysis
+        self.side = SideWindows(self, lambda: self.keymap)  # the meeting and the analysis
         self.worker = Worker(threads=1, name="window", parent=self)
         self.setWindowTitle("ImageNet mistake reviewer")
         self._place_window()
@@ -113,8 +113,8 @@ class QtMainWindow(QMainWindow):
         """What the menus and keys carry out in this window, by name."""
         return {"start_screen": self.show_start, "open_project": self.show_start, "new_project": self.new_project,
                 "open_demo": self.open_demo, "run_model": self.open_run_dialog, "export": self.export_project,
-                "edit_keys": self.edit_keys, "group_view": self.open_group_view,
-                "group_review": self._open_group_review, "analysis_view": self.open_analysis_view,
+                "edit_keys": self.edit_keys, "group_view": self.open_meeting,
+                "group_review": self._open_alike_review, "analysis_view": self.open_analysis_view,
                 "toggle_blind": lambda: self.rules.toggle_blind(),
                 "enlarge_small": self.set_enlarge_small, "evidence_before_vote": self.set_evidence_before_vote}
 
@@ -216,9 +216,9 @@ class QtMainWindow(QMainWindow):
         if self._page is not None:
             self._page.set_keymap(keymap)
         self.help.set_keymap(keymap)
-        group = self.side.get("group")
-        if group is not None:
-            group.set_keymap(keymap)
+        meeting = self.side.get("meeting")
+        if meeting is not None:
+            meeting.set_keymap(keymap)
 
     # -- the start screen and the open project ------------------------------------------------
     def show_start(self) -> None:
@@ -361,28 +361,28 @@ class QtMainWindow(QMainWindow):
     def edit_panel_rules(self) -> None:
         self.rules.edit()
 
-    def _open_group_review(self) -> None:
-        from reviewer.ui.review.qt_group_review import open_group_review
+    def _open_alike_review(self) -> None:
+        from reviewer.ui.review.qt_alike_review import open_alike_review
 
-        open_group_review(self)
+        open_alike_review(self)
 
     # -- the windows beside the review (reviewer.ui.side_windows) ---------------------------
-    def open_group_view(self):
+    def open_meeting(self):
         if self.project is None:
             self.show_message("Open a project first.", error=True)
             return None
-        from reviewer.ui.group.qt_group_view import QtGroupView
+        from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
         def make():
-            view = QtGroupView(self.project, self.panelist, self.keymap, watcher=self.watcher)
+            view = QtMeetingView(self.project, self.panelist, self.keymap, watcher=self.watcher)
             view.image.enlarge_small = self.prefs.enlarge_small_images
             return view
 
-        return self.side.show("group", make, size=(1500, 940))
+        return self.side.show("meeting", make, size=(1500, 940))
 
     def open_analysis_view(self):
         """The report's tables and plots for the open project, in a window of its own
-        (like the group view) so the review page stays as it is."""
+        (like the meeting) so the review page stays as it is."""
         if self.project is None:
             self.show_message("Open a project first.", error=True)
             return None
@@ -441,8 +441,8 @@ class QtMainWindow(QMainWindow):
     show_run_button = _part_attribute("status", "show_run_button")
 
     @property
-    def _group_view(self):
-        return self.side.get("group")
+    def _meeting_view(self):
+        return self.side.get("meeting")
 
     @property
     def _analysis_view(self):

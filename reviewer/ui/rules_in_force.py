@@ -123,4 +123,4 @@ class RulesInForce(QObject):
             "a unanimous panel decides" if rules.unanimous_final else "the chair locks unanimous items too",
             "the panel is closed" if rules.panel_closed else "new names may ask to join")), False)
         if self._holder.watcher is not None:
-            self._holder.watcher.publish(done.changes)  # the queue, the group view and the counts follow
+            self._holder.watcher.publish(done.changes)  # the queue, the meeting and the counts follow

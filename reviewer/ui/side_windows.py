@@ -1,4 +1,4 @@
-"""The main window's windows of their own (the group view, the analysis): at most one
+"""The main window's windows of their own (the meeting, the analysis): at most one
 of each, raised when asked for again, sized to the screen, closed with the project or
 with Escape / Ctrl+W (the keymap's close_window), and by Quit from any of them."""
 

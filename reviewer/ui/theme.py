@@ -109,7 +109,7 @@ def style_section_title(label: QLabel) -> None:
 
 
 def section_title(text: str) -> QLabel:
-    """A section's small capitals title (the review page's facts, the start screen, the group view)."""
+    """A section's small capitals title (the review page's facts, the start screen, the meeting)."""
     label = QLabel(text.upper())
     label.setObjectName("sectionTitle")
     style_section_title(label)

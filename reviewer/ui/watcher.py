@@ -6,7 +6,7 @@ processes and machines do arrives through one poll of the database
 (`reviewer.app.panel.poll`, rows past a cursor: cheap however large the
 project), every `POLL_MS`, as the same kind of record. Each view listens to
 `changed` and re-reads only what the record names, so the review page, its
-queue, the top-5 statuses, the group view, the analysis and the progress strip
+queue, the top-5 statuses, the meeting, the analysis and the progress strip
 all agree with the database within about a second.
 """
 

@@ -102,7 +102,7 @@ def test_a_panelist_role_cannot_touch_what_is_not_theirs(panel):
         # The chair's role locks; the row names the chair.
         ann.execute(lock, (item.image_id, item.predicted, ann_id))
         assert "row-level security" in refused(ann, lock, item.image_id, item.predicted, bob_id)
-        # Everyone reads everything (the group view needs it).
+        # Everyone reads everything (the meeting needs it).
         assert bob.execute("SELECT count(*) FROM vote").fetchone()[0] == 3
         assert bob.execute("SELECT count(*) FROM decision").fetchone()[0] == 1
 

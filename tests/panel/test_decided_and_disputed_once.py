@@ -32,7 +32,7 @@ def _meeting(panel):
 
 def test_the_queue_counts_shows_and_filters_one_standing(panel):
     project, ann, items = _meeting(panel)
-    run_id = acts.group_state(project, viewer_id=ann).snapshot.facts[items[0]].runs[0]
+    run_id = acts.meeting_state(project, viewer_id=ann).snapshot.facts[items[0]].runs[0]
     queue = acts.review_queue(project, run_id=run_id, panelist_id=ann)
     states = [queue.entry(item).state for item in items[:6]]
     assert [s.standing for s in states] == [Standing.DISPUTED, Standing.DISPUTED, Standing.DECIDED,
@@ -54,7 +54,7 @@ def test_the_queue_counts_shows_and_filters_one_standing(panel):
 
 def test_the_meeting_and_panel_status_read_the_same_standing(panel, capsys):
     project, ann, items = _meeting(panel)
-    state = acts.group_state(project, viewer_id=ann)
+    state = acts.meeting_state(project, viewer_id=ann)
     rows = {items.index(r.item): r for r in state.rows}
     assert sorted(rows) == [0, 1, 3]  # voted by all, not unanimous
     assert {i: (r.standing, r.open) for i, r in rows.items()} == {

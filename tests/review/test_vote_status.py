@@ -7,7 +7,7 @@ from __future__ import annotations
 from reviewer.app import panel as acts
 from reviewer.app.review import ReviewActs
 from reviewer.items import Item
-from reviewer.review.review_state import ReviewState
+from reviewer.review.state import ReviewState
 from reviewer.review.votes_in_flight import VotesInFlight, VoteStatus
 
 
@@ -59,7 +59,7 @@ class _Held:
                     on_done(result)
 
 
-def test_the_review_state_says_each_votes_status(review_project, monkeypatch):
+def test_the_headless_state_says_each_votes_status(review_project, monkeypatch):
     ann = acts.join_panel(review_project, "ann", join=True).value.id
     runner = _Held()
     state = ReviewState(ReviewActs(review_project, ann), runner)

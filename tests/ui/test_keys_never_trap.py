@@ -1,5 +1,5 @@
 """The keyboard never traps: keys as X11 sends them on a US layout, keys after a filter
-was set with the mouse, one group view closed by its keys, Ctrl+Q closing everything,
+was set with the mouse, one meeting closed by its keys, Ctrl+Q closing everything,
 and the key editor recording a pressed key."""
 
 from __future__ import annotations
@@ -80,8 +80,8 @@ def test_enter_or_escape_hands_the_keys_back_from_every_filter_box(qtbot, open_w
         press(qtbot, window, Qt.Key.Key_K)
 
 
-def test_one_group_view_with_its_own_keys(qtbot, open_window, review_project):
-    from reviewer.ui.group.qt_group_view import QtGroupView
+def test_one_meeting_with_its_own_keys(qtbot, open_window, review_project):
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     who = {name: acts.add_panelist(review_project, name).value.id for name in ("ann", "bob")}
     queue = acts.review_queue(review_project, run_id=review_project.run_id, panelist_id=who["ann"])
@@ -92,7 +92,7 @@ def test_one_group_view_with_its_own_keys(qtbot, open_window, review_project):
     for _ in range(2):
         press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
         window.activateWindow()
-    views = [w for w in QApplication.topLevelWidgets() if isinstance(w, QtGroupView) and w.isVisible()]
+    views = [w for w in QApplication.topLevelWidgets() if isinstance(w, QtMeetingView) and w.isVisible()]
     assert len(views) == 1
     view = views[0]
     assert view.width() >= 1200 or view.width() >= 0.9 * view.screen().availableGeometry().width()
@@ -112,7 +112,7 @@ def test_one_group_view_with_its_own_keys(qtbot, open_window, review_project):
     press(qtbot, view, Qt.Key.Key_Escape)
     assert not view.isVisible()
     press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
-    view = window._group_view
+    view = window._meeting_view
     assert view.isVisible()
     view.activateWindow()
     press(qtbot, view, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)
@@ -129,15 +129,15 @@ def test_the_analysis_closes_with_escape(qtbot, open_window):
     assert not view.isVisible()
 
 
-def test_ctrl_q_in_the_group_view_closes_every_window(qtbot, open_window):
+def test_ctrl_q_in_the_meeting_closes_every_window(qtbot, open_window):
     window = open_window()
     press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     press(qtbot, window, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    group, analysis = window._group_view, window._analysis_view
-    group.activateWindow()
-    qtbot.keyClick(group, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    meeting, analysis = window._meeting_view, window._analysis_view
+    meeting.activateWindow()
+    qtbot.keyClick(meeting, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
-    assert not group.isVisible() and not analysis.isVisible()
+    assert not meeting.isVisible() and not analysis.isVisible()
     assert not [w for w in QApplication.topLevelWidgets() if w.isVisible()]
 
 

@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtGui import QTextDocument
 
 from reviewer.items import Item
-from reviewer.panel.group import ItemPanel
+from reviewer.panel.meeting import ItemPanel
 from reviewer.terms import Category, Severity
-from reviewer.ui.group.qt_group_votes import QtGroupVotes
+from reviewer.ui.meeting.qt_meeting_votes import QtMeetingVotes
 
 pytestmark = pytest.mark.gui
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.gui
 def test_the_meetings_decision_line_is_in_words(qtbot):
     decision = SimpleNamespace(method="majority", verdict="wrong", severity="major", category="non_prototypical",
                                oov_name=None, problematic=True, reason="verdict: wrong 2, correct 1")
-    pane = QtGroupVotes()
+    pane = QtMeetingVotes()
     qtbot.addWidget(pane)
     pane.show_panel(ItemPanel(item=Item(7, 42), columns=[], viewer_fields=frozenset({"verdict"}),
                               unanimity={}, majority=None, decision=decision, notes=[], history=[]), chair=False)

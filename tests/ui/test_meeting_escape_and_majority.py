@@ -1,5 +1,5 @@
-"""The meeting (issue 35, 9): Escape in the discussion box leaves the box, not the whole group
-view, also with no active window (an X11 session without a window manager, where the app names
+"""The meeting (issue 35, 9): Escape in the discussion box leaves the box, not the whole
+meeting, also with no active window (an X11 session without a window manager, where the app names
 no focus widget); and the Majority column shows no severity or category where the majority's
 verdict is "correct" (it showed the one "wrong" vote's severity)."""
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.gui
 @pytest.fixture
 def meeting(qtbot, review_project):
     from reviewer.ui.app import create_app
-    from reviewer.ui.group.qt_group_view import QtGroupView
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     project = review_project
     items = [Item(i.image_id, i.predicted) for i in snapshot_of(project).items]
@@ -29,7 +29,7 @@ def meeting(qtbot, review_project):
         acts.vote(project, panelist_id=who, item=items[0], **fields)
     create_app()
     # cy's view: cy rated the item (wrong, major), so the Majority column may show its severity row
-    view = QtGroupView(project, acts.join_panel(project, "cy").value)
+    view = QtMeetingView(project, acts.join_panel(project, "cy").value)
     qtbot.addWidget(view)
     view.resize(1280, 800)
     with qtbot.waitSignal(view.item_shown, timeout=20_000):
@@ -54,7 +54,7 @@ def test_escape_in_the_discussion_box_leaves_the_box_with_no_active_window(qtbot
 
 def test_the_majority_column_shows_no_rating_beside_a_correct_majority(qtbot, meeting):
     project, (ann, bob, cy), items, view = meeting
-    panel = acts.group_item(project, snapshot=view._state.snapshot, item=items[0], viewer_id=cy)
+    panel = acts.meeting_item(project, snapshot=view._state.snapshot, item=items[0], viewer_id=cy)
     assert panel.majority.verdict == "correct" and panel.majority.severity is None
     assert "severity" not in panel.majority.counts
     table = view.votes.table

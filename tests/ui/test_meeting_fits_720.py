@@ -19,7 +19,7 @@ SCREEN_ROOM = 700  # 720 px less a panel or a title bar
 
 def test_the_meeting_fits_a_720_pixel_screen(qtbot, review_project, monkeypatch):
     from reviewer.ui.app import create_app
-    from reviewer.ui.group.qt_group_view import QtGroupView
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     project = review_project
     items = [Item(i.image_id, i.predicted) for i in snapshot_of(project).items][:3]
@@ -35,8 +35,8 @@ def test_the_meeting_fits_a_720_pixel_screen(qtbot, review_project, monkeypatch)
     acts.override(project, chair_id=ann, item=items[1], verdict="wrong", severity="major",
                   category="fine_grained", reason=LONG)
     create_app()
-    monkeypatch.setattr(QtGroupView, "resamples", 20)
-    view = QtGroupView(project, acts.join_panel(project, "ann").value)
+    monkeypatch.setattr(QtMeetingView, "resamples", 20)
+    view = QtMeetingView(project, acts.join_panel(project, "ann").value)
     qtbot.addWidget(view)
     view.resize(1280, 660)
     with qtbot.waitSignal(view.item_shown, timeout=20_000):

@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QPlainTextEdit
 
 from reviewer.items import Item
 from reviewer.panel.discussion import HistoryEntry
-from reviewer.panel.group import ItemPanel, PanelColumn
+from reviewer.panel.meeting import ItemPanel, PanelColumn
 from reviewer.panel.votes import SeenVote
-from reviewer.ui.group.qt_group_votes import QtGroupVotes
+from reviewer.ui.meeting.qt_meeting_votes import QtMeetingVotes
 from reviewer.ui.review._long_text import PAGE_CHARS
 
 pytestmark = pytest.mark.gui
@@ -46,7 +46,7 @@ def long_panel() -> ItemPanel:
 
 @pytest.fixture
 def votes(qtbot):
-    pane = QtGroupVotes()
+    pane = QtMeetingVotes()
     qtbot.addWidget(pane)
     pane.resize(520, 700)
     pane.show()

@@ -1,6 +1,6 @@
 """The meeting's parts, each built alone on a runner whose reads and acts the test finishes by
 hand (no project, no threads): the list of split items, the item shown, the acts, and the
-agreement's computation. The meeting wired whole is tested in tests/ui/test_group_view.py."""
+agreement's computation. The meeting wired whole is tested in tests/ui/test_meeting_view.py."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from reviewer.app import panel as acts
 from reviewer.items import Item
-from reviewer.panel.group import GroupRow, GroupState, ItemPanel
+from reviewer.panel.meeting import ItemPanel, MeetingRow, MeetingState
 from reviewer.panel.standing import Standing
 from reviewer.ui.app import create_app
-from reviewer.ui.group._group_view_layout import lay_out_top
+from reviewer.ui.meeting._meeting_layout import lay_out_top
 
 pytestmark = pytest.mark.gui
 
@@ -46,19 +46,19 @@ class HeldRunner:
         return job
 
 
-def row(image_id: int, *, standing=Standing.DISPUTED, decision="", run_id=None) -> GroupRow:
-    return GroupRow(item=Item(image_id, 42), file_name=f"val_{image_id:05d}.JPEG", predicted_name="tabby cat",
+def row(image_id: int, *, standing=Standing.DISPUTED, decision="", run_id=None) -> MeetingRow:
+    return MeetingRow(item=Item(image_id, 42), file_name=f"val_{image_id:05d}.JPEG", predicted_name="tabby cat",
                     run_id=run_id, split_fields=("verdict",), phases=(1,), decision=decision, standing=standing)
 
 
-def state(rows, *, hidden=0, unanimous_to_lock=0) -> GroupState:
-    return GroupState(snapshot=SNAPSHOT, rows=list(rows), hidden=hidden, unanimous_to_lock=unanimous_to_lock)
+def state(rows, *, hidden=0, unanimous_to_lock=0) -> MeetingState:
+    return MeetingState(snapshot=SNAPSHOT, rows=list(rows), hidden=hidden, unanimous_to_lock=unanimous_to_lock)
 
 
 # -- the list ---------------------------------------------------------------------------------
 @pytest.fixture
 def listed(qtbot):
-    from reviewer.ui.group.meeting_list import MeetingList
+    from reviewer.ui.meeting.meeting_list import MeetingList
 
     create_app()
     runner = HeldRunner()
@@ -78,7 +78,7 @@ def listed(qtbot):
 def test_the_list_reads_lists_and_chooses_the_first_row(qtbot, listed):
     part, runner = listed.part, listed.runner
     part.reload()
-    job = runner.take(acts.group_state)
+    job = runner.take(acts.meeting_state)
     assert job.args == ("PROJECT",) and job.kwargs == dict(viewer_id=1, field=None, pair=None)
     rows = [row(1, standing=Standing.DECIDED, decision="wrong (majority)"), row(2), row(3)]
     with qtbot.waitSignal(part.loaded):
@@ -91,7 +91,7 @@ def test_the_list_reads_lists_and_chooses_the_first_row(qtbot, listed):
     part.step(5)  # past the end: stays
     assert part.selected == rows[1]
     part.reload()  # read again: the row chosen stays chosen, shown again
-    runner.take(acts.group_state).on_done(state(rows))
+    runner.take(acts.meeting_state).on_done(state(rows))
     assert listed.chosen[-1] == (2, SNAPSHOT) and len(listed.chosen) == 3 and not part.lock_unanimous.isVisible()
 
 
@@ -99,11 +99,11 @@ def test_after_a_lock_the_list_moves_on_to_the_next_open_item(listed):
     part, runner = listed.part, listed.runner
     rows = [row(1), row(2), row(3)]
     part.reload()
-    runner.take(acts.group_state).on_done(state(rows))
+    runner.take(acts.meeting_state).on_done(state(rows))
     part.advance_after(Item(1, 42))
     part.reload()
     decided = [row(1, standing=Standing.DECIDED), row(2, standing=Standing.DECIDED), row(3)]
-    runner.take(acts.group_state).on_done(state(decided))
+    runner.take(acts.meeting_state).on_done(state(decided))
     assert part.selected.item == Item(3, 42)  # the next still open, past the decided one
 
 
@@ -111,7 +111,7 @@ def test_an_empty_list_says_why(qtbot, listed):
     part, runner = listed.part, listed.runner
     part.reload()
     with qtbot.waitSignal(part.emptied) as emptied:
-        runner.take(acts.group_state).on_done(state([]))
+        runner.take(acts.meeting_state).on_done(state([]))
     assert emptied.args[0] == "Nothing to discuss" and part.selected is None and listed.chosen == []
     assert part.title.text() == "0 images without unanimity"
 
@@ -120,33 +120,33 @@ def test_a_pair_filter_lists_where_two_disagree_and_is_cleared(qtbot, listed):
     part, runner = listed.part, listed.runner
     with qtbot.waitSignal(part.pair_changed):
         part.set_pair_filter("severity", 1, 2)
-    job = runner.take(acts.group_state)
+    job = runner.take(acts.meeting_state)
     assert job.kwargs == dict(viewer_id=1, field="severity", pair=(1, 2))
     job.on_done(state([row(5)], hidden=2))
     assert part.title.text() == "1 image where ann and bob disagree"
     assert part.pair_label.text() == "(and 2 you have not voted yet)" and not part.clear_pair.isHidden()
     assert part.clear_pair.window() is not part.clear_pair
     part.clear_pair.click()
-    job = runner.take(acts.group_state)
+    job = runner.take(acts.meeting_state)
     assert job.kwargs == dict(viewer_id=1, field=None, pair=None) and part.field_filter.currentData() is None
     part.set_pair_filter("verdict", 1, 2)
-    runner.take(acts.group_state)
+    runner.take(acts.meeting_state)
     part.set_field_filter(None)  # every field: the pair goes with it
-    assert runner.take(acts.group_state).kwargs["pair"] is None
+    assert runner.take(acts.meeting_state).kwargs["pair"] is None
 
 
 def test_a_failed_read_is_said(qtbot, listed):
     listed.part.reload()
     with qtbot.waitSignal(listed.part.failed) as failed:
-        listed.runner.take(acts.group_state).on_error(RuntimeError("database gone"))
+        listed.runner.take(acts.meeting_state).on_error(RuntimeError("database gone"))
     assert str(failed.args[0]) == "database gone"
 
 
 # -- the item shown ---------------------------------------------------------------------------
 @pytest.fixture
 def item_pane(qtbot):
-    from reviewer.ui.group.qt_meeting_item import QtMeetingItem
     from reviewer.ui.image_loader import ImageLoader
+    from reviewer.ui.meeting.qt_meeting_item import QtMeetingItem
 
     create_app()
     runner, loader = HeldRunner(), ImageLoader(threads=1)
@@ -168,7 +168,7 @@ def test_the_item_reads_its_panel_and_facts_and_shows_only_the_item_chosen(qtbot
     pane.show_row(row(1, run_id=7), SNAPSHOT)
     assert "tabby cat" in pane.headline.text() and "val_00001.JPEG" in pane.headline.text()
     assert pane.image.message == "Loading…" and pane.selected_item() == Item(1, 42)
-    first = runner.take(acts.group_item)
+    first = runner.take(acts.meeting_item)
     assert first.kwargs == dict(snapshot=SNAPSHOT, item=Item(1, 42), viewer_id=1)
     facts = next(j for j in runner.jobs if j.lane == "facts")
     runner.jobs.remove(facts)
@@ -178,7 +178,7 @@ def test_the_item_reads_its_panel_and_facts_and_shows_only_the_item_chosen(qtbot
     facts.on_error(RuntimeError("gone"))
     assert shown == [] and pane.image.message == "Loading…"  # the first item's replies are not shown
     with qtbot.waitSignal(pane.item_shown) as item_shown:
-        runner.take(acts.group_item).on_done(panel_of(2))
+        runner.take(acts.meeting_item).on_done(panel_of(2))
     assert item_shown.args == [Item(2, 42)]
     assert shown == [(2, True, "val_00002.JPEG: predicted tabby cat (class 42)")]  # ann chairs the panel
 
@@ -200,7 +200,7 @@ def test_the_item_says_when_its_facts_fail_and_clears(item_pane):
 # -- the acts ---------------------------------------------------------------------------------
 @pytest.fixture
 def meeting_acts(qtbot):
-    from reviewer.ui.group.meeting_acts import MeetingActs
+    from reviewer.ui.meeting.meeting_acts import MeetingActs
 
     create_app()
     runner, answers, reasons = HeldRunner(), [], []
@@ -277,7 +277,7 @@ class FakeAgreementPanel:
 
 
 def test_the_agreement_runs_one_at_a_time_and_one_more_at_most(qtbot):
-    from reviewer.ui.group.meeting_agreement import MeetingAgreement
+    from reviewer.ui.meeting.meeting_agreement import MeetingAgreement
 
     create_app()
     runner, panel = HeldRunner(), FakeAgreementPanel()
@@ -300,22 +300,22 @@ def test_the_agreement_runs_one_at_a_time_and_one_more_at_most(qtbot):
 
 def test_the_meeting_wires_its_parts(qtbot, monkeypatch):
     """The meeting's parts as it builds them: their state is theirs, read through it by name."""
-    from reviewer.ui.group import qt_group_view
+    from reviewer.ui.meeting import qt_meeting_view
 
     create_app()
-    monkeypatch.setattr(qt_group_view, "OpRunner", lambda *a, **k: HeldRunner())
+    monkeypatch.setattr(qt_meeting_view, "OpRunner", lambda *a, **k: HeldRunner())
     watcher = SimpleNamespace(changed=SimpleNamespace(connect=lambda fn: None, disconnect=lambda fn: None))
-    view = qt_group_view.QtGroupView(SimpleNamespace(name="birds"), ANN, watcher=watcher)
+    view = qt_meeting_view.QtMeetingView(SimpleNamespace(name="birds"), ANN, watcher=watcher)
     qtbot.addWidget(view)
     runner = view.runner
-    job = runner.take(acts.group_state)
+    job = runner.take(acts.meeting_state)
     rows = [row(1), row(2)]
     with qtbot.waitSignal(view.loaded):
         job.on_done(state(rows))
     assert view.rows == rows and view.list is view.meeting_list.list and view._state is view.meeting_list.state
     assert view.acts.item == Item(1, 42) and view.status.text().startswith("updated ")
     with qtbot.waitSignal(view.item_shown):
-        runner.take(acts.group_item).on_done(panel_of(1))
+        runner.take(acts.meeting_item).on_done(panel_of(1))
     assert view.votes.lock.isEnabled()  # ann chairs: the votes pane was given the panel
     view.meeting_list.step(1)
     assert view.acts.item == Item(2, 42) and view.selected_item() == Item(2, 42)

@@ -1,4 +1,4 @@
-"""The meeting (the group view) shows the domain's standing (issue 35, 2): its header counts
+"""The meeting shows the domain's standing (issue 35, 2): its header counts
 decided and disputed as the queue and panel-status do, a row whose verdict is decided but whose
 severity is split says "≠ disputed" (in phase 2, in its tooltip), and after a lock the view
 moves on to the next row the domain calls open, not to one whose decision's words look open."""
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.gui
 
 def test_the_meeting_counts_and_steps_by_the_domains_standing(qtbot, review_project, monkeypatch):
     from reviewer.ui.app import create_app
-    from reviewer.ui.group.qt_group_view import QtGroupView
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     project = review_project
     items = [Item(i.image_id, i.predicted) for i in snapshot_of(project).items]
@@ -31,9 +31,9 @@ def test_the_meeting_counts_and_steps_by_the_domains_standing(qtbot, review_proj
         acts.vote(project, panelist_id=who, item=items[2], severity=severity, category="fine_grained")
 
     create_app()
-    monkeypatch.setattr(QtGroupView, "resamples", 50)
-    monkeypatch.setattr(QtGroupView, "confirm_lock", lambda self, preview: "lock")
-    view = QtGroupView(project, acts.join_panel(project, "ann").value)
+    monkeypatch.setattr(QtMeetingView, "resamples", 50)
+    monkeypatch.setattr(QtMeetingView, "confirm_lock", lambda self, preview: "lock")
+    view = QtMeetingView(project, acts.join_panel(project, "ann").value)
     qtbot.addWidget(view)
     view.resize(1280, 800)
     with qtbot.waitSignal(view.item_shown, timeout=20_000):

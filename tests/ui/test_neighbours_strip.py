@@ -91,18 +91,18 @@ def test_no_index_no_strip(qtbot, open_window):
     assert window.page.exemplars.isVisible() and not window.page.neighbours.isVisible()
 
 
-def test_the_group_view_shows_the_same_strip(qtbot, indexed):
+def test_the_meeting_shows_the_same_strip(qtbot, indexed):
     from reviewer.app import panel as acts
     from reviewer.items import Item
     from reviewer.ui.app import create_app
-    from reviewer.ui.group.qt_group_view import QtGroupView
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     create_app()
     ann, bob = (acts.add_panelist(indexed, name, chair=name == "ann").value for name in ("ann", "bob"))
     tench = Item(indexed.ids["n01440764_tench.JPEG"], 1)
     acts.vote(indexed, panelist_id=ann.id, item=tench, verdict="wrong")
     acts.vote(indexed, panelist_id=bob.id, item=tench, verdict="correct")  # split: the group discusses it
-    view = QtGroupView(indexed, ann)
+    view = QtMeetingView(indexed, ann)
     qtbot.addWidget(view)
     view.resize(1280, 800)
     with qtbot.waitSignal(view.item_shown, timeout=20_000):

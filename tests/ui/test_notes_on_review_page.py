@@ -1,5 +1,5 @@
 """The panel's notes on the mistake on screen (issue 23): a discussion note on an item that
-is not disputed (so not in the group view's list) is read beside the review page's facts,
+is not disputed (so not in the meeting's list) is read beside the review page's facts,
 blind as the votes are, and follows a note written elsewhere."""
 
 from __future__ import annotations

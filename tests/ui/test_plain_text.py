@@ -1,12 +1,12 @@
 """Every string a panelist (or anyone who can write the database) can store is shown
-as text, never as markup (issue 29, finding 5): a note's tooltip in the group view
+as text, never as markup (issue 29, finding 5): a note's tooltip in the meeting
 rendered HTML, a local <img> included, and a panelist named with HTML rendered in
 "Reviewing as".
 
 Markup is planted in every user-writable string the window shows (panelist names,
 vote notes, discussion notes, out-of-vocabulary names, the chair's reason, the
 project's name, a model's name, a file name, a zoom result's model) and every label,
-tooltip, text view and list cell of the review page and the group view is checked:
+tooltip, text view and list cell of the review page and the meeting is checked:
 wherever Qt would render rich text, no planted element may be rendered."""
 
 from __future__ import annotations
@@ -140,14 +140,14 @@ def test_the_review_page_shows_planted_markup_as_text(qtbot, planted, open_windo
     assert shown_literally(window)  # "Reviewing as eve<img ...>" reads as typed
 
 
-def test_the_group_view_shows_planted_markup_as_text(qtbot, planted, monkeypatch):
+def test_the_meeting_shows_planted_markup_as_text(qtbot, planted, monkeypatch):
     from reviewer.ui.app import create_app
-    from reviewer.ui.group.qt_group_view import QtGroupView
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     project, eve, items = planted
     create_app()
-    monkeypatch.setattr(QtGroupView, "resamples", 20)
-    view = QtGroupView(project, eve)
+    monkeypatch.setattr(QtMeetingView, "resamples", 20)
+    view = QtMeetingView(project, eve)
     qtbot.addWidget(view)
     view.resize(1280, 800)
     with qtbot.waitSignal(view.item_shown, timeout=20_000):

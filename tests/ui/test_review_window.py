@@ -215,12 +215,15 @@ def test_changed_keys_take_effect(qtbot, open_window, review_project):
     assert "[Q]" in window.page.vote_panel.buttons["verdict_wrong"].text()
 
 
-def test_group_view_opens_from_the_window(qtbot, open_window):
+def test_the_meeting_opens_from_the_window(qtbot, open_window):
     window = open_window()
     press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
-    view = window._group_view
+    view = window._meeting_view
     assert view is not None and view.isVisible()
     assert view.project is window.project and view.panelist.id == window.panelist.id
+    # Named the meeting wherever the panelist reads it (issue 35: "group" named two things); Ctrl+G kept.
+    assert view.windowTitle() == f"Meeting: {window.project.name}"
+    assert window.actions_by_name["group_view"].text() == "Meeting (panel discussion)\tCtrl+G"
     window.close()
     assert not view.isVisible()
 

@@ -125,9 +125,9 @@ def test_the_phase_2_filter_lists_what_waits_for_my_rating(qtbot, open_window, r
     assert [e.item for e in window.bridge.state.queue.shown()] == [first, second]
 
 
-def test_the_group_view_follows_a_lock_made_elsewhere(qtbot, open_window, review_project, monkeypatch):
+def test_the_meeting_follows_a_lock_made_elsewhere(qtbot, open_window, review_project, monkeypatch):
     """ann and bob split on an item; the chair's lock (made in another process: a tie is
-    unclear) shows in the group view's top-5 without touching it."""
+    unclear) shows in the meeting's top-5 without touching it."""
     monkeypatch.setattr("reviewer.ui.watcher.POLL_MS", 200)
     who = panelists(review_project, "ann", "bob")
     item = acts.review_queue(review_project, run_id=review_project.run_id, panelist_id=who["ann"]).shown()[0].item
@@ -135,7 +135,7 @@ def test_the_group_view_follows_a_lock_made_elsewhere(qtbot, open_window, review
         acts.vote(review_project, panelist_id=who[name], item=item, verdict=verdict, problematic=False)
     window = open_window()
     qtbot.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
-    view = window._group_view
+    view = window._meeting_view
     qtbot.waitUntil(lambda: view.selected_item() == item, timeout=10_000)
     qtbot.waitUntil(lambda: len(view.facts.topk._rows) == 5, timeout=10_000)
     assert not any(r.decided for r in view.facts.topk._rows)

@@ -15,9 +15,9 @@ from reviewer.ui.theme import style_muted
 RULES = (
     (BLIND, "Blind review for everyone",
      "Nobody sees another panelist's vote on an item before voting on it, or before it is decided, whatever "
-     "their own Blind setting (every view and command: the review page, the group view, reviewer show)."),
+     "their own Blind setting (every view and command: the review page, the meeting, reviewer show)."),
     (UNANIMOUS_FINAL, "A unanimous panel decides without a meeting (the paper's rule)",
-     "Off: unanimous items wait for your lock too (Lock all unanimous in the group view)."),
+     "Off: unanimous items wait for your lock too (Lock all unanimous in the meeting)."),
     (PANEL_CLOSED, "Closed panel: only the chair adds panelists",
      "Opening the project under a new name is refused, with how the chair adds a panelist "
      "(reviewer panelist PROJECT NAME); open, a new name is asked before it joins."),

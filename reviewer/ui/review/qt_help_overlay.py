@@ -17,7 +17,7 @@ from reviewer.ui.theme import MUTED, QtCard, style_headline, style_muted, style_
 KEY_STYLE = ("background:#34373c; border:1px solid #4a4e55; border-radius:3px; padding:0 4px; "
              "font-family:monospace; font-weight:600")
 # Groups in two columns, in the order a panelist needs them.
-COLUMNS = (("Verdict", "Severity (wrong)", "Category (wrong)", "Group view"), ("Move", "Image", "Window"))
+COLUMNS = (("Verdict", "Severity (wrong)", "Category (wrong)", "Meeting"), ("Move", "Image", "Window"))
 
 
 class QtHelpOverlay(QWidget):

@@ -1,12 +1,12 @@
 """The panel's discussion notes on the mistake on screen, for the review page's facts.
 
-Notes were readable in the group view only while an item is disputed (its list holds the
+Notes were readable in the meeting only while an item is disputed (its list holds the
 items without unanimity) and with `reviewer show`; a note on a unanimous, decided or
 still open item was marked in the queue (✎) and nowhere to be read in the window. This
 section reads them (`reviewer.app.panel.item_notes`) on a worker of its own, under blind
 review as the votes are: another panelist's notes wait until you have voted on the item,
 or it is decided, and say how many wait. It re-reads when a change record names the item
-(a note written in the group view, another window, another machine).
+(a note written in the meeting, another window, another machine).
 
 Hidden while the item has no note, so it takes no room from the facts.
 """

@@ -96,7 +96,7 @@ def row_marks(entry: QueueEntry) -> list[RowMark]:
     if state.notes:
         plural = "s" if state.notes != 1 else ""
         marks.append(RowMark(f"✎{state.notes}", ACCENT, f"{state.notes} discussion note{plural} on this mistake "
-                                                        "(the group view's Discussion tab shows them while the "
+                                                        "(the meeting's Discussion tab shows them while the "
                                                         "item is disputed; 'reviewer show' always)"))
     return marks
 

@@ -30,7 +30,7 @@ from reviewer.classes.vocabulary import load_classes
 from reviewer.items import Item
 from reviewer.panel.scope import SCOPE_QUEUE
 from reviewer.review.queue_entry import QueueEntry
-from reviewer.review.review_state import ReviewState
+from reviewer.review.state import ReviewState
 from reviewer.terms import Phase
 from reviewer.ui.image_loader import ImageLoader
 from reviewer.ui.qt_image_view import QtImageView

@@ -1,5 +1,5 @@
 """One panelist reviewing one run, in the window: the Qt side of
-`reviewer.review.review_state.ReviewState`.
+`reviewer.review.state.ReviewState`.
 
 The state (queue, shown mistake, cached facts, votes on their way, undo) and its
 rules are headless and tested without Qt. This adapter gives it a runner
@@ -7,7 +7,7 @@ rules are headless and tested without Qt. This adapter gives it a runner
 prefetches the next mistakes' facts, and one writer thread that records votes and
 undos in the order of the key presses), turns its events into Qt signals, and
 keeps it in step with the project's `ProjectWatcher`: its own acts are published
-there, and every change record (its own, the group view's, another process's)
+there, and every change record (its own, the meeting's, another process's)
 goes to the state, which re-reads what the record names.
 """
 
@@ -17,8 +17,8 @@ from PySide6.QtCore import QObject, Signal
 
 from reviewer.app.review import ReviewActs
 from reviewer.project import Project
-from reviewer.review.review_protocols import ReviewEvent
-from reviewer.review.review_state import PREFETCH_AHEAD, ReviewState
+from reviewer.review.protocols import ReviewEvent
+from reviewer.review.state import PREFETCH_AHEAD, ReviewState
 from reviewer.ui.ops import OpRunner
 from reviewer.ui.watcher import ProjectWatcher
 

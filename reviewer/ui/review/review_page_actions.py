@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reviewer.review.review_state import ReviewState
+    from reviewer.review.state import ReviewState
     from reviewer.ui.qt_image_view import QtImageView
     from reviewer.ui.review.qt_zoom import QtZoomPanel
 

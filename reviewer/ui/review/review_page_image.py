@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from reviewer.review.review_state import PREFETCH_AHEAD
+from reviewer.review.state import PREFETCH_AHEAD
 from reviewer.ui.image_loader import Decoded, ImageKey, full_key
 
 if TYPE_CHECKING:
     from reviewer.app.mistake_detail import MistakeDetail
-    from reviewer.review.review_state import ReviewState
+    from reviewer.review.state import ReviewState
     from reviewer.ui.image_loader import ImageLoader
     from reviewer.ui.qt_image_view import QtImageView
 

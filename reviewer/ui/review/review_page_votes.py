@@ -25,7 +25,7 @@ from reviewer.terms import Category, Severity, Verdict
 
 if TYPE_CHECKING:
     from reviewer.app.mistake_detail import MistakeDetail
-    from reviewer.review.review_state import ReviewState
+    from reviewer.review.state import ReviewState
     from reviewer.ui.review.qt_detail_panel import QtDetailPanel
     from reviewer.ui.review.qt_vote_panel import QtVotePanel
     from reviewer.ui.review.review_bridge import ReviewBridge

@@ -1,12 +1,12 @@
 """The review state kept in step with the database: a part of `ReviewState` that owns
 what it has to read again.
 
-Every change record (`reviewer.app.changes.Changes`: the state's own, the group
-view's, another process's) makes it re-read what the record names: the facts and votes
+Every change record (`reviewer.app.changes.Changes`: the state's own, the
+meeting's, another process's) makes it re-read what the record names: the facts and votes
 of its items, the queue's states of those items alone (milliseconds) or the whole queue
 when its mistakes or the panel changed, everything after labels were imported. A read
 answered while this page's writes of an item are on their way keeps the page's vote
-(`reviewer.review.review_state_votes`).
+(`reviewer.review.state_votes`).
 
 The part is given the state it belongs to (`ReviewState`) and uses its public services:
 the backend and runner, the queue and the shown item, the cached details, the others'
@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 from reviewer.items import Item
 from reviewer.panel.scope import SCOPE_QUEUE
+from reviewer.review.protocols import ReviewEvent
 from reviewer.review.queue import ReviewQueue
-from reviewer.review.review_protocols import ReviewEvent
 
 if TYPE_CHECKING:
-    from reviewer.review.review_state import ReviewState
+    from reviewer.review.state import ReviewState
 
 
 class ChangeFollower:

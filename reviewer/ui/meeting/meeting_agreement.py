@@ -1,7 +1,7 @@
 """The meeting's agreement statistics, computed off the UI thread and shown in the
 Agreement tab (`QtAgreementPanel`).
 
-A part of the meeting (`QtGroupView`) that owns whether a computation runs and whether
+A part of the meeting (`QtMeetingView`) that owns whether a computation runs and whether
 another is wanted after it: the bootstrap takes seconds on a large project and acts come
 faster, so while one runs, one more is queued at most. It takes the project, the meeting's
 `OpRunner` (its "stats" lane), the panel it fills and the bootstrap's resamples.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.app import panel as acts
-from reviewer.ui.group.qt_agreement_panel import QtAgreementPanel
+from reviewer.ui.meeting.qt_agreement_panel import QtAgreementPanel
 
 
 class MeetingAgreement(QObject):

@@ -1,4 +1,4 @@
-"""The group view's geometry: its top bar, the list of split items, the image column
+"""The meeting's geometry: its top bar, the list of split items, the image column
 and the three columns side by side.
 
 The meeting's parts build their widgets; these helpers make the plain ones (the list's

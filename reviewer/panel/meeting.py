@@ -1,7 +1,7 @@
-"""What the group view shows, computed headless: the items the group meets
+"""What the meeting shows, computed headless: the items the panel meets
 about, and everything about one of them as a given panelist may see it.
 
-- `load_group`: the items every panelist has voted without unanimity on
+- `load_meeting`: the items every panelist has voted without unanimity on
   some field (optionally one field), or, for a cell of the Cohen's kappa
   matrix, the items where two given panelists voted a field differently;
   blind mode holds: an item the viewer has not voted that field on is left
@@ -35,7 +35,7 @@ from reviewer.terms import Phase, Verdict
 
 
 @dataclass(frozen=True)
-class GroupRow:
+class MeetingRow:
     item: Item
     file_name: str
     predicted_name: str
@@ -55,9 +55,9 @@ class GroupRow:
 
 
 @dataclass(frozen=True)
-class GroupState:
+class MeetingState:
     snapshot: PanelSnapshot
-    rows: list[GroupRow]
+    rows: list[MeetingRow]
     hidden: int  # items of a pair filter the viewer has not voted yet (blind)
     # Unanimous items waiting for the chair's lock: only while the chair has turned the
     # paper's "unanimous is final" off (reviewer.panel.final); 0 otherwise.
@@ -91,9 +91,9 @@ class ItemPanel:
     history: list[HistoryEntry]
 
 
-def load_group(*, session: Session, viewer_id: int, field: str | None = None,
-               pair: tuple[int, int] | None = None) -> GroupState:
-    """The group view's list. `field` limits it to one field; `pair` (with a
+def load_meeting(*, session: Session, viewer_id: int, field: str | None = None,
+                 pair: tuple[int, int] | None = None) -> MeetingState:
+    """The meeting's list. `field` limits it to one field; `pair` (with a
     field) lists the items where those two panelists disagree on it."""
     snapshot = load_snapshot(session=session)
     fields = (field,) if field else FIELDS
@@ -114,7 +114,7 @@ def load_group(*, session: Session, viewer_id: int, field: str | None = None,
         facts = snapshot.facts.get(item)
         standing = panel_standing(snapshot, item)
         latest = snapshot.decisions.get(item)
-        rows.append(GroupRow(
+        rows.append(MeetingRow(
             item=item, file_name=names.get(item.image_id, f"image {item.image_id}"),
             predicted_name=classes[item.predicted], run_id=facts.runs[0] if facts else None,
             split_fields=(tuple(f for f in FIELDS if unanimity[f] is False) if pair is None
@@ -123,7 +123,7 @@ def load_group(*, session: Session, viewer_id: int, field: str | None = None,
             decision=describe_decision(standing.decision) or describe_decision(latest),
             standing=standing.standing, dispute=standing.dispute))
     waiting = 0 if snapshot.unanimous_final else len(lockable_items(snapshot, unanimous_only=True))
-    return GroupState(snapshot=snapshot, rows=rows, hidden=hidden, unanimous_to_lock=waiting)
+    return MeetingState(snapshot=snapshot, rows=rows, hidden=hidden, unanimous_to_lock=waiting)
 
 
 def _pair_split(snapshot: PanelSnapshot, item: Item, pair: tuple[int, int], viewer_id: int) -> tuple[str, ...]:

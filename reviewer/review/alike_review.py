@@ -1,7 +1,7 @@
-"""What the grouped review shows and what a key casts, without Qt (issue 26).
+"""What the review of alike mistakes shows and what a key casts, without Qt (issue 26).
 
-The panelist sees one group of alike mistakes at a time (`reviewer.review.groups`),
-with a cursor on one image and a selection (every image of a group when it is opened);
+The panelist sees one set of alike mistakes at a time (`reviewer.review.alike`),
+with a cursor on one image and a selection (every image of a set when it is opened);
 a vote key casts the same act on every selected image at once. Each is still that
 panelist's own vote on that item: `cast` completes the act per item by the panel's
 rules (`reviewer.panel.votes.implied_changes`: a severity on an unvoted item means
@@ -16,13 +16,13 @@ from dataclasses import dataclass, replace
 
 from reviewer.items import Item
 from reviewer.panel.votes import VoteError, VoteState, implied_changes
-from reviewer.review.groups import MistakeGroup
+from reviewer.review.alike import AlikeMistakes
 from reviewer.review.queue_entry import QueueEntry
 from reviewer.terms import Category, Severity, Verdict
 
-# The keymap's vote actions a group can take at once (a category that names an object
+# The keymap's vote actions a set of alike mistakes can take at once (a category that names an object
 # asks for its name per image: that one stays on the review page).
-GROUP_ACTIONS: dict[str, dict] = {
+ALIKE_ACTIONS: dict[str, dict] = {
     **{f"verdict_{v}": {"verdict": v} for v in Verdict},
     **{f"severity_{s}": {"severity": s} for s in Severity.panel()},
     **{f"category_{c}": {"category": c} for c in Category if not c.needs_name},
@@ -46,48 +46,49 @@ class Cast:
         return said
 
 
-class GroupReview:
-    """The groups, the one shown, its cursor and selection, and the panelist's votes."""
+class AlikeReview:
+    """The sets of alike mistakes, the one shown, its cursor and selection, and the panelist's votes."""
 
-    def __init__(self, groups: list[MistakeGroup], votes: dict[Item, VoteState] | None = None) -> None:
-        self.groups = list(groups)
+    def __init__(self, sets: list[AlikeMistakes], votes: dict[Item, VoteState] | None = None) -> None:
+        self.sets = list(sets)
         self.votes: dict[Item, VoteState] = dict(votes or {})
         self.row: int | None = None
         self.cursor = 0
         self.selected: set[Item] = set()
-        if self.groups:
+        if self.sets:
             self.go_to(0)
 
     # -- where the panelist is ------------------------------------------------------------
     @property
-    def group(self) -> MistakeGroup | None:
-        return self.groups[self.row] if self.row is not None else None
+    def shown(self) -> AlikeMistakes | None:
+        """The set shown."""
+        return self.sets[self.row] if self.row is not None else None
 
     @property
     def entry(self) -> QueueEntry | None:
-        group = self.group
-        return group.entries[self.cursor] if group is not None else None
+        shown = self.shown
+        return shown.entries[self.cursor] if shown is not None else None
 
     def go_to(self, row: int) -> bool:
-        """Show group `row`: the cursor on its first image, all of it selected."""
-        if not 0 <= row < len(self.groups):
+        """Show set `row`: the cursor on its first image, all of it selected."""
+        if not 0 <= row < len(self.sets):
             return False
         self.row, self.cursor = row, 0
-        self.selected = set(self.groups[row].items)
+        self.selected = set(self.sets[row].items)
         return True
 
-    def next_group(self) -> bool:
+    def next_set(self) -> bool:
         return self.row is not None and self.go_to(self.row + 1)
 
-    def previous_group(self) -> bool:
+    def previous_set(self) -> bool:
         return self.row is not None and self.go_to(self.row - 1)
 
     def move(self, step: int) -> bool:
-        """The cursor `step` images on (clamped to the group); False when it did not move."""
-        group = self.group
-        if group is None:
+        """The cursor `step` images on (clamped to the set); False when it did not move."""
+        shown = self.shown
+        if shown is None:
             return False
-        cursor = max(0, min(len(group) - 1, self.cursor + step))
+        cursor = max(0, min(len(shown) - 1, self.cursor + step))
         moved, self.cursor = cursor != self.cursor, cursor
         return moved
 
@@ -98,31 +99,31 @@ class GroupReview:
             self.selected ^= {item}
 
     def toggle_all(self) -> None:
-        """Select the whole group, or nothing when it was all selected."""
-        group = self.group
-        if group is not None:
-            everything = set(group.items)
+        """Select the whole set, or nothing when it was all selected."""
+        shown = self.shown
+        if shown is not None:
+            everything = set(shown.items)
             self.selected = set() if self.selected >= everything else everything
 
     def selection(self) -> list[QueueEntry]:
-        """The selected images of the shown group, in its order."""
-        group = self.group
-        return [e for e in group.entries if e.item in self.selected] if group is not None else []
+        """The selected images of the shown set, in its order."""
+        shown = self.shown
+        return [e for e in shown.entries if e.item in self.selected] if shown is not None else []
 
     # -- votes -----------------------------------------------------------------------------
     def my_vote(self, item: Item) -> VoteState:
         return self.votes.get(item, VoteState())
 
     def cast(self, action: str) -> Cast:
-        """The votes a keymap action casts on the selection (`GROUP_ACTIONS`, or
+        """The votes a keymap action casts on the selection (`ALIKE_ACTIONS`, or
         `TOGGLE_PROBLEMATIC`: problematic on all unless all are already)."""
         chosen = self.selection()
         if action == TOGGLE_PROBLEMATIC:
             flag = not all(self.my_vote(e.item).problematic for e in chosen)
             return Cast(tuple((e.item, {"problematic": flag}) for e in chosen))
-        fields = GROUP_ACTIONS.get(action)
+        fields = ALIKE_ACTIONS.get(action)
         if fields is None:
-            raise KeyError(f"{action!r} is not cast on a group")
+            raise KeyError(f"{action!r} is not cast on a set of alike mistakes")
         votes, refused = [], []
         for entry in chosen:
             try:
@@ -141,11 +142,11 @@ class GroupReview:
         """The panelist's votes as read from the database."""
         self.votes.update(votes)
 
-    def group_complete(self, group: MistakeGroup | None = None) -> bool:
-        """Every image of the group has a complete vote (nothing more for this panelist)."""
-        group = group or self.group
-        return group is not None and all(
-            self.my_vote(e.item).is_complete(judged_wrong=e.stands_wrong) for e in group.entries)
+    def set_complete(self, alike: AlikeMistakes | None = None) -> bool:
+        """Every image of the set (default: the one shown) has a complete vote (nothing more for this panelist)."""
+        alike = alike or self.shown
+        return alike is not None and all(
+            self.my_vote(e.item).is_complete(judged_wrong=e.stands_wrong) for e in alike.entries)
 
     def items(self) -> set[Item]:
-        return {item for group in self.groups for item in group.items}
+        return {item for alike in self.sets for item in alike.items}

@@ -1,27 +1,27 @@
-"""The group view's list of split items as a Qt item model."""
+"""The meeting's table of split items as a Qt item model."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from reviewer.panel.group import GroupRow
-from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES
+from reviewer.panel.meeting import MeetingRow
+from reviewer.ui.meeting.qt_agreement_panel import FIELD_TITLES
 from reviewer.ui.plain import plain_tip
 from reviewer.ui.theme import KIND_COLOURS
 
 LIST_COLUMNS = ("Image → predicted", "Split on", "Decision")
 
 
-class GroupListModel(QAbstractTableModel):
-    """A thin adapter over the rows of `load_group`: cells are made when painted,
+class MeetingTableModel(QAbstractTableModel):
+    """A thin adapter over the rows of `load_meeting`: cells are made when painted,
     so a list of thousands of items costs the UI thread nothing to show."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.rows: list[GroupRow] = []
+        self.rows: list[MeetingRow] = []
 
-    def set_rows(self, rows: list[GroupRow]) -> None:
+    def set_rows(self, rows: list[MeetingRow]) -> None:
         self.beginResetModel()
         self.rows = rows
         self.endResetModel()

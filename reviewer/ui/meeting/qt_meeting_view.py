@@ -1,4 +1,4 @@
-"""The meeting (the group view): the images without a unanimous vote, for the panel's meeting.
+"""The meeting: the images without a unanimous vote, for the panel's meeting.
 
     list of split items | image and its facts | votes side by side, my vote,
     (filter: field, or      (the review window's   discussion, history, chair's
@@ -14,9 +14,9 @@ so the view follows the meeting.
 A tree of parts, each taking what it needs in its constructor and owning its state, wired in
 `_connect_signals`: `meeting_list.MeetingList` (the split items, their filters, the row chosen),
 `qt_meeting_item.QtMeetingItem` (the item chosen: headline, image, facts, and its panel read),
-`qt_group_votes.QtGroupVotes` (the votes side by side and what the panelist asks for),
+`qt_meeting_votes.QtMeetingVotes` (the votes side by side and what the panelist asks for),
 `meeting_acts.MeetingActs` (what those asks record), `meeting_agreement.MeetingAgreement` (the
-Agreement tab's statistics) and `_group_view_layout` (where the widgets go). What stays here:
+Agreement tab's statistics) and `_meeting_layout` (where the widgets go). What stays here:
 the status line, the keys, the dialogs the acts ask, and following the project's changes.
 """
 
@@ -31,15 +31,15 @@ from reviewer.app.keymap import Keymap, default_keymap
 from reviewer.items import Item
 from reviewer.project import Project
 from reviewer.redact import scrub
-from reviewer.ui.group._group_view_layout import column_sizes, lay_out_columns, lay_out_top
-from reviewer.ui.group.meeting_acts import MeetingActs
-from reviewer.ui.group.meeting_agreement import MeetingAgreement
-from reviewer.ui.group.meeting_list import MeetingList, now_text
-from reviewer.ui.group.qt_agreement_panel import QtAgreementPanel
-from reviewer.ui.group.qt_group_votes import QtGroupVotes
-from reviewer.ui.group.qt_meeting_item import QtMeetingItem
 from reviewer.ui.image_loader import ImageLoader
 from reviewer.ui.keys import KeyDispatcher, is_text_input
+from reviewer.ui.meeting._meeting_layout import column_sizes, lay_out_columns, lay_out_top
+from reviewer.ui.meeting.meeting_acts import MeetingActs
+from reviewer.ui.meeting.meeting_agreement import MeetingAgreement
+from reviewer.ui.meeting.meeting_list import MeetingList, now_text
+from reviewer.ui.meeting.qt_agreement_panel import QtAgreementPanel
+from reviewer.ui.meeting.qt_meeting_item import QtMeetingItem
+from reviewer.ui.meeting.qt_meeting_votes import QtMeetingVotes
 from reviewer.ui.ops import OpRunner
 from reviewer.ui.theme import ERROR, style_muted, style_widgets
 from reviewer.ui.watcher import ProjectWatcher
@@ -50,7 +50,7 @@ def _part_attribute(part: str, name: str) -> property:
     return property(lambda view: getattr(getattr(view, part), name))
 
 
-class QtGroupView(QWidget):
+class QtMeetingView(QWidget):
     loaded = Signal()  # the list is on screen
     item_shown = Signal(object)  # Item: its votes are on screen
     stats_shown = Signal()
@@ -66,18 +66,18 @@ class QtGroupView(QWidget):
         self.keymap = keymap or default_keymap()
         # The project's one refresh path (the main window's), or this view's own.
         self.watcher = watcher or ProjectWatcher(project, self)
-        self.setWindowTitle(f"Group view: {project.name}")
+        self.setWindowTitle(f"Meeting: {project.name}")
         self._shut = False
         # Reads of the list and the shown item, the agreement's bootstrap (seconds on a large
         # project) and the facts each on their own lane, so none waits for another.
-        self.runner = OpRunner(self.watcher, name="group", lanes={"read": 1, "stats": 1, "facts": 1}, parent=self)
+        self.runner = OpRunner(self.watcher, name="meeting", lanes={"read": 1, "stats": 1, "facts": 1}, parent=self)
         self.loader = ImageLoader(parent=self)
 
         self.status = QLabel()  # rich: an error in its colour; every stored string through escape
         style_muted(self.status)
         self.meeting_list = MeetingList(project, panelist, self.runner, self)
         self.item_pane = QtMeetingItem(project, panelist, self.runner, self.loader)
-        self.votes = QtGroupVotes()
+        self.votes = QtMeetingVotes()
         self.acts = MeetingActs(project, panelist, self.runner, parent=self,
                                 confirm_lock=lambda preview: self.confirm_lock(preview),
                                 ask_reason=lambda title, prompt: self.ask_reason(title, prompt))

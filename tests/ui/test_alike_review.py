@@ -1,4 +1,4 @@
-"""Mistakes reviewed in groups, from the keyboard (issue 26): a confusion pair's images side
+"""Alike mistakes reviewed side by side, from the keyboard (issue 26): a confusion pair's images side
 by side, one key casting the same vote on the selected ones, each recorded as the
 panelist's own vote on that item and taken back one at a time with Ctrl+Z."""
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def grouped(tmp_path):
+def alike(tmp_path):
     """American chameleon (40) taken for green lizard (46) three times, goldfish (1) for great
     white shark (2) twice, one mistake alone."""
     project = new_project(tmp_path / "p")
@@ -30,10 +30,10 @@ def grouped(tmp_path):
 
 def open_view(qtbot, project, ann, run_id):
     from reviewer.ui.app import create_app
-    from reviewer.ui.review.qt_group_review import QtGroupReview
+    from reviewer.ui.review.qt_alike_review import QtAlikeReview
 
     create_app()
-    view = QtGroupReview(project, ann, run_id, default_keymap())
+    view = QtAlikeReview(project, ann, run_id, default_keymap())
     qtbot.addWidget(view)
     view.resize(1280, 800)
     with qtbot.waitSignal(view.loaded, timeout=20_000):
@@ -51,10 +51,10 @@ def vote_of(project, ann, item):
     return v.verdict, v.severity, v.category
 
 
-def test_a_group_voted_from_the_keyboard_and_undone_one_by_one(qtbot, grouped):
-    project, ann, run_id, items = grouped
+def test_a_set_voted_from_the_keyboard_and_undone_one_by_one(qtbot, alike):
+    project, ann, run_id, items = alike
     view = open_view(qtbot, project, ann, run_id)
-    assert [view.groups.item(i).text() for i in range(view.groups.count())] == [
+    assert [view.set_list.item(i).text() for i in range(view.set_list.count())] == [
         "American chameleon → green lizard (3)", "goldfish → great white shark (2)"]
     assert "3 of 3 selected" in view.title.text() and view.tiles.count() == 3
     # The second image out, then "wrong" on the other two: one vote each.
@@ -69,7 +69,7 @@ def test_a_group_voted_from_the_keyboard_and_undone_one_by_one(qtbot, grouped):
             press(qtbot, view, key)
     assert vote_of(project, ann, items[2]) == ("wrong", "major", "fine_grained")
     qtbot.waitUntil(lambda: "wrong · major · fine-grained" in view.tiles.item(2).text(), timeout=10_000)
-    # Only the second now (A: all, A again: none, Space: the cursor's), unclear: the group is done and the
+    # Only the second now (A: all, A again: none, Space: the cursor's), unclear: the set is done and the
     # next one opens.
     press(qtbot, view, Qt.Key.Key_A)
     assert "3 of 3 selected" in view.title.text()
@@ -79,7 +79,7 @@ def test_a_group_voted_from_the_keyboard_and_undone_one_by_one(qtbot, grouped):
     with qtbot.waitSignal(view.recorded, timeout=10_000):
         press(qtbot, view, Qt.Key.Key_3)
     qtbot.waitUntil(lambda: view.state.row == 1, timeout=10_000)
-    assert view.groups.item(0).text().startswith("✓ ")
+    assert view.set_list.item(0).text().startswith("✓ ")
     # Ctrl+Z: the last vote alone (the second image's unclear), then F's two votes one at a time (the
     # third image's, cast last, first), each undo leaving the other images as they were.
     expected = [(items[1], (None, None, None)), (items[2], ("wrong", "major", None)),
@@ -94,11 +94,11 @@ def test_a_group_voted_from_the_keyboard_and_undone_one_by_one(qtbot, grouped):
     qtbot.waitUntil(lambda: not view.isVisible(), timeout=5_000)
 
 
-def test_a_severity_on_an_image_voted_correct_is_refused_and_said(qtbot, grouped):
-    project, ann, run_id, items = grouped
+def test_a_severity_on_an_image_voted_correct_is_refused_and_said(qtbot, alike):
+    project, ann, run_id, items = alike
     acts.vote(project, panelist_id=ann.id, item=items[3], verdict="correct")
     view = open_view(qtbot, project, ann, run_id)
-    press(qtbot, view, Qt.Key.Key_J)  # the goldfish group
+    press(qtbot, view, Qt.Key.Key_J)  # the goldfish set
     assert view.state.row == 1 and view.tiles.item(0).text().endswith("correct")
     with qtbot.waitSignal(view.recorded, timeout=10_000):
         press(qtbot, view, Qt.Key.Key_N)
@@ -107,41 +107,42 @@ def test_a_severity_on_an_image_voted_correct_is_refused_and_said(qtbot, grouped
     assert "1 not recorded (severity and category describe a wrong prediction" in view.status.text()
 
 
-def test_similar_images_need_an_index_and_say_so(qtbot, grouped):
-    project, ann, run_id, _ = grouped
+def test_similar_images_need_an_index_and_say_so(qtbot, alike):
+    project, ann, run_id, _ = alike
     view = open_view(qtbot, project, ann, run_id)
     with qtbot.waitSignal(view.loaded, timeout=5_000, raising=False):
-        view.group_by.setCurrentIndex(1)
+        view.alike_by.setCurrentIndex(1)
     qtbot.waitUntil(lambda: "reviewer index" in view.status.text(), timeout=10_000)
 
 
 def test_the_window_opens_it_from_the_view_menu(qtbot, open_window):
     window = open_window()
-    action = window.actions_by_name["group_review"]
-    assert action.text().endswith("\tCtrl+Shift+G")
+    action = window.actions_by_name["group_review"]  # the keymap's name for it, kept (keymap.json stores it)
+    assert action.text() == "Review alike mistakes (same confusion, similar images)\tCtrl+Shift+G"
     action.trigger()
-    view = window.side.get("group_review")
-    qtbot.waitUntil(lambda: "share a group" in view.status.text(), timeout=10_000)
-    assert view.status.text() == "No two of the 8 mistakes share a group this way."
+    view = window.side.get("alike_review")
+    assert view.windowTitle() == f"Alike mistakes: {window.project.name}"
+    qtbot.waitUntil(lambda: "are alike this way" in view.status.text(), timeout=10_000)
+    assert view.status.text() == "No two of the 8 mistakes are alike this way."
     view.close()
 
 
-def test_similar_images_at_a_similarity_the_panelist_sets(qtbot, grouped, tmp_path):
+def test_similar_images_at_a_similarity_the_panelist_sets(qtbot, alike, tmp_path):
     import numpy as np
     from index_data import write_index
     from review_data import val_name
 
-    project, ann, run_id, _ = grouped
+    project, ann, run_id, _ = alike
     # The first chameleon and image 6 (an electric ray) at cosine 0.6; the rest apart.
     vectors = np.vstack([np.eye(8)[:5], [0.6, 0, 0, 0, 0, 0, 0, 0.8]])
     write_index(project.root, train_root=tmp_path, train=[],
                 project=[(f"/v/{val_name(n)}", "") for n in range(1, 7)], project_vectors=vectors)
     view = open_view(qtbot, project, ann, run_id)
     with qtbot.waitSignal(view.loaded, timeout=10_000):
-        view.group_by.setCurrentIndex(1)
+        view.alike_by.setCurrentIndex(1)
     assert view.similarity.isVisible() and view.similarity.value() == 0.75
     assert view.empty.isVisible() and "Lower the similarity" in view.empty.text()
     with qtbot.waitSignal(view.loaded, timeout=10_000):
         view.similarity.setValue(0.55)
-    assert view.groups.count() == 1 and view.groups.item(0).text() == "like American chameleon · electric ray (2)"
-    assert [view.state.group.entries[i].file_name for i in range(2)] == [val_name(1), val_name(6)]
+    assert view.set_list.count() == 1 and view.set_list.item(0).text() == "like American chameleon · electric ray (2)"
+    assert [view.state.shown.entries[i].file_name for i in range(2)] == [val_name(1), val_name(6)]

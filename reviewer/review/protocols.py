@@ -1,4 +1,4 @@
-"""What the review state (`reviewer.review.review_state.ReviewState`) and the code around it
+"""What the review state (`reviewer.review.state.ReviewState`) and the code around it
 agree on: the acts it reads and writes through (`ReviewBackend`, the app layer's
 `reviewer.app.review.ReviewActs`), where those run (`Runner`: the window's
 `reviewer.ui.review.review_bridge` or a test's), and the events it tells whoever shows it

@@ -1,7 +1,7 @@
 """The meeting's acts: what the votes pane's controls record for the item shown (a vote, a
 note, the chair's lock, override and reopening) and the chair's lock of every unanimous item.
 
-A part of the meeting (`QtGroupView`) that owns the item it acts on (`item`, set as the
+A part of the meeting (`QtMeetingView`) that owns the item it acts on (`item`, set as the
 meeting shows one). It takes the project, the panelist, the meeting's `OpRunner` and two
 questions in its constructor: `confirm_lock` (shown what a lock would record: 'lock', 'choose'
 or 'cancel') and `ask_reason` (a reopening's reason, None when none was given). Each act is one

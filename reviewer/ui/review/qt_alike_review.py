@@ -1,15 +1,15 @@
-"""Mistakes reviewed in groups (issue 26): alike mistakes side by side, one vote key cast
-on several at once.
+"""Alike mistakes reviewed side by side (issue 26), one vote key cast on several at once.
 
-    groups (confusion pair, or     | the group's images side by side: each with its file,
-    embedding neighbourhood)       | your vote on it, and whether it is in the selection
+    sets of alike mistakes         | the set's images side by side: each with its file,
+    (confusion pair, or embedding  | your vote on it, and whether it is in the selection
+    neighbourhood)
 
-A group opens with all its images selected; Space takes the image under the cursor out
-(or back in), A all or none, ←/→ (↑/↓ by rows) move the cursor, J/K or PgDn/PgUp the group,
+A set opens with all its images selected; Space takes the image under the cursor out
+(or back in), A all or none, ←/→ (↑/↓ by rows) move the cursor, J/K or PgDn/PgUp the set,
 Enter shows the image large. A vote key (1/2/3, M/N, F/S/T, P: the keymap's) casts on the
 selection through `reviewer.app.panel.vote_batch`: each image gets that panelist's own vote
-row, completed by its own rules (`reviewer.review.group_review`), and Ctrl+Z takes them back
-one at a time. The state is headless (`GroupReview`); this window shows it, runs the reads
+row, completed by its own rules (`reviewer.review.alike_review`), and Ctrl+Z takes them back
+one at a time. The state is headless (`AlikeReview`); this window shows it, runs the reads
 and writes off the UI thread (`OpRunner`) and follows the project's watcher.
 """
 
@@ -33,14 +33,14 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.app import panel as acts
-from reviewer.app.group_review import GroupedMistakes, mistake_groups, my_votes
+from reviewer.app.alike_review import AlikeSets, alike_sets, my_votes
 from reviewer.app.keymap import Keymap
 from reviewer.items import Item
 from reviewer.panel.votes import VoteState
 from reviewer.project import Project
 from reviewer.redact import scrub
-from reviewer.review.group_review import GROUP_ACTIONS, TOGGLE_PROBLEMATIC, GroupReview
-from reviewer.review.groups import NEIGHBOURHOOD_SIMILARITY, GroupBy
+from reviewer.review.alike import NEIGHBOURHOOD_SIMILARITY, AlikeBy
+from reviewer.review.alike_review import ALIKE_ACTIONS, TOGGLE_PROBLEMATIC, AlikeReview
 from reviewer.terms import CATEGORY_SHORT_TITLES
 from reviewer.ui.image_loader import Decoded, ImageKey, ImageLoader
 from reviewer.ui.keys import KeyDispatcher
@@ -53,7 +53,7 @@ from reviewer.ui.watcher import ProjectWatcher
 TILE = QSize(240, 180)
 SELECTED = "#1f3a66"
 CURSOR = "#2f5fb3"
-HELP = ("Space: take the image in or out · A: all or none · ←/→ ↑/↓: image · J/K, PgDn/PgUp: group · "
+HELP = ("Space: take the image in or out · A: all or none · ←/→ ↑/↓: image · J/K, PgDn/PgUp: set · "
         "1/2/3 M/N F/S/T P: vote on the selected · Ctrl+Z: undo one · Enter: large · Esc: close")
 
 
@@ -65,33 +65,33 @@ def vote_text(vote: VoteState) -> str:
     return " · ".join(p for p in parts if p) + (" · ⚑" if vote.problematic else "")
 
 
-class QtGroupReview(QWidget):
-    loaded = Signal()  # the groups are listed
+class QtAlikeReview(QWidget):
+    loaded = Signal()  # the sets are listed
     recorded = Signal(str)  # a cast or an undo was written (what the status says)
 
     def __init__(self, project: Project, panelist, run_id: int, keymap: Keymap, *,
-                 watcher: ProjectWatcher | None = None, group_by: GroupBy = GroupBy.CONFUSION,
+                 watcher: ProjectWatcher | None = None, alike_by: AlikeBy = AlikeBy.CONFUSION,
                  queue_filter=None, parent: QWidget | None = None):
-        """`queue_filter`: the mistakes grouped, as the review page's queue shows them (None: all)."""
+        """`queue_filter`: the mistakes searched for alike ones, as the review page's queue shows them (None: all)."""
         super().__init__(parent)
         self.project, self.panelist, self.run_id, self.keymap = project, panelist, run_id, keymap
         self.queue_filter = queue_filter
         self.watcher = watcher or ProjectWatcher(project, self)
         self.watcher.changed.connect(self._changed)
-        self.runner = OpRunner(self.watcher, name="groups", lanes={"read": 1}, parent=self)
+        self.runner = OpRunner(self.watcher, name="alike", lanes={"read": 1}, parent=self)
         self.loader = ImageLoader(threads=1, cache_size=200, parent=self)
         self.loader.loaded.connect(self._thumbnail_loaded)
-        self.state: GroupReview | None = None
-        self.grouped: GroupedMistakes | None = None
+        self.state: AlikeReview | None = None
+        self.found: AlikeSets | None = None
         self._shut = False
-        self.setWindowTitle(f"Mistakes in groups: {project.name}")
+        self.setWindowTitle(f"Alike mistakes: {project.name}")
 
-        self.group_by = QComboBox()
-        for choice in GroupBy:
-            self.group_by.addItem(choice.title, str(choice))
-        self.group_by.setCurrentIndex(self.group_by.findData(str(group_by)))
-        self.group_by.currentIndexChanged.connect(lambda _: self.reload())
-        self.group_by.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.alike_by = QComboBox()
+        for choice in AlikeBy:
+            self.alike_by.addItem(choice.title, str(choice))
+        self.alike_by.setCurrentIndex(self.alike_by.findData(str(alike_by)))
+        self.alike_by.currentIndexChanged.connect(lambda _: self.reload())
+        self.alike_by.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         # How alike the images of a neighbourhood are: near copies at 0.9, one scene at about
         # 0.75; lower it to gather alike classes (0.55 pairs brassiere and maillot with Lite0).
         self.similarity = QDoubleSpinBox()
@@ -109,17 +109,17 @@ class QtGroupReview(QWidget):
         self.status = text_label()
         style_muted(self.status)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Group by"))
-        top.addWidget(self.group_by)
+        top.addWidget(QLabel("Alike by"))
+        top.addWidget(self.alike_by)
         top.addWidget(self.similarity)
         top.addSpacing(12)
         top.addWidget(self.title, 1)
 
-        self.groups = QListWidget()
-        self.groups.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.groups.setWordWrap(True)
-        self.groups.setMinimumWidth(300)
-        self.groups.currentRowChanged.connect(self._group_chosen)
+        self.set_list = QListWidget()
+        self.set_list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.set_list.setWordWrap(True)
+        self.set_list.setMinimumWidth(300)
+        self.set_list.currentRowChanged.connect(self._set_chosen)
         self.reason = text_label()
         self.reason.setWordWrap(True)
         style_muted(self.reason)
@@ -147,7 +147,7 @@ class QtGroupReview(QWidget):
         set_text_colour(self.empty, MUTED)
         centre_layout.addWidget(self.empty, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.groups)
+        splitter.addWidget(self.set_list)
         splitter.addWidget(centre)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([320, 1100])
@@ -169,32 +169,32 @@ class QtGroupReview(QWidget):
         self.keymap = keymap
 
     def reload(self) -> None:
-        neighbourhood = self.group_by.currentData() == GroupBy.NEIGHBOURHOOD
+        neighbourhood = self.alike_by.currentData() == AlikeBy.NEIGHBOURHOOD
         self.similarity.setVisible(neighbourhood)
-        self.say("Grouping the mistakes…")
-        self.runner.read(mistake_groups, self.project, run_id=self.run_id, panelist_id=self.panelist.id,
-                         group_by=self.group_by.currentData(), queue_filter=self.queue_filter,
+        self.say("Finding alike mistakes…")
+        self.runner.read(alike_sets, self.project, run_id=self.run_id, panelist_id=self.panelist.id,
+                         alike_by=self.alike_by.currentData(), queue_filter=self.queue_filter,
                          similarity=round(self.similarity.value(), 2), on_done=self._loaded, on_error=self._failed)
 
-    def _loaded(self, grouped: GroupedMistakes) -> None:
-        self.grouped = grouped
-        self.state = GroupReview(grouped.groups, grouped.votes)
-        self.groups.blockSignals(True)
-        self.groups.clear()
-        for group in grouped.groups:
-            self.groups.addItem(QListWidgetItem())
-        self.groups.blockSignals(False)
-        self._render_groups()
-        covered = sum(len(g) for g in grouped.groups)
-        self.say(f"{len(grouped.groups)} groups of {covered} of the run's {grouped.mistakes} mistakes "
-                 "shown by the queue's filter; the others are in no group" if grouped.groups else
-                 f"No two of the {grouped.mistakes} mistakes share a group this way.")
-        self.empty.setText("" if grouped.groups else
-                           f"No two of the {grouped.mistakes} mistakes share a group this way: "
+    def _loaded(self, found: AlikeSets) -> None:
+        self.found = found
+        self.state = AlikeReview(found.sets, found.votes)
+        self.set_list.blockSignals(True)
+        self.set_list.clear()
+        for _ in found.sets:
+            self.set_list.addItem(QListWidgetItem())
+        self.set_list.blockSignals(False)
+        self._render_sets()
+        covered = sum(len(alike) for alike in found.sets)
+        self.say(f"{len(found.sets)} sets of alike mistakes: {covered} of the run's {found.mistakes} mistakes "
+                 "shown by the queue's filter; the others are in no set" if found.sets else
+                 f"No two of the {found.mistakes} mistakes are alike this way.")
+        self.empty.setText("" if found.sets else
+                           f"No two of the {found.mistakes} mistakes are alike this way: "
                            + ("no label is mistaken for the same class twice. Try Similar images."
-                              if grouped.group_by == GroupBy.CONFUSION else
+                              if found.alike_by == AlikeBy.CONFUSION else
                               "no two images are that alike. Lower the similarity, or try Same confusion."))
-        self._show_group()
+        self._show_set()
         self.loaded.emit()
 
     def say(self, text: str, *, error: bool = False) -> None:
@@ -206,37 +206,37 @@ class QtGroupReview(QWidget):
         self.say(str(error), error=True)
 
     # -- showing ------------------------------------------------------------------------------
-    def _render_groups(self) -> None:
+    def _render_sets(self) -> None:
         state = self.state
-        for row, group in enumerate(state.groups):
-            item = self.groups.item(row)
-            done = state.group_complete(group)
-            item.setText(f"{'✓ ' if done else ''}{group.title} ({len(group)})")
-            item.setToolTip(plain_tip(group.reason))
+        for row, alike in enumerate(state.sets):
+            item = self.set_list.item(row)
+            done = state.set_complete(alike)
+            item.setText(f"{'✓ ' if done else ''}{alike.title} ({len(alike)})")
+            item.setToolTip(plain_tip(alike.reason))
             item.setForeground(QBrush(QColor(MUTED if done else "#e6e6e6")))
 
-    def _show_group(self) -> None:
-        """The shown group's images as tiles (thumbnails decoded on the loader's worker)."""
+    def _show_set(self) -> None:
+        """The shown set's images as tiles (thumbnails decoded on the loader's worker)."""
         state = self.state
         self.loader.cancel_group("tiles")
         self.tiles.clear()
-        group = state.group if state else None
+        shown = state.shown if state else None
         for widget in (self.tiles, self.reason):
-            widget.setVisible(group is not None)
-        self.empty.setVisible(group is None)
-        if group is None:
+            widget.setVisible(shown is not None)
+        self.empty.setVisible(shown is None)
+        if shown is None:
             self.title.setText("")
             self.reason.setText("")
             return
-        self.groups.blockSignals(True)
-        self.groups.setCurrentRow(state.row)
-        self.groups.blockSignals(False)
-        for entry in group.entries:
+        self.set_list.blockSignals(True)
+        self.set_list.setCurrentRow(state.row)
+        self.set_list.blockSignals(False)
+        for entry in shown.entries:
             tile = QListWidgetItem()
             tile.setSizeHint(QSize(TILE.width() + 12, TILE.height() + 2 * self.fontMetrics().lineSpacing() + 10))
             tile.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.tiles.addItem(tile)
-            path = self.grouped.paths.get(entry.item)
+            path = self.found.paths.get(entry.item)
             if path is not None:
                 decoded = self.loader.request(ImageKey(str(path), TILE.width(), TILE.height()), group="tiles")
                 if decoded is not None:
@@ -246,14 +246,14 @@ class QtGroupReview(QWidget):
     def _render(self) -> None:
         """Titles, each tile's vote, the selection and the cursor (no image decoded again)."""
         state = self.state
-        group = state.group
+        shown = state.shown
         chosen = len(state.selection())
-        self.title.setText(f"{escape(group.title)} <span style='color:{MUTED}'>· group {state.row + 1} of "
-                           f"{len(state.groups)} · {chosen} of {len(group)} selected</span>")
-        self.reason.setText(group.reason)
+        self.title.setText(f"{escape(shown.title)} <span style='color:{MUTED}'>· set {state.row + 1} of "
+                           f"{len(state.sets)} · {chosen} of {len(shown)} selected</span>")
+        self.reason.setText(shown.reason)
         bold = QFont(self.tiles.font())
         bold.setBold(True)
-        for i, entry in enumerate(group.entries):
+        for i, entry in enumerate(shown.entries):
             tile = self.tiles.item(i)
             vote = state.my_vote(entry.item)
             mark = "☑" if entry.item in state.selected else "☐"
@@ -263,15 +263,15 @@ class QtGroupReview(QWidget):
             tile.setBackground(QBrush(QColor(colour)) if colour else QBrush())
             tile.setFont(bold if i == state.cursor else self.tiles.font())
             tile.setToolTip(plain_tip(f"{entry.file_name}\nyour vote: {vote_text(vote)}"
-                                      + ("" if self.grouped.paths.get(entry.item) else "\nno image file")))
+                                      + ("" if self.found.paths.get(entry.item) else "\nno image file")))
         self.tiles.scrollToItem(self.tiles.item(state.cursor))
 
     def _thumbnail_loaded(self, decoded: Decoded) -> None:
         state = self.state
-        if state is None or state.group is None or decoded.key.width != TILE.width():
+        if state is None or state.shown is None or decoded.key.width != TILE.width():
             return
-        for i, entry in enumerate(state.group.entries):
-            if str(self.grouped.paths.get(entry.item)) == decoded.key.path:
+        for i, entry in enumerate(state.shown.entries):
+            if str(self.found.paths.get(entry.item)) == decoded.key.path:
                 self._set_icon(self.tiles.item(i), decoded)
 
     @staticmethod
@@ -279,24 +279,24 @@ class QtGroupReview(QWidget):
         if decoded.image is not None:
             tile.setIcon(QIcon(QPixmap.fromImage(decoded.image)))
 
-    def _group_chosen(self, row: int) -> None:
+    def _set_chosen(self, row: int) -> None:
         if self.state is not None and row != self.state.row and self.state.go_to(row):
-            self._show_group()
+            self._show_set()
 
     def _tile_clicked(self, tile: QListWidgetItem) -> None:
         state = self.state
         row = self.tiles.row(tile)
         state.cursor = row
-        state.toggle(state.group.entries[row].item)
+        state.toggle(state.shown.entries[row].item)
         self._render()
 
     def _preview(self, row: int) -> None:
-        entry = self.state.group.entries[row]
-        path = self.grouped.paths.get(entry.item)
+        entry = self.state.shown.entries[row]
+        path = self.found.paths.get(entry.item)
         if path is None:
             self.say(f"{entry.file_name}: this project has no image file for it")
             return
-        preview_image(str(path), entry.file_name, f"{entry.file_name}: {self.state.group.title}", self.loader, self)
+        preview_image(str(path), entry.file_name, f"{entry.file_name}: {self.state.shown.title}", self.loader, self)
 
     # -- keys -----------------------------------------------------------------------------------
     def _release_focus(self, widget, key: str) -> bool:
@@ -312,7 +312,7 @@ class QtGroupReview(QWidget):
 
     def _key_pressed(self, key: str) -> bool:
         state = self.state
-        if state is None or state.group is None:
+        if state is None or state.shown is None:
             if self.keymap.action_for(key) != "close_window":
                 return False
             self.close()
@@ -328,7 +328,7 @@ class QtGroupReview(QWidget):
             self._preview(state.cursor)
             return True
         elif key in ("PgDown", "PgUp"):
-            self._step_group(1 if key == "PgDown" else -1)
+            self._step_set(1 if key == "PgDown" else -1)
             return True
         else:
             return self._action(self.keymap.action_for(key))
@@ -337,13 +337,13 @@ class QtGroupReview(QWidget):
 
     def _action(self, name: str | None) -> bool:
         if name in ("next", "previous"):
-            self._step_group(1 if name == "next" else -1)
+            self._step_set(1 if name == "next" else -1)
         elif name == "undo":
             self.runner.act(acts.undo, self.project, panelist_id=self.panelist.id, on_done=self._undone,
                             on_error=self._failed)
         elif name == "close_window":
             self.close()
-        elif name in GROUP_ACTIONS or name == TOGGLE_PROBLEMATIC:
+        elif name in ALIKE_ACTIONS or name == TOGGLE_PROBLEMATIC:
             self.cast(name)
         elif name == "category_fine_grained_oov":
             self.say("An out-of-vocabulary object is named image by image: on the review page.")
@@ -351,9 +351,9 @@ class QtGroupReview(QWidget):
             return False
         return True
 
-    def _step_group(self, step: int) -> None:
-        if (self.state.next_group() if step > 0 else self.state.previous_group()):
-            self._show_group()
+    def _step_set(self, step: int) -> None:
+        if (self.state.next_set() if step > 0 else self.state.previous_set()):
+            self._show_set()
 
     # -- votes ----------------------------------------------------------------------------------
     def cast(self, action: str) -> None:
@@ -369,14 +369,14 @@ class QtGroupReview(QWidget):
         state.expect(cast)
         self._render()
         items = [item for item, _ in cast.votes]
-        group = state.group
+        shown = state.shown
         self.runner.act(acts.vote_batch, self.project, panelist_id=self.panelist.id, votes=list(cast.votes),
-                        on_done=lambda _, i=items, g=group, t=cast.describe(title): self._written(i, g, t),
+                        on_done=lambda _, i=items, s=shown, t=cast.describe(title): self._written(i, s, t),
                         on_error=lambda error, i=items: self._write_failed(i, error))
 
-    def _written(self, items: list[Item], group, said: str) -> None:
+    def _written(self, items: list[Item], shown, said: str) -> None:
         self.runner.read(my_votes, self.project, panelist_id=self.panelist.id, items=items,
-                         on_done=lambda votes: self._votes_read(votes, advance_from=group), on_error=self._failed)
+                         on_done=lambda votes: self._votes_read(votes, advance_from=shown), on_error=self._failed)
         self.say(f"{said} recorded (Ctrl+Z takes back one at a time)")
         self.recorded.emit(said)
 
@@ -401,12 +401,12 @@ class QtGroupReview(QWidget):
         if state is None:
             return
         state.take_votes(votes)
-        self._render_groups()
-        if advance_from is not None and advance_from is state.group and state.group_complete() \
-                and state.row + 1 < len(state.groups):
-            state.next_group()  # every image of the group voted in full: on to the next
-            self._show_group()
-        elif state.group is not None:
+        self._render_sets()
+        if advance_from is not None and advance_from is state.shown and state.set_complete() \
+                and state.row + 1 < len(state.sets):
+            state.next_set()  # every image of the set voted in full: on to the next
+            self._show_set()
+        elif state.shown is not None:
             self._render()
 
     def _changed(self, changes) -> None:
@@ -431,17 +431,17 @@ class QtGroupReview(QWidget):
         super().closeEvent(event)
 
 
-def open_group_review(window) -> QtGroupReview | None:
-    """The main window's View > Review mistakes in groups: one such window, on the run the
+def open_alike_review(window) -> QtAlikeReview | None:
+    """The main window's View > Review alike mistakes: one such window, on the run the
     review page shows, raised when asked for again."""
     bridge = window.bridge
     if window.project is None or bridge is None or bridge.state.run_id is None:
         window.show_message("Open a project with a complete run first.", error=True)
         return None
 
-    def make() -> QtGroupReview:
-        return QtGroupReview(window.project, window.panelist, bridge.state.run_id, window.keymap,
+    def make() -> QtAlikeReview:
+        return QtAlikeReview(window.project, window.panelist, bridge.state.run_id, window.keymap,
                              watcher=window.watcher, queue_filter=bridge.state.queue.filter
                              if bridge.state.queue is not None else None)
 
-    return window.side.show("group_review", make, size=(1500, 940))
+    return window.side.show("alike_review", make, size=(1500, 940))

@@ -12,15 +12,15 @@ and lets them through one by one.
 
 The state is optimistic: a vote is shown at once, as "saving", and becomes
 "recorded" when its write returns; a read never overwrites a newer vote
-(`reviewer.review.review_state_votes.OwnVotes`, which owns the panelist's votes, the
+(`reviewer.review.state_votes.OwnVotes`, which owns the panelist's votes, the
 writes on their way and undo); each vote's status is an enum computed from them
 (`vote_status`), which the page only shows. It stays in step with the database through
-change records (`reviewer.review.review_state_sync.ChangeFollower`, which owns what waits to
+change records (`reviewer.review.state_sync.ChangeFollower`, which owns what waits to
 be read again). Both are parts the state makes and hands itself to, each with its own
 state; this module holds the queue and the position in it, the shown mistake and the
 details read ahead, and the others' votes, and offers the parts its services.
 
-Events (`reviewer.review.review_protocols.ReviewEvent`) tell whoever shows the
+Events (`reviewer.review.protocols.ReviewEvent`) tell whoever shows the
 state what changed; `notify` receives them (the window turns them into Qt signals).
 """
 
@@ -34,12 +34,12 @@ from reviewer.items import Item
 from reviewer.panel.scope import SCOPE_QUEUE
 from reviewer.panel.votes import VoteState
 from reviewer.redact import scrub
+from reviewer.review.protocols import ReviewBackend, ReviewEvent, Runner
 from reviewer.review.queue import ReviewQueue
 from reviewer.review.queue_entry import QueueEntry
 from reviewer.review.queue_filter import QueueFilter
-from reviewer.review.review_protocols import ReviewBackend, ReviewEvent, Runner
-from reviewer.review.review_state_sync import ChangeFollower
-from reviewer.review.review_state_votes import OwnVotes
+from reviewer.review.state_sync import ChangeFollower
+from reviewer.review.state_votes import OwnVotes
 from reviewer.review.votes_in_flight import VoteStatus
 
 PREFETCH_AHEAD = 8

@@ -1,4 +1,4 @@
-"""The group view's History and Discussion tabs in the panel's words (issue 23's walk):
+"""The meeting's History and Discussion tabs in the panel's words (issue 23's walk):
 the vocabularies' captions, not stored values ("fine_grained", "- -> wrong"), and each
 note with its time."""
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.gui
 
 def test_history_shows_captions_and_notes_their_time(qtbot, review_project, monkeypatch):
     from reviewer.ui.app import create_app
-    from reviewer.ui.group.qt_group_view import QtGroupView
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     project = review_project
     first = snapshot_of(project).items[0]
@@ -30,8 +30,8 @@ def test_history_shows_captions_and_notes_their_time(qtbot, review_project, monk
     acts.vote(project, panelist_id=bob.id, item=item, severity="major")
     acts.note(project, panelist_id=bob.id, item=item, text="the background decides it")
     create_app()
-    monkeypatch.setattr(QtGroupView, "resamples", 50)
-    view = QtGroupView(project, ann)
+    monkeypatch.setattr(QtMeetingView, "resamples", 50)
+    view = QtMeetingView(project, ann)
     qtbot.addWidget(view)
     view.resize(1280, 800)
     with qtbot.waitSignal(view.item_shown, timeout=20_000):

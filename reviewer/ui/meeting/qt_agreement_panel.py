@@ -3,7 +3,7 @@ panelist's reliability (agreement with the final decisions, Dawid–Skene's accu
 pairwise Cohen's kappa matrix.
 
 Clicking a cell of the matrix (two different panelists) emits `pair_chosen`,
-which the group view turns into a filter: the items where those two
+which the meeting turns into a filter: the items where those two
 disagree on that field.
 """
 

@@ -1,4 +1,4 @@
-"""The group view on a real 3-panelist project, offscreen: exactly the split
+"""The meeting on a real 3-panelist project, offscreen: exactly the split
 images, the chair's lock (majority, unclear on a tie), the kappa-matrix
 filter, one's own vote changed, and other panelists' votes arriving."""
 
@@ -46,17 +46,17 @@ def panel_project(review_project):
 @pytest.fixture
 def open_view(qtbot, monkeypatch):
     from reviewer.ui.app import create_app
-    from reviewer.ui.group.qt_group_view import QtGroupView
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     create_app()
-    monkeypatch.setattr(QtGroupView, "resamples", 50)
+    monkeypatch.setattr(QtMeetingView, "resamples", 50)
     monkeypatch.setattr("reviewer.ui.watcher.POLL_MS", 150)
     # The chair's confirmation of a lock: what it showed is kept, the answer is "lock".
     previews = []
-    monkeypatch.setattr(QtGroupView, "confirm_lock", lambda self, preview: previews.append(preview) or "lock")
+    monkeypatch.setattr(QtMeetingView, "confirm_lock", lambda self, preview: previews.append(preview) or "lock")
 
     def make(project, reviewer):
-        view = QtGroupView(project, reviewer)
+        view = QtMeetingView(project, reviewer)
         qtbot.addWidget(view)
         view.resize(1280, 800)
         with qtbot.waitSignal(view.item_shown, timeout=20_000):
@@ -99,7 +99,7 @@ def test_lists_exactly_the_split_images_with_their_votes(qtbot, panel_project, o
     # The image and its facts (the review window's widgets) load on their own threads.
     qtbot.waitUntil(lambda: view.image.has_image() or bool(view.image.message != "Loading…"), timeout=20_000)
     qtbot.waitUntil(lambda: "Original label" in view.facts.ground_truth.text(), timeout=20_000)
-    view.grab().save(f"{SCREENSHOTS}/group_view_votes.png")
+    view.grab().save(f"{SCREENSHOTS}/meeting_votes.png")
 
 
 def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_view, monkeypatch):
@@ -124,7 +124,7 @@ def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_vi
     assert "unclear" in view.votes.decision.text()
 
     # The chair overrides the tie, with a reason, through the override dialog.
-    from reviewer.ui.group.qt_group_votes import QtOverrideDialog
+    from reviewer.ui.meeting.qt_meeting_votes import QtOverrideDialog
 
     def fill_and_accept(dialog):
         dialog.verdict.setCurrentIndex(dialog.verdict.findData("correct"))
@@ -139,7 +139,7 @@ def test_chair_locks_majority_and_unclear_on_a_tie(qtbot, panel_project, open_vi
         "correct", "override", "the panel agreed in the meeting: the dog is a Chihuahua")
     qtbot.waitUntil(lambda: "override" in view.votes.history.toPlainText(), timeout=10_000)
     view.votes.tabs.setCurrentIndex(1)
-    view.grab().save(f"{SCREENSHOTS}/group_view_history.png")
+    view.grab().save(f"{SCREENSHOTS}/meeting_history.png")
 
 
 def test_clicking_a_kappa_cell_lists_where_those_two_disagree(qtbot, panel_project, open_view):
@@ -156,7 +156,7 @@ def test_clicking_a_kappa_cell_lists_where_those_two_disagree(qtbot, panel_proje
     assert [r.item for r in view.rows] == [items[1], items[2]]
     assert view.title.text() == "2 images where bob and cy disagree"
     view.tabs.setCurrentWidget(view.agreement)
-    view.grab().save(f"{SCREENSHOTS}/group_view_agreement.png")
+    view.grab().save(f"{SCREENSHOTS}/meeting_agreement.png")
     with qtbot.waitSignal(view.loaded, timeout=10_000):
         qtbot.mouseClick(view.clear_pair, Qt.MouseButton.LeftButton)
     assert len(view.rows) == 4
@@ -212,7 +212,7 @@ def test_the_override_dialog_keeps_what_was_entered_until_the_rules_accept_it(qt
     """OK without a reason: the dialog stays open with the chosen verdict and says why (it used
     to close, dropping the chair's input); severity and category are for "wrong" only."""
     from reviewer.ui.app import create_app
-    from reviewer.ui.group.qt_group_votes import QtOverrideDialog
+    from reviewer.ui.meeting.qt_meeting_votes import QtOverrideDialog
 
     create_app()
     dialog = QtOverrideDialog("n01440764_tench.JPEG, predicted goldfish")
@@ -242,7 +242,7 @@ def test_the_chair_reopens_and_a_lock_moves_on_and_asks_before_replacing_an_over
     """Issue 23, the meeting: after a lock the view moves to the next open dispute; the chair
     reopens (undoes) a lock from the view, with a reason; a lock that would replace the chair's
     override says so and is made only as the chair's explicit answer."""
-    from reviewer.ui.group.qt_group_view import QtGroupView
+    from reviewer.ui.meeting.qt_meeting_view import QtMeetingView
 
     project, (ann, bob, cy), items = panel_project
     view = open_view(project, ann)
@@ -253,10 +253,10 @@ def test_the_chair_reopens_and_a_lock_moves_on_and_asks_before_replacing_an_over
     # Reopen the lock of items[1]: asked for a reason; none given, nothing written.
     select(qtbot, view, items[1])
     qtbot.waitUntil(view.votes.reopen.isEnabled, timeout=10_000)
-    monkeypatch.setattr(QtGroupView, "ask_reason", lambda self, title, prompt: None)
+    monkeypatch.setattr(QtMeetingView, "ask_reason", lambda self, title, prompt: None)
     qtbot.mouseClick(view.votes.reopen, Qt.MouseButton.LeftButton)
     assert read_with(project, latest_decisions, items=[items[1]])[items[1]].method == "majority"
-    monkeypatch.setattr(QtGroupView, "ask_reason", lambda self, title, prompt: "bob changed his mind")
+    monkeypatch.setattr(QtMeetingView, "ask_reason", lambda self, title, prompt: "bob changed his mind")
     with qtbot.waitSignal(view.action_done, timeout=10_000):
         qtbot.mouseClick(view.votes.reopen, Qt.MouseButton.LeftButton)
     reopened = read_with(project, latest_decisions, items=[items[1]])[items[1]]
@@ -267,7 +267,7 @@ def test_the_chair_reopens_and_a_lock_moves_on_and_asks_before_replacing_an_over
     acts.reopen_item(project, panelist_id=ann.id, item=items[1], reason="one more look")
     answers = iter(["cancel", "lock"])
     shown = []
-    monkeypatch.setattr(QtGroupView, "confirm_lock", lambda self, p: shown.append(p) or next(answers))
+    monkeypatch.setattr(QtMeetingView, "confirm_lock", lambda self, p: shown.append(p) or next(answers))
     select(qtbot, view, items[1])
     qtbot.mouseClick(view.votes.lock, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(shown), timeout=10_000)
@@ -311,4 +311,4 @@ def test_agreement_tab_shows_ac1_and_each_panelist_against_the_decisions(qtbot, 
     rows = [panel.stats.verticalHeaderItem(r).text() for r in range(panel.stats.rowCount())]
     ac1 = panel.stats.item(rows.index("Gwet AC1"), 0).text()
     assert ac1 != "–" and "[" in ac1  # a value and its bootstrap interval
-    view.grab().save(f"{SCREENSHOTS}/group_view_reliability.png")
+    view.grab().save(f"{SCREENSHOTS}/meeting_reliability.png")

@@ -1,7 +1,7 @@
 """The meeting's list: the items the panel is split on, read on the meeting's worker, filtered
 by a field or by a pair of panelists, and the row chosen in it.
 
-A part of the meeting (`QtGroupView`) that owns what it lists: the list as last read (`state`),
+A part of the meeting (`QtMeetingView`) that owns what it lists: the list as last read (`state`),
 the field and the pair it is filtered by, the row chosen (`selected`) and, after the chair's
 lock, the item to move on from. It takes the project, the panelist and the meeting's `OpRunner`
 in its constructor and builds its own widgets: the table (`list`), the top bar's title and
@@ -20,12 +20,12 @@ from PySide6.QtWidgets import QComboBox, QPushButton
 
 from reviewer.app import panel as acts
 from reviewer.items import Item
-from reviewer.panel.group import GroupRow, GroupState
+from reviewer.panel.meeting import MeetingRow, MeetingState
 from reviewer.panel.snapshot import FIELDS
 from reviewer.panel.standing import describe_counts
-from reviewer.ui.group._group_view_layout import create_list
-from reviewer.ui.group.qt_agreement_panel import FIELD_TITLES
-from reviewer.ui.group.qt_group_list import GroupListModel
+from reviewer.ui.meeting._meeting_layout import create_list
+from reviewer.ui.meeting.qt_agreement_panel import FIELD_TITLES
+from reviewer.ui.meeting.qt_meeting_table import MeetingTableModel
 from reviewer.ui.plain import text_label
 from reviewer.ui.theme import style_headline, style_muted
 
@@ -33,9 +33,9 @@ from reviewer.ui.theme import style_headline, style_muted
 class MeetingList(QObject):
     """The split items of `project` as `panelist` may see them, one of them chosen."""
 
-    row_chosen = Signal(object, object)  # GroupRow, its PanelSnapshot: show it (read its panel again)
+    row_chosen = Signal(object, object)  # MeetingRow, its PanelSnapshot: show it (read its panel again)
     emptied = Signal(str, str)  # nothing listed: a title and why
-    loaded = Signal(object)  # GroupState: the list is on screen
+    loaded = Signal(object)  # MeetingState: the list is on screen
     pair_changed = Signal()  # a pair filter set or cleared
     lock_unanimous_requested = Signal()
     failed = Signal(object)  # BaseException
@@ -43,8 +43,8 @@ class MeetingList(QObject):
     def __init__(self, project, panelist, runner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._project, self._panelist, self._runner = project, panelist, runner
-        self.state: GroupState | None = None  # the list as last read
-        self.selected: GroupRow | None = None
+        self.state: MeetingState | None = None  # the list as last read
+        self.selected: MeetingRow | None = None
         self.field: str | None = None
         self.pair: tuple[int, int] | None = None
         self._advance: Item | None = None  # the item just locked: on to the next open dispute
@@ -64,25 +64,25 @@ class MeetingList(QObject):
         self.lock_unanimous = QPushButton()
         self.lock_unanimous.setVisible(False)
         self.lock_unanimous.clicked.connect(self.lock_unanimous_requested)
-        self.model = GroupListModel(self)
+        self.model = MeetingTableModel(self)
         self.list = create_list(self.model)
         self.list.selectionModel().currentRowChanged.connect(lambda current, _: self._select(current.row()))
         self._show_filter()
 
     @property
-    def rows(self) -> list[GroupRow]:
+    def rows(self) -> list[MeetingRow]:
         return self.state.rows if self.state else []
 
     # -- reading -----------------------------------------------------------------------------
     def reload(self) -> None:
-        self._runner.read(acts.group_state, self._project, viewer_id=self._panelist.id, field=self.field,
+        self._runner.read(acts.meeting_state, self._project, viewer_id=self._panelist.id, field=self.field,
                           pair=self.pair, on_done=self._loaded, on_error=self.failed.emit)
 
     def advance_after(self, item: Item) -> None:
         """`item` is being locked: once the list is read again, move on to the next open dispute."""
         self._advance = item
 
-    def _loaded(self, state: GroupState) -> None:
+    def _loaded(self, state: MeetingState) -> None:
         self.state = state
         keep = self.selected.item if self.selected else None
         self.list.selectionModel().blockSignals(True)

@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING
 from reviewer.errors import UserError
 from reviewer.items import Item
 from reviewer.panel.votes import VoteState, normalised
-from reviewer.review.review_protocols import ReviewEvent
+from reviewer.review.protocols import ReviewEvent
 from reviewer.review.votes_in_flight import VotesInFlight
 
 if TYPE_CHECKING:
-    from reviewer.review.review_state import ReviewState
+    from reviewer.review.state import ReviewState
 
 
 class OwnVotes:
@@ -102,7 +102,7 @@ class OwnVotes:
     def _written(self, result) -> None:
         state = self._state
         item, vote, (others_read, others), changes, vote_id = result
-        # The group view and the progress follow at once; the poll need not report it again.
+        # The meeting and the progress follow at once; the poll need not report it again.
         state.notify(ReviewEvent.PUBLISHED, changes, (vote_id,))
         if self.in_flight.landed(item):
             self.votes[item] = vote

@@ -15,8 +15,8 @@ from db.tables import ProjectSetting
 from reviewer.app import panel as acts
 from reviewer.app.review import ReviewActs
 from reviewer.errors import UserError
-from reviewer.review.review_protocols import ReviewEvent
-from reviewer.review.review_state import ReviewState
+from reviewer.review.protocols import ReviewEvent
+from reviewer.review.state import ReviewState
 from reviewer.review.votes_in_flight import VoteStatus
 from reviewer.terms import Verdict
 
@@ -111,7 +111,7 @@ def review(review_project):
 
 
 def test_the_state_and_its_acts_load_without_qt():
-    code = ("import sys, reviewer.review.review_state, reviewer.app.review; "
+    code = ("import sys, reviewer.review.state, reviewer.app.review; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -2,7 +2,7 @@
 training images and facts (the review window's widgets), and the panel's votes on it, read off
 the UI thread.
 
-A part of the meeting (`QtGroupView`) that owns what it shows: the row (`row`), its facts
+A part of the meeting (`QtMeetingView`) that owns what it shows: the row (`row`), its facts
 (`detail`) and the facts' reader (built on the facts thread, read again once labels were
 imported). It takes the project, the panelist, the meeting's `OpRunner` (the panel's votes on
 its "read" lane, the facts on "facts") and the image loader in its constructor, and shows each
@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QSplitter, QWidget
 from reviewer.app import panel as acts
 from reviewer.app.mistake_detail import DetailSource, MistakeDetail
 from reviewer.items import Item
-from reviewer.panel.group import GroupRow
-from reviewer.ui.group._group_view_layout import create_headline, lay_out_centre
+from reviewer.panel.meeting import MeetingRow
 from reviewer.ui.image_loader import Decoded, ImageLoader
+from reviewer.ui.meeting._meeting_layout import create_headline, lay_out_centre
 from reviewer.ui.qt_image_view import QtImageView
 from reviewer.ui.review.qt_detail_panel import QtDetailPanel
 from reviewer.ui.review.qt_neighbours import QtNeighbours
@@ -40,7 +40,7 @@ class QtMeetingItem(QSplitter):
     def __init__(self, project, panelist, runner, loader: ImageLoader, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._project, self._panelist, self._runner, self._loader = project, panelist, runner, loader
-        self.row: GroupRow | None = None
+        self.row: MeetingRow | None = None
         self.detail: MistakeDetail | None = None
         self._snapshot = None  # the panel's snapshot the row was listed with (who chairs it)
         self._source: DetailSource | None = None
@@ -58,14 +58,14 @@ class QtMeetingItem(QSplitter):
         return self.row.item if self.row else None
 
     # -- showing -----------------------------------------------------------------------------
-    def show_row(self, row: GroupRow, snapshot) -> None:
+    def show_row(self, row: MeetingRow, snapshot) -> None:
         """Show `row` (listed with `snapshot`): its panel is read again; its facts and image
         only when it is another item than the one shown."""
         new_item = self.row is None or row.item != self.row.item
         self.row, self._snapshot = row, snapshot
         self.headline.setText(f'<b>{escape(row.predicted_name)}</b> <span style="color:{MUTED}">predicted for '
                               f'{escape(row.file_name)} · phase {", ".join(map(str, row.phases)) or "–"}</span>')
-        self._runner.read(acts.group_item, self._project, snapshot=snapshot, item=row.item,
+        self._runner.read(acts.meeting_item, self._project, snapshot=snapshot, item=row.item,
                           viewer_id=self._panelist.id, on_done=self._panel_loaded, on_error=self.failed.emit)
         if new_item:
             self.detail = None
@@ -92,7 +92,7 @@ class QtMeetingItem(QSplitter):
             self._runner.read(self._load_detail, row, lane="facts", on_done=self._detail_loaded,
                               on_error=lambda e, r=row: self._detail_failed(r, e))
 
-    def _load_detail(self, row: GroupRow) -> MistakeDetail:
+    def _load_detail(self, row: MeetingRow) -> MistakeDetail:
         if self._source is None or self._source_stale:  # built on the facts thread: it reads the labels once
             self._source_stale = False
             self._source = DetailSource(self._project)
@@ -116,7 +116,7 @@ class QtMeetingItem(QSplitter):
         self.neighbours.show_facts(detail.neighbours)
         self._show_image()
 
-    def _detail_failed(self, row: GroupRow, error: BaseException) -> None:
+    def _detail_failed(self, row: MeetingRow, error: BaseException) -> None:
         if self.row is row:
             self.image.show_message("No facts for this mistake", str(error))
 

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 from reviewer.app.changes import Changes
 from reviewer.items import Item
 from reviewer.panel.votes import VoteState
-from reviewer.review.review_protocols import ReviewEvent
-from reviewer.review.review_state_sync import ChangeFollower
-from reviewer.review.review_state_votes import OwnVotes
+from reviewer.review.protocols import ReviewEvent
+from reviewer.review.state_sync import ChangeFollower
+from reviewer.review.state_votes import OwnVotes
 from reviewer.review.votes_in_flight import VoteStatus
 
 ITEM, OTHER = Item(1, 5), Item(2, 7)

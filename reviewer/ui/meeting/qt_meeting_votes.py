@@ -1,9 +1,9 @@
-"""One item in the group view: every panelist's vote side by side, the
+"""One item in the meeting: every panelist's vote side by side, the
 majority, the decision, my own vote to change, the discussion and history,
 and for the chair: lock the majority or override it with a reason.
 
 The widget only shows an `ItemPanel` and emits what the panelist asks for;
-the group view runs the domain calls.
+the meeting runs the domain calls.
 
 Free text a panelist wrote is never printed unbounded (issue 36: a vote's note may hold
 131,072 characters): the discussion's notes, the history's lines and the decision's reason
@@ -47,7 +47,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.app.panel import shown_text
 from reviewer.panel.decisions import DecisionError, check_override
-from reviewer.panel.group import ItemPanel
+from reviewer.panel.meeting import ItemPanel
 from reviewer.panel.state import decision_words
 from reviewer.panel.votes import NOTE_MAX_CHARS as VOTE_NOTE_MAX_CHARS
 from reviewer.terms import Category, Severity, Verdict
@@ -222,7 +222,7 @@ class QtOverrideDialog(QDialog):
                 "reason": self.reason.toPlainText().strip()}
 
 
-class QtGroupVotes(QWidget):
+class QtMeetingVotes(QWidget):
     vote_requested = Signal(dict)  # my vote's fields
     note_requested = Signal(str)
     lock_requested = Signal()

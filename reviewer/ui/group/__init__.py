@@ -1,2 +1,0 @@
-"""The group view: items the panel disagrees on, votes side by side, the
-discussion, the chair's lock and override, and the agreement panel."""
