@@ -13,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "panel-scope", help="which runs' mistakes the panel reviews (the chair chooses; default every run)",
         description="Without options: the scope in force, its items (a mistake several scoped runs made is one "
                     "item) and what each run adds. With options the chair sets it; the to-do counts, the progress "
-                    "strip, panel-status, the group view and the export then cover the scope only. Votes and "
+                    "strip, panel-status, the meeting and the export then cover the scope only. Votes and "
                     "decisions on items outside it are kept.")
     p.add_argument("project")
     p.add_argument("--runs", type=int, nargs="+", metavar="RUN", help="the panel reviews these runs' mistakes")

@@ -28,7 +28,7 @@ def export_summary(result: ExportResult) -> ExportSummary:
              f"{split_words(m)}",
              f"The panel's final decisions: {reviews['decided_items']}" + (f" ({how})" if how else "")]
     if reviews.get("voted_not_decided"):
-        lines.append(f"{reviews['voted_not_decided_note']} (the group view, or reviewer panel-status "
+        lines.append(f"{reviews['voted_not_decided_note']} (the meeting, or reviewer panel-status "
                      "PROJECT --items, lists them)")
     kept = [f"{n} {what}" for n, what in ((reviews.get("no_longer_mistakes_with_history", 0),
                                            "no longer mistakes under the current labels"),

@@ -7,7 +7,7 @@ of every other file of the index (`"files"`), and a digest of its own content
 - the window, `reviewer show` and `reviewer report` (`lookup.NeighbourIndex`) check the
   manifest's own digest, the digest of each file they read (neighbours.json,
   duplicates.json, train_files.csv when the index opens; project_files.csv and project.npy
-  when the grouped review asks for embeddings), and of every other file its size and, if
+  when the alike-mistakes review asks for embeddings), and of every other file its size and, if
   it was written since the build recorded it (another modification time), its digest.
   So train.npy (3.3 GB for ImageNet), which they never read, costs a stat call while it is
   as the build left it. A digest is computed once per process for a file's (size, times,

@@ -13,7 +13,7 @@ calls), so a window follows a `reviewer index` run in another process.
 Every file is checked against the manifest before it is read (`integrity`): a damaged
 one opens as a `DamagedIndex`, whose facts carry the error in place of neighbours (the
 window goes on without them and says which file and how to rebuild it), and whose
-other reads raise it (`reviewer show`, the report, the grouped review by similarity).
+other reads raise it (`reviewer show`, the report, the alike-mistakes review by similarity).
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ class NeighbourIndex:
 
     def image_vectors(self, file_names: set[str]) -> dict[str, np.ndarray]:
         """{file name: its embedding, float32} of the project's images asked for that the index
-        embedded (a skipped file's zero row is left out): the grouped review's neighbourhoods."""
+        embedded (a skipped file's zero row is left out): the alike-mistakes review's neighbourhoods."""
         self._check(self.files.files_csv("project"))
         self._check(self.files.embeddings_path("project"))
         try:

@@ -1,5 +1,5 @@
 """The one meaning of "decided": an item's final decision, read by every count and
-every output (the progress strip, `panel-status`, the queue, the group view, the
+every output (the progress strip, `panel-status`, the queue, the meeting, the
 analysis and report, the split, the leaderboard, the export).
 
 The panel's rule (Vasudevan et al. 2022, §3.1): "any image where there was no
@@ -11,7 +11,7 @@ assessment, or used 'unclear' for a tie". So an item is decided when
 - the whole panel voted it unanimously, while the project setting
   `unanimous_final` is on (the default, the paper's rule). The chair may turn it
   off; then unanimous items wait for the chair's lock like the others ("Lock all
-  unanimous" in the group view, `reviewer decide --unanimous-only`).
+  unanimous" in the meeting, `reviewer decide --unanimous-only`).
 
 A unanimous decision is not stored: it is read from the current votes, so when a
 vote is amended or a panelist joins, the item stops being decided the same way it

@@ -8,7 +8,7 @@ class) is one item however many scoped runs made that mistake: it is reviewed
 once, and its facts list the runs that made it (`reviewer.panel.snapshot`).
 
 Every count and list of the panel reads the scope through the snapshot: the to-do
-counts, the progress strip, `panel-status`, the group view, the agreement, the
+counts, the progress strip, `panel-status`, the meeting, the agreement, the
 final decisions and the export. Votes, notes and decisions on items outside the
 scope are kept (the history is append-only) and count again once the chair
 widens the scope to take them in. Without a choice the scope is every run.

@@ -1,7 +1,7 @@
 """One consistent read of the panel's state: items, panelists, current votes
 and decisions, loaded in a handful of queries.
 
-Phases, final decisions, agreement and the group view all work on this
+Phases, final decisions, agreement and the meeting all work on this
 snapshot, so a screen or a report is computed from one moment of the
 database and costs a fixed number of queries however many items there are.
 

@@ -1,7 +1,7 @@
 """Where the panel stands on an item, in one word: decided, disputed or open. One
 function (`panel_standing`) that every view and count reads: the review queue's rows,
 its header's counts and its Show filters (reviewer.review), the meeting's rows and
-header (the group view), and `reviewer panel-status`.
+header (the meeting), and `reviewer panel-status`.
 
 - **disputed**: in a phase the item is in, every panelist has voted the phase's
   fields, they differ on some, and no decision settles that phase

@@ -251,7 +251,7 @@ def recorded_batch_keys(*, session: Session, panelist_id: int, keys: list[str]) 
 
 
 def amend_vote(*, session: Session, panelist_id: int, vote_id: int, **changes) -> Vote:
-    """Change the vote shown as row `vote_id` (e.g. in the group view): a new row for
+    """Change the vote shown as row `vote_id` (e.g. in the meeting): a new row for
     the same item, the old one kept. Only its own panelist may change it; the chair
     overrides the panel's *decision* instead (reviewer.panel.decisions)."""
     row = session.get(Vote, vote_id)

@@ -62,7 +62,7 @@ def panel_section(panel: PanelAgreement) -> Section:
     orders = [{"queue order": order, "current votes": share(count, total)}
               for order, count in panel.votes_by_order.items()]
     section.tables.append(("The queue order each current vote was cast in ('" + NOT_RECORDED + "': the command line, "
-                           "a batch, the group view, or before the order was recorded)", pd.DataFrame(orders)))
+                           "a batch, the meeting, or before the order was recorded)", pd.DataFrame(orders)))
     if panel.reliability.note:
         section.warnings.append(panel.reliability.note)
     return section
