@@ -72,7 +72,9 @@ def resize_laid_out(qtbot, window, width: int, height: int) -> None:
 
 def test_the_minimum_height_leaves_the_status_bar_on_a_720_screen(qtbot, open_window, fuller_project):
     window = open_full(qtbot, open_window)
-    assert window.minimumSizeHint().height() <= MAX_HEIGHT
+    # Once laid out (while the image's parts arrive the centre column's minimum passes through a
+    # taller one, read as 721 px in some runs).
+    qtbot.waitUntil(lambda: window.minimumSizeHint().height() <= MAX_HEIGHT, timeout=3_000)
     resize_laid_out(qtbot, window, 1280, 672)  # 720 less a title bar
     bar = window.statusBar()
     assert bar.isVisible() and bar.mapTo(window, QPoint(0, bar.height())).y() <= window.height()
