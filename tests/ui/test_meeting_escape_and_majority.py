@@ -63,3 +63,26 @@ def test_the_majority_column_shows_no_rating_beside_a_correct_majority(qtbot, me
     assert table.item(rows["Verdict"], majority).text() == "correct"
     assert table.item(rows["Severity"], majority).text() == ""
     assert table.item(rows["Category"], majority).text() == ""
+
+
+def test_escape_in_a_show_all_dialog_closes_the_dialog_not_the_meeting(qtbot, meeting):
+    """The whole of a long note opens in a dialog of the meeting's; Escape there is the dialog's."""
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    project, (ann, bob, cy), items, view = meeting
+    long = " ".join(f"word{k}" for k in range(2000))
+    acts.note(project, panelist_id=bob, item=items[0], text=long)
+    qtbot.waitUntil(lambda: "show all" in view.votes.notes.toPlainText(), timeout=10_000)
+    link = view.votes.notes.toHtml().split('href="', 1)[1].split('"', 1)[0]
+    from PySide6.QtCore import QUrl
+
+    view.votes.notes.anchorClicked.emit(QUrl(link))
+    dialog = view.votes._note_texts.dialog
+    qtbot.waitUntil(dialog.isVisible, timeout=5_000)
+    box = dialog.findChild(QPlainTextEdit)
+    assert box.toPlainText() == long
+    box.setFocus()
+    qtbot.keyClick(box, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5_000)
+    qtbot.wait(100)
+    assert view.isVisible()

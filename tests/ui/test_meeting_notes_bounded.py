@@ -17,8 +17,8 @@ from reviewer.items import Item
 from reviewer.panel.discussion import HistoryEntry
 from reviewer.panel.meeting import ItemPanel, PanelColumn
 from reviewer.panel.votes import SeenVote
+from reviewer.ui.long_text import PAGE_CHARS
 from reviewer.ui.meeting.qt_meeting_votes import QtMeetingVotes
-from reviewer.ui.review._long_text import PAGE_CHARS
 
 pytestmark = pytest.mark.gui
 

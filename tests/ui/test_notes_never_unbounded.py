@@ -16,7 +16,7 @@ from reviewer.items import Item
 from reviewer.panel.final import DecisionNote
 from reviewer.panel.state import DecidedHow
 from reviewer.panel.votes import SeenVote, VoteState
-from reviewer.ui.review._long_text import PAGE_CHARS as SHOWN_MAX_CHARS  # a few lines of the column
+from reviewer.ui.long_text import PAGE_CHARS as SHOWN_MAX_CHARS  # a few lines of the column
 from reviewer.ui.review.qt_notes import QtNotesPanel
 from reviewer.ui.review.qt_vote_panel import QtVotePanel
 

@@ -7,7 +7,7 @@ the meeting runs the domain calls.
 
 Free text a panelist wrote is never printed unbounded (issue 36: a vote's note may hold
 131,072 characters): the discussion's notes, the history's lines and the decision's reason
-are cut as the review page cuts them (`reviewer.ui.review._long_text`, through
+are cut as the review page cuts them (`reviewer.ui.long_text`, through
 `reviewer.app.panel.shown_text`) with a "show all" link to the whole in a dialog; a vote's
 note in the table is cut the same way, and a double-click on it opens the whole.
 """
@@ -51,8 +51,8 @@ from reviewer.panel.meeting import ItemPanel
 from reviewer.panel.state import decision_words
 from reviewer.panel.votes import NOTE_MAX_CHARS as VOTE_NOTE_MAX_CHARS
 from reviewer.terms import Category, Severity, Verdict
+from reviewer.ui.long_text import PAGE_CHARS, LongTexts, whole_text_dialog
 from reviewer.ui.plain import plain_tip, text_label
-from reviewer.ui.review._long_text import PAGE_CHARS, LongTexts, whole_text_dialog
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import ERROR, KIND_COLOURS, MUTED, WARNING
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLay
 from reviewer.app import panel as acts
 from reviewer.app.panel import shown_text
 from reviewer.items import Item
-from reviewer.ui.review._long_text import PAGE_CHARS, LongTexts
+from reviewer.ui.long_text import PAGE_CHARS, LongTexts
 from reviewer.ui.theme import MUTED, section_title
 from reviewer.ui.workers import Worker
 

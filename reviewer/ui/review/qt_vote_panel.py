@@ -39,8 +39,8 @@ from reviewer.app.keymap import Keymap
 from reviewer.panel.state import DecidedHow
 from reviewer.panel.votes import VoteState
 from reviewer.terms import Category, Severity, Verdict
+from reviewer.ui.long_text import LongTexts
 from reviewer.ui.plain import plain_tip, text_label
-from reviewer.ui.review._long_text import LongTexts
 from reviewer.ui.review.qt_detail_panel import rich_label, section_title
 from reviewer.ui.theme import (
     ACCENT,

@@ -1,5 +1,5 @@
-"""Free text a panelist wrote (a note, a vote's note, a decision's reason) as the review page
-prints it: never unbounded (issue 36: a vote's note may hold 131,072 characters, and a label
+"""Free text a panelist wrote (a note, a vote's note, a decision's reason) as the review page and
+the meeting print it: never unbounded (issue 36: a vote's note may hold 131,072 characters, and a label
 laid out with all of them froze the window), cut by `reviewer.panel.discussion.shown_text`
 to a few lines (`PAGE_CHARS`), saying how much it left out, with a "show all" link that opens the whole text in a
 dialog of its own (a read-only text box, which lays out a long text lazily).
