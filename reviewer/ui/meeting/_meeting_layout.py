@@ -12,9 +12,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QSizePolicy,
     QSplitter,
     QTableView,
@@ -24,6 +26,24 @@ from PySide6.QtWidgets import (
 
 LIST_MIN_WIDTH = 330
 VOTES_MIN_WIDTH = 440
+
+
+def fill_with_scroll(pane: QWidget, content: QWidget) -> QScrollArea:
+    """Fill `pane` with a frameless box that scrolls `content` up and down (a pane of the votes
+    or the agreement taller than the screen), transparent, never taking the keys from the
+    meeting's list. Returns the box."""
+    scroll = QScrollArea()
+    scroll.setWidget(content)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the meeting's list
+    scroll.viewport().setAutoFillBackground(False)
+    content.setAutoFillBackground(False)
+    outer = QVBoxLayout(pane)
+    outer.setContentsMargins(0, 0, 0, 0)
+    outer.addWidget(scroll)
+    return scroll
 
 
 def lay_out_top(*, title: QWidget, field_filter: QWidget, pair_label: QWidget, clear_pair: QWidget,

@@ -14,11 +14,9 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QScrollArea,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
@@ -29,6 +27,7 @@ from PySide6.QtWidgets import (
 from reviewer.panel.agreement import Estimate, FieldAgreement, PairwiseKappa
 from reviewer.panel.panelist_reliability import RELIABILITY_FIELDS, Match, PanelReliability
 from reviewer.panel.snapshot import FIELDS
+from reviewer.ui.meeting._meeting_layout import fill_with_scroll
 from reviewer.ui.plain import plain_tip
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import style_muted
@@ -140,17 +139,7 @@ class QtAgreementPanel(QWidget):
         layout.addWidget(self.matrix)
         layout.addWidget(self.matrix_hint)
         layout.addStretch(1)
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(content)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the meeting's list
-        self.scroll.viewport().setAutoFillBackground(False)
-        content.setAutoFillBackground(False)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll)
+        self.scroll = fill_with_scroll(self, content)
 
     def set_busy(self, text: str = "Computing…") -> None:
         self.note.setText(text)

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -33,7 +32,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -52,6 +50,7 @@ from reviewer.panel.state import decision_words
 from reviewer.panel.votes import NOTE_MAX_CHARS as VOTE_NOTE_MAX_CHARS
 from reviewer.terms import Category, Severity, Verdict
 from reviewer.ui.long_text import PAGE_CHARS, LongTexts, whole_text_dialog
+from reviewer.ui.meeting._meeting_layout import fill_with_scroll
 from reviewer.ui.plain import plain_tip, text_label
 from reviewer.ui.review.qt_detail_panel import section_title
 from reviewer.ui.theme import ERROR, KIND_COLOURS, MUTED, WARNING
@@ -337,17 +336,7 @@ class QtMeetingVotes(QWidget):
         layout.addLayout(editor)
         layout.addWidget(self.tabs, 1)
         self.tabs.setMinimumHeight(DISCUSSION_MIN_HEIGHT)
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(content)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the meeting's list
-        self.scroll.viewport().setAutoFillBackground(False)
-        content.setAutoFillBackground(False)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll)
+        self.scroll = fill_with_scroll(self, content)
         self.show_panel(None, chair=False)
 
     # -- showing -------------------------------------------------------------------
