@@ -47,6 +47,13 @@ class ChangeFollower:
         pending = state.own.in_flight.writes
         if changes.panel:
             state.runner.read(state.backend.names, on_done=state.names_loaded)
+            # The panel's rules (blind) decide what the others' votes show: those read under the rules
+            # before are read again, the shown item's now (a window kept showing them, in some runs,
+            # after the chair made the panel blind elsewhere).
+            state.others.clear()
+            item = state.current_item()
+            if item is not None:
+                state.refresh_others(item)
         if state.queue is None or state.run_id is None:
             return
         if changes.labels:
