@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from reviewer.ui.app import settle_heap
+from reviewer.ui.app import hold_collections, release_collections, settle_heap
 
 # As in qt_main_window: the database and the review page load on the worker that opens a project.
 if TYPE_CHECKING:
@@ -32,6 +32,9 @@ def _open(root: str, panelist_name: str, join: bool = False):
     from reviewer.app.project import open_project
 
     return open_project(root, panelist_name, join=join).value
+
+
+SETTLE_AFTER_MS = 1500  # from the queue's loading to settling the heap (reviewer.ui.app.settle_heap)
 
 
 class ProjectHolder(QObject):
@@ -59,8 +62,13 @@ class ProjectHolder(QObject):
 
     def open(self, root: str, panelist_name: str, *, join: bool = False) -> None:
         """Open the project at `root` as `panelist_name`, off the UI thread (`opened` or `open_failed`)."""
+        hold_collections()  # until its queue is loaded (settle_heap)
         self._worker.submit(_open, root, panelist_name, join, on_done=self._opened,
-                            on_error=lambda error, r=root: self.open_failed.emit(error, r))
+                            on_error=lambda error, r=root: self._failed(error, r))
+
+    def _failed(self, error, root: str) -> None:
+        release_collections()
+        self.open_failed.emit(error, root)
 
     def _opened(self, result) -> None:
         from reviewer.ui.review.review_bridge import ReviewBridge
@@ -73,7 +81,9 @@ class ProjectHolder(QObject):
         self.watcher = ProjectWatcher(self.project, self)
         self.watcher.changed.connect(self.changed)
         self.bridge = ReviewBridge(self.project, self.panelist, blind=self._blind, watcher=self.watcher, parent=self)
-        self.bridge.queue_loaded.connect(settle_heap)  # the project's long-lived objects, out of the collector's way
+        # The project's long-lived objects, out of the collector's way: once its first mistake is on
+        # screen, not before (a full collection of a large project's heap, 0.1-0.3 s of the UI thread).
+        self.bridge.queue_loaded.connect(lambda: QTimer.singleShot(SETTLE_AFTER_MS, settle_heap))
         self.opened.emit()
 
     def set_runs(self, runs: list[tuple[int, str, str, int]]) -> None:
