@@ -27,8 +27,8 @@ from db.tables import Decision, DiscussionNote, Vote
 from reviewer.items import Item
 from reviewer.panel.final import DecisionNote, decision_note, read_final_decisions
 from reviewer.panel.state import DecidedHow, current_votes, decided_how
-from reviewer.terms import DecisionMethod
 from reviewer.panel.votes import VoteState, panelist_names
+from reviewer.terms import DecisionMethod
 
 
 @dataclass(frozen=True)
