@@ -44,11 +44,13 @@ def auto_device() -> str:
     return resolve_device("auto").type
 
 
-def import_scores(project: Project, path: str | Path, *, model: str, kind: str = "auto") -> Done[RunResult]:
-    """A run from precomputed logits or probabilities (`reviewer.runs.logits`)."""
+def import_scores(project: Project, path: str | Path, *, model: str, kind: str = "auto",
+                  progress=None) -> Done[RunResult]:
+    """A run from precomputed logits or probabilities (`reviewer.runs.logits`; `progress` hears
+    its steps)."""
     from reviewer.runs.logits import import_logits
 
-    result = import_logits(project, path, model=model, kind=kind)
+    result = import_logits(project, path, model=model, kind=kind, progress=progress)
     return Done(result, Changes(runs=frozenset([result.run_id])))
 
 

@@ -183,10 +183,17 @@ def _import_out_of_the_collectors_sight() -> None:
 
 
 def run_import_logits(args: argparse.Namespace) -> int:
-    from reviewer.app.runs import import_scores
+    from reviewer.cli.progress import StepProgress
 
-    project = Project.open(args.project)
-    result = import_scores(project, args.file, model=args.model, kind=args.kind).value
+    progress = StepProgress("import-logits")
+    progress("loading", 0, 0)  # on a terminal at once: a 50,000-image file takes seconds
+    try:
+        from reviewer.app.runs import import_scores
+
+        project = Project.open(args.project)
+        result = import_scores(project, args.file, model=args.model, kind=args.kind, progress=progress).value
+    finally:
+        progress.close()
     if result.already_complete:
         print(f"run #{result.run_id} of {result.model} already holds the scores of this file (imported before); "
               "nothing was changed")

@@ -6,11 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
-import threading
 from typing import TYPE_CHECKING
 
 from reviewer.cli import CommandError
+from reviewer.cli.progress import StepProgress
 from reviewer.project import Project
 from reviewer.terms import RunStatus
 
@@ -41,45 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_report)
 
 
-class ReportProgress:
-    """The report's steps as a bar on stderr (tqdm), on a terminal only: stdout stays the
-    report (`--json` pure JSON) and a piped or logged stderr gets nothing. The bar is redrawn
-    every half second while a step runs, so a long step still shows its time passing."""
-
-    TICK_S = 0.5
-
-    def __init__(self) -> None:
-        self.bar = None
-        self.stop = threading.Event()
-        self.ticker: threading.Thread | None = None
-
-    def __call__(self, what: str, done: int, total: int) -> None:
-        from tqdm import tqdm
-
-        if self.bar is None:
-            self.bar = tqdm(total=total or None, desc="report", unit="step", disable=None, dynamic_ncols=True,
-                            file=sys.stderr, leave=False)
-            if not self.bar.disable:
-                self.ticker = threading.Thread(target=self._tick, name="report-progress", daemon=True)
-                self.ticker.start()
-        if total and self.bar.total != total:
-            self.bar.total = total
-        self.bar.set_postfix_str(what, refresh=False)
-        self.bar.update(done - self.bar.n)
-        self.bar.refresh()
-
-    def _tick(self) -> None:
-        while not self.stop.wait(self.TICK_S):
-            self.bar.refresh()
-
-    def close(self) -> None:
-        self.stop.set()
-        if self.ticker is not None:
-            self.ticker.join()
-        if self.bar is not None:
-            self.bar.close()
-
-
 def _share(count: int, total: int) -> str:
     """'41.2% (7/17)': a share with its count and denominator."""
     return f"{100 * count / total:.1f}% ({count}/{total})" if total else f"- ({count}/0)"
@@ -106,7 +66,7 @@ def run_report(args: argparse.Namespace) -> int:
     if args.out and not args.format:
         # It would print the text and write nothing: say so before the report is built.
         raise CommandError("--out names the folder of a written report: add --format markdown or --format html")
-    progress = ReportProgress()
+    progress = StepProgress("report")
     progress("loading", 0, 0)  # on a terminal at once: the modules and the project take a second or two
     try:
         from reviewer.analysis.report import ReportOptions

@@ -14,6 +14,7 @@ blocks, not the matrix.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -42,15 +43,24 @@ from reviewer.runs.records import (
 )
 from reviewer.terms import RunStatus
 
+STEPS = ("reading the scores", "writing the probabilities", "storing the predictions", "the run's mistakes")
 
-def import_logits(project: Project, path: str | Path, *, model: str, kind: str = "auto"):
+
+def import_logits(project: Project, path: str | Path, *, model: str, kind: str = "auto",
+                  progress: Callable[[str, int, int], None] | None = None):
     """Store a score file as a complete run of `model`; returns a `RunResult`.
 
     Rows map to images by file name (an .npz with names) or by validation
     index (row i = Image.val_index i). Images of the project without a row
     are left out of the run; a file name the project does not know is an error.
+    `progress(step, done, total)` hears each of `STEPS` as it starts, then the end.
     """
+    def step(done: int) -> None:
+        if progress is not None:
+            progress(STEPS[done] if done < len(STEPS) else "done", done, len(STEPS))
+
     path = Path(path).expanduser().resolve()
+    step(0)
     # The file's hash (its identity as the model's weights) is read on a thread of its own beside
     # the checks and the matching: hashlib computes without the GIL, and a second core is free.
     with ThreadPoolExecutor(1, thread_name_prefix="hash") as pool:
@@ -86,7 +96,9 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
             _remove_run(project, orphan)
     with RunLock(project, run_id):
         try:
+            step(1)
             top = _write_probabilities(project, run_id, scores, image_ids, score_rows)
+            step(2)
 
             # Predictions and 'complete' in one transaction: an interrupted import leaves no half run.
             def complete(session) -> None:
@@ -110,7 +122,9 @@ def import_logits(project: Project, path: str | Path, *, model: str, kind: str =
             raise
     result = RunResult(run_id=run_id, model=model_name, status=RunStatus.COMPLETE, total=len(image_ids),
                        predicted=len(image_ids))
+    step(3)
     result.mistakes, result.mistakes_note = end_run(project, run_id)
+    step(4)
     return result
 
 

@@ -13,7 +13,7 @@ from review_data import add_images, add_run, decide
 
 from reviewer.app.report import build_report
 from reviewer.cli import main
-from reviewer.cli.cmd_report import ReportProgress
+from reviewer.cli.progress import StepProgress
 from reviewer.project import Project
 
 
@@ -53,7 +53,7 @@ class _Terminal(io.StringIO):
 def test_on_a_terminal_the_bar_is_drawn_and_cleared(monkeypatch):
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    progress = ReportProgress()
+    progress = StepProgress("report")
     progress("loading", 0, 0)  # before the total is known: at once
     progress("labels", 0, 3)
     progress("run 1 (m): metrics and calibration", 2, 3)

@@ -6,6 +6,7 @@ and bench/bench_predict_fixed_costs.py --import-logits give the seconds and memo
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -83,3 +84,37 @@ def test_a_vote_a_show_and_panel_status_load_no_heavy_library(project_with_a_run
         status, modules, printed = loaded_by(argv)
         assert status == 0, printed
         assert [m for m in modules if m in HEAVY] == [], f"{argv[0]} loaded {modules}"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_import_logits_shows_its_steps_on_a_terminal_and_nothing_when_piped(project_with_a_run, monkeypatch,
+                                                                            capsys):
+    """A 50,000-image file takes seconds: on a terminal each step is drawn as it starts (and the bar
+    redrawn while it runs); piped, stderr stays empty and stdout says what it always said."""
+    from reviewer.runs.logits import STEPS
+
+    root, scores, names = project_with_a_run
+    heard = []
+    project = Project.open(root)
+    try:
+        from reviewer.app.runs import import_scores
+
+        import_scores(project, scores, model="steps", progress=lambda *step: heard.append(step))
+    finally:
+        project.close()
+    assert heard == [(what, done, len(STEPS)) for done, what in enumerate((*STEPS, "done"))]
+
+    assert main(["import-logits", str(root), str(scores), "--model", "piped"]) == 0
+    piped = capsys.readouterr()
+    assert piped.err == "" and f"{len(names)} of {len(names)} images predicted" in piped.out
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["import-logits", str(root), str(scores), "--model", "on-a-terminal"]) == 0
+    drawn = terminal.getvalue()
+    assert "import-logits" in drawn and all(step in drawn for step in ("loading", *STEPS)), drawn
+    assert f"{len(names)} of {len(names)} images predicted" in capsys.readouterr().out
