@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from reviewer.app.split import DEFAULT_K
+from reviewer.cli.progress import working
 from reviewer.project import Project
 
 
@@ -66,9 +67,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from reviewer.app.export import export_project, export_summary
+    with working("export", "loading"):
+        from reviewer.app.export import export_project, export_summary
 
-    result = export_project(Project.open(args.project), args.out_dir, formats=args.format, split=args.split).value
+        result = export_project(Project.open(args.project), args.out_dir, formats=args.format, split=args.split).value
     # The summary File > Export shows, line by line (reviewer.app.export.export_summary).
     summary = export_summary(result, split=args.split, split_option="--split")
     print(summary.headline)
@@ -136,9 +138,10 @@ def run_split(args: argparse.Namespace) -> int:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from reviewer.app.leaderboard import draw_trend, leaderboard
+    with working("leaderboard", "loading"):
+        from reviewer.app.leaderboard import draw_trend, leaderboard
 
-    result = leaderboard(Project.open(args.project), slice_name=args.slice)
+        result = leaderboard(Project.open(args.project), slice_name=args.slice)
     board = result.table
     if result.why_empty:  # an empty table without a word looked like a failure
         print(result.why_empty, file=sys.stderr if args.json else sys.stdout)

@@ -7,6 +7,7 @@ import contextlib
 import sys
 
 from reviewer.cli import CommandError
+from reviewer.cli.progress import working
 from reviewer.errors import InputError
 from reviewer.project import Project
 
@@ -72,7 +73,8 @@ def run_init(args: argparse.Namespace) -> int:
     from reviewer.app.imports import init_project
 
     try:
-        project, summaries = init_project(args.project, images=args.images, labels=args.labels, db_url=args.db)
+        with working("init", "reading the inputs"):
+            project, summaries = init_project(args.project, images=args.images, labels=args.labels, db_url=args.db)
     except InputError as exc:
         raise CommandError(f"{exc}\nNo project was made; fix the input and run the command again.") from None
     _print_summaries(summaries)

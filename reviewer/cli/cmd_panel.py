@@ -14,6 +14,7 @@ import argparse
 import csv
 import sys
 
+from reviewer.cli.progress import working
 from reviewer.project import Project
 from reviewer.terms import Category, Severity, Verdict, values
 from reviewer.wording import counted
@@ -210,12 +211,14 @@ def run_vote(args: argparse.Namespace) -> int:
         print(f"vote {done.value.id}: {done.by} on {args.image} predicted {done.value.predicted}: {_describe(fields)}")
         return 0
 
-    def starting(to_record: int, recorded: int, name: str | None) -> None:
-        print(f"recording {counted(to_record, 'vote')} of {name} in one transaction"
-              + (f" ({counted(recorded, 'row')} recorded already)" if recorded else ""), file=sys.stderr, flush=True)
+    with working("vote", "checking the batch") as progress:
+        def starting(to_record: int, recorded: int, name: str | None) -> None:
+            progress.say(f"recording {counted(to_record, 'vote')} of {name} in one transaction"
+                         + (f" ({counted(recorded, 'row')} recorded already)" if recorded else ""))
+            progress("recording", 0, 0)
 
-    done = acts.vote_batch(project, panelist_id=who, votes=batch, source="stdin" if args.batch == "-" else args.batch,
-                           starting=starting)
+        done = acts.vote_batch(project, panelist_id=who, votes=batch,
+                               source="stdin" if args.batch == "-" else args.batch, starting=starting)
     for vote, cast in zip(batch, done.value):  # printed once committed: a printed vote is recorded
         if cast.vote is None:
             print(f"already recorded [{vote.key}]: vote {cast.recorded_before}", flush=True)

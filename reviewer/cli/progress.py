@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class StepProgress:
@@ -47,3 +49,23 @@ class StepProgress:
             self.ticker.join()
         if self.bar is not None:
             self.bar.close()
+
+    def say(self, text: str) -> None:
+        """A line on stderr while the bar may be drawn (above it, not through it)."""
+        if self.bar is not None and not self.bar.disable:
+            self.bar.write(text, file=sys.stderr)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+
+@contextmanager
+def working(name: str, what: str = "working") -> Iterator[StepProgress]:
+    """`name`'s bar on a terminal while the block runs (its time passing, redrawn every half
+    second), cleared before the command prints its result: for commands whose work takes
+    seconds at 50,000 images (export, leaderboard, init, a batch of votes)."""
+    progress = StepProgress(name)
+    progress(what, 0, 0)
+    try:
+        yield progress
+    finally:
+        progress.close()
