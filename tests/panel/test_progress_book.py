@@ -182,3 +182,36 @@ def test_the_counts_from_the_items_with_a_history_equal_those_of_the_whole_snaps
     with project.read() as session:
         assert _compute(session, items=False)[0].outside_scope == 1
     compare()
+
+
+def test_final_decisions_of_given_items_equal_the_whole_snapshots(panel, add_mistakes):
+    """`read_final_decisions(items=...)` reads only the items with a vote or a decision row into its
+    snapshot (the review page asks it of every top-5 class of an image): the same decisions as the
+    whole snapshot's, for unanimous items, a lock, an override, a reopening, an undone vote and
+    items nobody voted on."""
+    from reviewer.app import panel as acts
+    from reviewer.panel.final import final_decisions, read_final_decisions
+    from reviewer.panel.snapshot import load_snapshot
+
+    project, (ann, bob, cy), items = panel
+    for who in (ann, bob, cy):
+        acts.vote(project, panelist_id=who, item=items[0], verdict="wrong", severity="minor", category="fine_grained")
+        acts.vote(project, panelist_id=who, item=items[1], verdict="correct" if who == cy else "wrong")
+    acts.lock(project, chair_id=ann, item=items[1], force=True)
+    acts.override(project, chair_id=ann, item=items[6], verdict="correct", reason="looked again")
+    acts.vote(project, panelist_id=cy, item=items[3], verdict="wrong")
+    acts.undo(project, panelist_id=cy)
+    acts.reopen_item(project, panelist_id=ann, item=items[1], reason="look again")
+    acts.override(project, chair_id=ann, item=items[2], verdict="unclear", reason="both hold")
+    never = [Item(item.image_id, (item.predicted + 500) % 1000) for item in items]  # classes nobody voted on
+    asked = [*items, *never]
+    with project.read() as session:
+        whole = final_decisions(load_snapshot(session=session))
+        read = read_final_decisions(session=session, items=asked)
+        alone = read_final_decisions(session=session, items=never)
+    def values(decisions):
+        return {item: (d.id, d.verdict, d.severity, d.category, d.method) for item, d in decisions.items()}
+
+    assert values(read) == {item: v for item, v in values(whole).items() if item in asked}
+    assert set(read) >= {items[0], items[2], items[6]} and items[1] not in read  # reopened: undecided
+    assert alone == {}
