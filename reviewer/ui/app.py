@@ -103,7 +103,7 @@ def hold_collections() -> None:
 
 
 def release_collections() -> None:
-    """The opening failed: collect as usual again."""
+    """Collect as usual again (the opening settled, or failed)."""
     collector = _collector()
     if collector is not None:
         collector.release()
@@ -113,9 +113,7 @@ def settle_heap() -> None:
     """What is alive now stays alive (a project just opened): out of the collector's sight;
     collections resume."""
     GuiThreadCollector.settle()
-    collector = _collector()
-    if collector is not None:
-        collector.release()
+    release_collections()
 
 
 def run_gui(*, project: str | None = None, demo: bool = False, panelist: str | None = None) -> int:

@@ -42,6 +42,18 @@ def loaded_by(argv: list[str]) -> tuple[int, list[str], str]:
     return status, modules, "\n".join(printed)
 
 
+def first_mistake(root) -> tuple[str, int]:
+    """(image file name, predicted class) of the project's first stored mistake."""
+    project = Project.open(root)
+    try:
+        with project.read() as session:
+            return tuple(session.execute(
+                select(Image.file_name, Mistake.predicted).join(Image, Image.id == Mistake.image_id)
+                .order_by(Mistake.id)).first())
+    finally:
+        project.close()
+
+
 @pytest.fixture(scope="module")
 def project_with_a_run(tmp_path_factory, shared_data):
     """A project from the TFDS v3 sample (11 images) and a run of made-up logits, imported
@@ -69,14 +81,7 @@ def test_a_vote_a_show_and_panel_status_load_no_heavy_library(project_with_a_run
     root, scores, _ = project_with_a_run
     assert main(["import-logits", str(root), str(scores), "--model", "light"]) == 0
     assert main(["panelist", str(root), "ana", "--chair"]) == 0
-    project = Project.open(root)
-    try:
-        with project.read() as session:
-            image, predicted = session.execute(
-                select(Image.file_name, Mistake.predicted).join(Image, Image.id == Mistake.image_id)
-                .order_by(Mistake.id)).first()
-    finally:
-        project.close()
+    image, predicted = first_mistake(root)
     for argv in (["vote", root, "--panelist", "ana", "--image", image, "--predicted", str(predicted),
                   "--verdict", "correct"],
                  ["show", root, "--image", image, "--predicted", str(predicted)],
@@ -121,24 +126,19 @@ def test_import_logits_shows_its_steps_on_a_terminal_and_nothing_when_piped(proj
 
 
 def test_the_commands_that_take_seconds_at_scale_draw_a_bar_on_a_terminal_only(project_with_a_run, tmp_path,
-                                                                               monkeypatch, capsys):
+                                                                               monkeypatch, capsys, shared_data):
     """init, export, leaderboard and a batch of votes take 4-10 s at 50,000 images x 20 runs and
     said nothing until the end (issue 34): on a terminal each draws its bar while it works and
     clears it before printing; piped, their stderr has only what it always had."""
     root, scores, _ = project_with_a_run
     assert main(["import-logits", str(root), str(scores), "--model", "bars"]) == 0
     assert main(["panelist", str(root), "bea", "--chair"]) == 0
-    project = Project.open(root)
-    try:
-        with project.read() as session:
-            image, predicted = session.execute(
-                select(Image.file_name, Mistake.predicted).join(Image, Image.id == Mistake.image_id)
-                .order_by(Mistake.id)).first()
-    finally:
-        project.close()
+    image, predicted = first_mistake(root)
     batch = tmp_path / "votes.csv"
     batch.write_text(f"image,predicted,verdict\n{image},{predicted},correct\n")
-    commands = {"leaderboard": ["leaderboard", str(root)],
+    commands = {"init": ["init", str(tmp_path / "new"), "--labels",
+                         str(shared_data / "formats" / "tfds_v3_sample.json")],
+                "leaderboard": ["leaderboard", str(root)],
                 "export": ["export", str(root), str(tmp_path / "out")],
                 "vote": ["vote", str(root), "--panelist", "bea", "--batch", str(batch)]}
     capsys.readouterr()
